@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope - TLB-flush trace analyzer and auto-tuner for RISC-V Linux.
+#
+#   make run      install missing Debian packages (as root), build, analyze the bundled trace
+#   make check    install missing Debian packages (as root), build, run every test
+#   make asan     the same tests on an ASan+UBSan build
+#   make V=1      show the full commands
+#   make install PREFIX=/usr/local DESTDIR=
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+BUILD ?= build
+PROG := tlbscope
+RUN_TRACE ?= tests/fixtures/x86-hackbench.dat
+
+# name>=version:debian-package - one line per library, checked in one place
+LIBS := libtraceevent>=1.5:libtraceevent-dev libtracefs>=1.3:libtracefs-dev \
+	libtracecmd>=1.2:libtracecmd-dev jansson>=2.10:libjansson-dev \
+	ncursesw>=6.0:libncurses-dev
+TEST_LIBS := cmocka>=1.1:libcmocka-dev
+
+pc_name = $(firstword $(subst >=, ,$(firstword $(subst :, ,$1))))
+pc_min = $(lastword $(subst >=, ,$(firstword $(subst :, ,$1))))
+pc_pkg = $(lastword $(subst :, ,$1))
+pc_missing = $(strip $(foreach l,$1,$(if $(shell $(PKG_CONFIG) --atleast-version=$(call pc_min,$l) \
+	$(call pc_name,$l) 2>/dev/null && echo ok),,$(call pc_pkg,$l))))
+
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-6s %s\n'
+endif
+
+WARN := -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes -Wvla -Wshadow \
+	-Wpointer-arith -Wno-unused-parameter -Wno-missing-field-initializers
+ifneq ($(CI),)
+WERROR ?= 1
+endif
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+OPT ?= -O2 -g
+SAN_FLAGS :=
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+HARDEN := -fPIE
+OPT := -O1 -g
+endif
+
+NEED_PKGS := $(call pc_missing,$(LIBS))
+ifeq ($(NEED_PKGS),)
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(foreach l,$(LIBS),$(call pc_name,$l)))
+PC_LIBS := $(shell $(PKG_CONFIG) --libs $(foreach l,$(LIBS),$(call pc_name,$l)))
+endif
+
+CFLAGS ?=
+LDFLAGS ?=
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) $(SAN_FLAGS) -MMD -MP $(PC_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRC := $(wildcard lib/*.c)
+CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c)
+CLI_SRC := $(wildcard cli/*.c) $(wildcard dashboards/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test-*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+MAN := $(wildcard man/*.1)
+
+.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps
+
+all: check-deps $(PROG)
+
+check-deps:
+ifneq ($(NEED_PKGS),)
+	@echo "tlbscope: missing libraries; install them with:" >&2
+	@echo "  apt-get install $(NEED_PKGS)" >&2
+	@echo "(or run 'make run' / 'make check' as root, which installs them)" >&2
+	@exit 1
+endif
+
+# Install what is missing (Debian packages, as root), then build in a fresh make so that
+# pkg-config sees the new libraries.
+deps:
+	$(Q)scripts/deps.sh
+
+run: deps
+	$(Q)$(MAKE) --no-print-directory $(PROG)
+	./$(PROG) report $(RUN_TRACE)
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory $(PROG) unit
+	$(Q)tests/run.sh $(BUILD) ./$(PROG)
+
+asan: deps
+	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=build-asan PROG=tlbscope-asan \
+		tlbscope-asan unit
+	$(Q)ASAN_OPTIONS=detect_leaks=1 tests/run.sh build-asan ./tlbscope-asan
+
+valgrind: deps
+	$(Q)$(MAKE) --no-print-directory $(PROG) unit
+	$(Q)TLBSCOPE_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
+		--error-exitcode=99" tests/run.sh $(BUILD) ./$(PROG)
+
+$(PROG): $(CORE_OBJ) $(CLI_OBJ)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PC_LIBS) -lm
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+unit: $(UNIT_BIN)
+
+$(BUILD)/tests/test-%: tests/unit/test-%.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(shell $(PKG_CONFIG) --cflags cmocka) $(ALL_LDFLAGS) \
+		-o $@ $< $(CORE_OBJ) $(PC_LIBS) $(shell $(PKG_CONFIG) --libs cmocka) -lm
+
+install: $(PROG)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
+	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/$(PROG)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN)))
+
+corpus:
+	$(MAKE) -C corpus
+
+clean:
+	rm -rf build build-asan $(PROG) tlbscope-asan
+
+-include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Speed and memory of `tlbscope report` against `trace-cmd report > /dev/null` on the same
+# trace.dat, as ratios (never as assertions).  With no argument it captures a large trace
+# of this machine first (root and tracefs needed).
+#   usage: bench/run.sh [TRACE.dat]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+prog=$top/tlbscope
+trace=${1:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -z "$trace" ]; then
+	trace=$work/big.dat
+	"$top/tests/fixtures/capture.sh" "$work/big" 131072 0 -- \
+		sh -c 'hackbench -g 8 -l 2000; hackbench -T -g 8 -l 2000'
+	trace=$work/big.dat
+fi
+measure() {	# prints "seconds maxrss_kb" of the best of 3 runs
+	local best_t=999999 best_m=0 t m
+	for _ in 1 2 3; do
+		/usr/bin/time -f '%e %M' -o "$work/t" "$@" > /dev/null 2>&1
+		read -r t m < "$work/t"
+		if [ "$(echo "$t < $best_t" | bc)" = 1 ]; then best_t=$t; best_m=$m; fi
+	done
+	echo "$best_t $best_m"
+}
+events=$("$prog" info --json "$trace" | jq .total_events)
+read -r tt tm <<< "$(measure trace-cmd report "$trace")"
+read -r ot om <<< "$(measure "$prog" report "$trace")"
+read -r it im <<< "$(measure "$prog" info "$trace")"
+printf 'trace: %s (%s bytes, %s events)\n' "$trace" "$(stat -c %s "$trace")" "$events"
+printf '%-34s %8s s %9s KiB\n' "trace-cmd report > /dev/null" "$tt" "$tm" \
+	"tlbscope report" "$ot" "$om" "tlbscope info" "$it" "$im"
+printf 'time ratio tlbscope report / trace-cmd report: %.2f\n' "$(echo "$ot / $tt" | bc -l)"
+printf 'memory ratio: %.2f\n' "$(echo "$om / $tm" | bc -l)"
+# memory is flat in trace length: the first half of the same trace, read as a window
+read -r ht hm <<< "$(measure "$prog" report --to +"$(echo "$("$prog" info --json "$trace" |
+	jq '.duration_ns') / 2000000000" | bc -l)" "$trace")"
+printf 'tlbscope report, first half only: %s s %s KiB (whole: %s KiB)\n' "$ht" "$hm" "$om"

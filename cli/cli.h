@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli/ - argv to options, dispatch, and everything printed for people or programs.
+ * Only this folder decides exit statuses (0 ok, 1 a problem found where asked, 2 bad
+ * usage or bad input).
+ */
+#ifndef TLBSCOPE_CLI_H
+#define TLBSCOPE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../timeline/timeline.h"
+
+#define EXIT_OK		0
+#define EXIT_PROBLEM	1
+#define EXIT_BAD	2
+
+/* Print "tlbscope: <msg>" on stderr; returns EXIT_BAD so that `return error(...)` works. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Options every analysis command shares. */
+struct common_opts {
+	const char *input;
+	bool json;
+	bool has_filter;
+	struct tl_filter filter;
+	bool from_rel, to_rel;	/* --from/--to given as +T after the first event */
+};
+
+/*
+ * Parse a shared option at argv[*i] (--json, --cpu LIST, --from T, --to T); advances *i
+ * past its value.  Returns 1 when consumed, 0 when not a shared option, -1 on a bad value
+ * (message printed).
+ */
+int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters);
+
+/*
+ * One pass over @o->input: every event through a timeline to @emit.  On success *@src
+ * and *@tl are new (free with ts_source_close() and timeline_free()) and 0 is returned;
+ * on bad input the message is printed and EXIT_BAD returned.
+ */
+int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_source **src,
+	    struct timeline **tl);
+
+/* The read loop of analyze() over an already open @src (borrowed). */
+int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
+		struct timeline **tl);
+
+/* Flush stdout and report a write error (full disk, closed pipe); returns the exit status. */
+int finish_stdout(int status);
+
+/* Text tables aligned like perf/rtla: columns right-aligned unless marked left ("<"). */
+struct table;
+struct table *table_new(int ncols, const char *const *headers, const char *aligns);
+void table_add(struct table *t, const char *const *cells);
+void table_print(struct table *t, FILE *out, const char *indent);
+void table_free(struct table *t);
+
+/* Sorted string ids of the event names the timeline counted; *@ids is new (free()). */
+size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids);
+
+void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567 s" style seconds */
+
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+
+#endif

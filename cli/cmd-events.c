@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope events: the normalized stream (DESIGN.md section 3) as JSON lines, after the
+ * timeline resolved mms and flush roles.  Every command reads this back as an input, and
+ * gives the same answers from it as from the original trace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../lib/lib.h"
+#include "cli.h"
+
+static const char events_usage[] =
+	"usage: tlbscope events [--cpu LIST] [--from T] [--to T] TRACE\n"
+	"\n"
+	"Prints one JSON object per line: a header, then every event in time order.\n"
+	"  --cpu LIST    only events recorded on these CPUs (0,2-3)\n"
+	"  --from T      only events at or after T (seconds, or +T after the first event)\n"
+	"  --to T        only events before T\n";
+
+struct writer {
+	struct ts_source *src;
+	const struct common_opts *o;
+	bool *mm_told;		/* mm id -> its "mm" line was printed */
+	size_t mm_told_alloc;
+	bool header_done;
+	uint64_t first_ts;
+	bool first_seen;
+};
+
+static void put(json_t *obj)
+{
+	json_dumpf(obj, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(obj);
+}
+
+static void header(struct writer *w)
+{
+	const struct ts_source_info *info = ts_source_info(w->src);
+	json_t *h = json_object();
+
+	json_object_set_new(h, "kind", json_string("header"));
+	json_object_set_new(h, "version", json_integer(1));
+	json_object_set_new(h, "cpus", json_integer(info->cpus));
+	json_object_set_new(h, "format", json_string(info->format));
+	if (info->uname)
+		json_object_set_new(h, "kernel", json_string(info->uname));
+	put(h);
+	w->header_done = true;
+}
+
+/* The mm's name for an event, printing its "mm" line the first time it appears. */
+static json_t *mm_ref(struct writer *w, struct timeline *tl, uint32_t id, uint64_t ts)
+{
+	const struct tl_mm *m = timeline_mm(tl, id);
+	json_t *j;
+
+	if (!id || !m)
+		return json_null();
+	if (id >= w->mm_told_alloc) {
+		size_t n = id * 2 + 64;
+
+		w->mm_told = xrealloc(w->mm_told, n * sizeof(*w->mm_told));
+		memset(w->mm_told + w->mm_told_alloc, 0, (n - w->mm_told_alloc) * sizeof(*w->mm_told));
+		w->mm_told_alloc = n;
+	}
+	if (!w->mm_told[id]) {
+		w->mm_told[id] = true;
+		j = json_object();
+		json_object_set_new(j, "ts", json_integer((json_int_t)ts));
+		json_object_set_new(j, "kind", json_string("mm"));
+		json_object_set_new(j, "mm", json_string(m->name));
+		json_object_set_new(j, "pid", json_integer(m->pid));
+		json_object_set_new(j, "comm", json_string(m->comm));
+		json_object_set_new(j, "how", json_string(timeline_how_name(m->how)));
+		put(j);
+	}
+	return json_string(m->name);
+}
+
+static json_t *cpus_array(const struct ts_cpumask *m)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < TS_MAX_CPUS; i++) {
+		if (!m->bits[i / 64]) {
+			i |= 63;
+			continue;
+		}
+		if (ts_cpumask_test(m, i))
+			json_array_append_new(a, json_integer(i));
+	}
+	return a;
+}
+
+static const char *role_name(uint8_t role)
+{
+	static const char *const names[] = { "request", "local", "received" };
+
+	return role <= TS_FLUSH_RECEIVED ? names[role] : "request";
+}
+
+static void write_event(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct writer *w = ctx;
+	const struct common_opts *o = w->o;
+	json_t *j, *mm = NULL;
+
+	if (!w->header_done)
+		header(w);
+	if (o->has_filter) {
+		uint64_t from = o->filter.from, to = o->filter.to;
+
+		if (!w->first_seen) {
+			w->first_ts = ev->ts;
+			w->first_seen = true;
+		}
+		if (o->from_rel)
+			from += w->first_ts;
+		if (o->to_rel && to != UINT64_MAX)
+			to += w->first_ts;
+		if (ev->ts < from || ev->ts >= to)
+			return;
+		if (o->filter.has_cpus && !ts_cpumask_test(&o->filter.cpus, ev->cpu))
+			return;
+	}
+	/* the mm line must come before the event that names it */
+	if (ev->kind == TS_EV_SWITCH && !(ev->flags & TS_F_KTHREAD))
+		mm = mm_ref(w, tl, ev->u.sw.mm, ev->ts);
+	else if (ev->kind == TS_EV_FLUSH)
+		mm = mm_ref(w, tl, ev->u.flush.mm, ev->ts);
+	else if (ev->kind == TS_EV_EXIT)
+		mm = mm_ref(w, tl, ev->u.exit.mm, ev->ts);
+	else if (ev->kind == TS_EV_EXEC)
+		mm = mm_ref(w, tl, ev->u.exec.mm, ev->ts);
+
+	j = json_object();
+	json_object_set_new(j, "ts", json_integer((json_int_t)ev->ts));
+	json_object_set_new(j, "cpu", json_integer(ev->cpu));
+	json_object_set_new(j, "kind", json_string(ev->kind == TS_EV_EXIT && !ev->u.exit.mm &&
+				   ev->u.exit.pid >= 0 ? "task_exit" : ts_kind_name(ev->kind)));
+	if (ev->name)
+		json_object_set_new(j, "event", json_string(ts_source_str(w->src, ev->name)));
+	if (ev->pid >= 0) {
+		json_object_set_new(j, "pid", json_integer(ev->pid));
+		json_object_set_new(j, "comm", json_string(ev->comm));
+	}
+	if (ev->flags & TS_F_TGID)
+		json_object_set_new(j, "tgid", json_integer(ev->tgid));
+
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		json_object_set_new(j, "prev_pid", json_integer(ev->u.sw.prev_pid));
+		json_object_set_new(j, "prev_comm", json_string(ev->u.sw.prev_comm));
+		json_object_set_new(j, "prev_state", json_integer(ev->u.sw.prev_state));
+		json_object_set_new(j, "next_pid", json_integer(ev->u.sw.next_pid));
+		json_object_set_new(j, "next_comm", json_string(ev->u.sw.next_comm));
+		json_object_set_new(j, "mm", mm ? mm : json_null());
+		mm = NULL;
+		break;
+	case TS_EV_FORK:
+	case TS_EV_NEWTASK:
+		json_object_set_new(j, "parent_pid", json_integer(ev->u.fork.parent_pid));
+		json_object_set_new(j, "child_pid", json_integer(ev->u.fork.child_pid));
+		json_object_set_new(j, "child_comm", json_string(ev->u.fork.child_comm));
+		if (ev->kind == TS_EV_NEWTASK)
+			json_object_set_new(j, "clone_flags",
+					    json_integer((json_int_t)ev->u.fork.clone_flags));
+		break;
+	case TS_EV_EXEC:
+		json_object_set_new(j, "exec_pid", json_integer(ev->u.exec.pid));
+		json_object_set_new(j, "old_pid", json_integer(ev->u.exec.old_pid));
+		json_object_set_new(j, "filename",
+				    json_string(ts_source_str(w->src, ev->u.exec.filename)));
+		json_object_set_new(j, "mm", mm);
+		mm = NULL;
+		break;
+	case TS_EV_EXIT:
+		if (ev->u.exit.pid >= 0)
+			json_object_set_new(j, "exit_pid", json_integer(ev->u.exit.pid));
+		json_object_set_new(j, "mm", mm);
+		mm = NULL;
+		break;
+	case TS_EV_FLUSH:
+		json_object_set_new(j, "role", json_string(role_name(ev->u.flush.role)));
+		json_object_set_new(j, "mm", mm);
+		mm = NULL;
+		json_object_set_new(j, "scope", json_string(ts_scope_name(ev->u.flush.scope)));
+		if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_KERNEL)
+			json_object_set_new(j, "pages", ev->u.flush.pages ?
+					    json_integer((json_int_t)ev->u.flush.pages) : json_null());
+		if (ev->u.flush.start)
+			json_object_set_new(j, "start", json_integer((json_int_t)ev->u.flush.start));
+		if (ev->u.flush.stride)
+			json_object_set_new(j, "stride", json_integer((json_int_t)ev->u.flush.stride));
+		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.flush.src)));
+		if (ev->u.flush.reason != TS_NO_REASON)
+			json_object_set_new(j, "reason", json_integer(ev->u.flush.reason));
+		break;
+	case TS_EV_IPI:
+		if (ev->flags & TS_F_RECV) {
+			json_object_set_new(j, "recv", json_true());
+			json_object_set_new(j, "from", ev->u.ipi.from >= 0 ?
+					    json_integer(ev->u.ipi.from) : json_null());
+			if (ev->flags & TS_F_LOCAL)
+				json_object_set_new(j, "local", json_true());
+		} else {
+			json_object_set_new(j, "targets", cpus_array(&ev->u.ipi.targets));
+		}
+		json_object_set_new(j, "tlb", json_boolean(ev->flags & TS_F_TLB));
+		if (ev->u.ipi.func)
+			json_object_set_new(j, "func",
+					    json_string(ts_source_str(w->src, ev->u.ipi.func)));
+		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.ipi.src)));
+		break;
+	case TS_EV_LOST:
+		json_object_set_new(j, "count", ev->u.lost.count ?
+				    json_integer((json_int_t)ev->u.lost.count) : json_null());
+		break;
+	default:
+		break;
+	}
+	json_decref(mm);
+	put(j);
+}
+
+int cmd_events(int argc, char **argv)
+{
+	struct common_opts o = { 0 };
+	struct writer w = { 0 };
+	struct ts_source *src;
+	struct timeline *tl;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(events_usage, stdout);
+			return EXIT_OK;
+		}
+		r = common_opt_parse(&o, argc, argv, &i, true);
+		if (r < 0)
+			return EXIT_BAD;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return error("events: unknown option '%s'\n%s", argv[i], events_usage);
+		if (o.input)
+			return error("events: one trace at a time ('%s' and '%s')", o.input, argv[i]);
+		o.input = argv[i];
+	}
+	if (!o.input)
+		return error("events: no trace given\n%s", events_usage);
+	/* the filter selects lines; the timeline itself sees and resolves everything */
+	{
+		struct common_opts all = o;
+		char err[TS_ERR_LEN];
+
+		all.has_filter = false;
+		src = ts_source_open(o.input, err);
+		if (!src)
+			return error("%s", err);
+		w.o = &o;
+		w.src = src;
+		r = analyze_run(&all, src, write_event, &w, &tl);
+	}
+	free(w.mm_told);
+	timeline_free(tl);
+	ts_source_close(src);
+	return r;
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope info: what a trace is - format, CPUs, time span, kernel where known, and
+ * every event by name with its count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char info_usage[] =
+	"usage: tlbscope info [--json] TRACE\n"
+	"\n"
+	"  --json    one JSON object: format, cpus, span, kernel, events by name\n";
+
+static void count_nothing(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct common_opts o = { 0 };
+	const struct ts_source_info *info;
+	struct ts_source *src;
+	struct timeline *tl;
+	uint64_t first, last, total = 0, lost, marks;
+	uint32_t *ids;
+	size_t n;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(info_usage, stdout);
+			return EXIT_OK;
+		}
+		r = common_opt_parse(&o, argc, argv, &i, false);
+		if (r < 0)
+			return EXIT_BAD;
+		if (r)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1])
+			return error("info: unknown option '%s'\n%s", argv[i], info_usage);
+		if (o.input)
+			return error("info: one trace at a time ('%s' and '%s')", o.input, argv[i]);
+		o.input = argv[i];
+	}
+	if (!o.input)
+		return error("info: no trace given\n%s", info_usage);
+	r = analyze(&o, count_nothing, NULL, &src, &tl);
+	if (r) {
+		timeline_free(tl);
+		ts_source_close(src);
+		return r;
+	}
+	info = ts_source_info(src);
+	first = timeline_first_ts(tl);
+	last = timeline_last_ts(tl);
+	lost = timeline_lost(tl, &marks);
+	n = events_by_name(src, tl, &ids);
+	for (size_t i = 0; i < n; i++)
+		total += timeline_name_count(tl, ids[i]);
+
+	if (o.json) {
+		json_t *root = json_object(), *evs = json_object();
+
+		json_object_set_new(root, "file", json_string(o.input));
+		json_object_set_new(root, "format", json_string(info->format));
+		json_object_set_new(root, "detail", info->detail ? json_string(info->detail) : json_null());
+		json_object_set_new(root, "kernel", info->uname ? json_string(info->uname) : json_null());
+		json_object_set_new(root, "cpus", json_integer(info->cpus ? info->cpus : timeline_cpus(tl)));
+		json_object_set_new(root, "first_ns", json_integer((json_int_t)first));
+		json_object_set_new(root, "last_ns", json_integer((json_int_t)last));
+		json_object_set_new(root, "duration_ns", json_integer((json_int_t)(last - first)));
+		json_object_set_new(root, "total_events", json_integer((json_int_t)total));
+		json_object_set_new(root, "lost_events", json_integer((json_int_t)lost));
+		json_object_set_new(root, "lost_markers_without_count", json_integer((json_int_t)marks));
+		json_object_set_new(root, "malformed_skipped",
+				    json_integer((json_int_t)ts_source_skipped(src, NULL)));
+		for (size_t i = 0; i < n; i++)
+			json_object_set_new(evs, ts_source_str(src, ids[i]),
+					    json_integer((json_int_t)timeline_name_count(tl, ids[i])));
+		json_object_set_new(root, "events", evs);
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(root);
+	} else {
+		char a[32], b[32], d[32];
+		const char *where;
+
+		format_ns(a, sizeof(a), first);
+		format_ns(b, sizeof(b), last);
+		format_ns(d, sizeof(d), last - first);
+		printf("file:      %s\n", o.input);
+		printf("format:    %s%s%s%s\n", info->format, info->detail ? " (" : "",
+		       info->detail ? info->detail : "", info->detail ? ")" : "");
+		printf("kernel:    %s\n", info->uname ? info->uname : "unknown (not in this input)");
+		printf("cpus:      %d\n", info->cpus ? info->cpus : timeline_cpus(tl));
+		printf("span:      %s .. %s s (%s s)\n", a, b, d);
+		printf("events:    %llu\n", (unsigned long long)total);
+		printf("lost:      %llu%s\n", (unsigned long long)lost,
+		       marks ? " (and sub-buffers with an unknown number lost)" : "");
+		if (ts_source_skipped(src, &where))
+			printf("malformed: %llu skipped (first: %s)\n",
+			       (unsigned long long)ts_source_skipped(src, NULL), where);
+		printf("\n");
+		{
+			static const char *const hdr[] = { "EVENT", "COUNT" };
+			struct table *t = table_new(2, hdr, "<>");
+
+			for (size_t i = 0; i < n; i++) {
+				char cnt[32];
+				const char *row[2] = { ts_source_str(src, ids[i]), cnt };
+
+				snprintf(cnt, sizeof(cnt), "%llu",
+					 (unsigned long long)timeline_name_count(tl, ids[i]));
+				table_add(t, row);
+			}
+			table_print(t, stdout, "");
+			table_free(t);
+		}
+	}
+	free(ids);
+	timeline_free(tl);
+	ts_source_close(src);
+	return EXIT_OK;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What every command shares: messages, the --json/--cpu/--from/--to options, the one
+ * read loop from a source through the timeline, stdout error checking and text tables.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "cli.h"
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tlbscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_BAD;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tlbscope: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* "72.5" absolute seconds of the trace clock, or "+1.5" / "+200ms" after the first event */
+static int parse_time(const char *s, uint64_t *ns, bool *relative)
+{
+	*relative = *s == '+';
+	return parse_duration_ns(s + *relative, ns);
+}
+
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 >= argc) {
+		error("option '%s' needs a value", name);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static bool opt_is(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters)
+{
+	const char *a = argv[*i], *v;
+	bool rel;
+
+	if (!strcmp(a, "--json")) {
+		o->json = true;
+		return 1;
+	}
+	if (!filters)
+		return 0;
+	if (!o->has_filter) {
+		o->filter.from = 0;
+		o->filter.to = UINT64_MAX;
+	}
+	if (opt_is(a, "--cpu") || !strcmp(a, "-C")) {
+		if (!(v = opt_value(argc, argv, i, a[1] == 'C' ? "-C" : "--cpu")))
+			return -1;
+		if (ts_cpumask_parse_list(&o->filter.cpus, v))
+			return error("--cpu: '%s' is not a CPU list like 0,2-3", v), -1;
+		o->filter.has_cpus = true;
+	} else if (opt_is(a, "--from")) {
+		if (!(v = opt_value(argc, argv, i, "--from")))
+			return -1;
+		if (parse_time(v, &o->filter.from, &rel))
+			return error("--from: '%s' is not a time (seconds, or +SECONDS)", v), -1;
+		o->from_rel = rel;
+	} else if (opt_is(a, "--to")) {
+		if (!(v = opt_value(argc, argv, i, "--to")))
+			return -1;
+		if (parse_time(v, &o->filter.to, &rel))
+			return error("--to: '%s' is not a time (seconds, or +SECONDS)", v), -1;
+		o->to_rel = rel;
+	} else {
+		return 0;
+	}
+	o->has_filter = true;
+	return 1;
+}
+
+int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
+		struct timeline **tlp)
+{
+	struct timeline *tl = NULL;
+	struct ts_event ev;
+	int r;
+
+	while ((r = ts_source_next(src, &ev)) > 0) {
+		if (!tl) {
+			struct tl_filter f = o->filter;
+
+			/* relative times count from the first event */
+			if (o->from_rel)
+				f.from += ev.ts;
+			if (o->to_rel && f.to != UINT64_MAX)
+				f.to += ev.ts;
+			tl = timeline_new(src, o->has_filter ? &f : NULL);
+		}
+		timeline_feed(tl, &ev, emit, ctx);
+	}
+	if (!tl)
+		tl = timeline_new(src, NULL);
+	timeline_finish(tl, emit, ctx);
+	*tlp = tl;
+	if (r < 0)
+		return error("%s", ts_source_error(src));
+	return EXIT_OK;
+}
+
+int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_source **srcp,
+	    struct timeline **tlp)
+{
+	char err[TS_ERR_LEN];
+
+	*tlp = NULL;
+	*srcp = ts_source_open(o->input, err);
+	if (!*srcp)
+		return error("%s", err);
+	return analyze_run(o, *srcp, emit, ctx, tlp);
+}
+
+int finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		error("write error on standard output: %s", strerror(errno ? errno : EIO));
+		return EXIT_BAD;
+	}
+	return status;
+}
+
+void format_ns(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%llu.%06llu", (unsigned long long)(ns / 1000000000ULL),
+		 (unsigned long long)(ns % 1000000000ULL / 1000));
+}
+
+/* ---- tables ---- */
+
+struct table {
+	int ncols;
+	char **cells;		/* row-major, the header row first */
+	size_t nrows, alloc;
+	char *aligns;
+};
+
+struct table *table_new(int ncols, const char *const *headers, const char *aligns)
+{
+	struct table *t = xcalloc(1, sizeof(*t));
+
+	t->ncols = ncols;
+	t->aligns = xstrdup(aligns);
+	table_add(t, headers);
+	return t;
+}
+
+void table_add(struct table *t, const char *const *cells)
+{
+	ALLOC_GROW(t->cells, (t->nrows + 1) * t->ncols, t->alloc);
+	for (int c = 0; c < t->ncols; c++)
+		t->cells[t->nrows * t->ncols + c] = xstrdup(cells[c] ? cells[c] : "");
+	t->nrows++;
+}
+
+void table_print(struct table *t, FILE *out, const char *indent)
+{
+	size_t *w = xcalloc(t->ncols, sizeof(*w));
+
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			size_t l = strlen(t->cells[r * t->ncols + c]);
+
+			if (l > w[c])
+				w[c] = l;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputs(indent, out);
+		for (int c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			bool left = t->aligns[c] == '<';
+			bool last = c == t->ncols - 1;
+
+			if (c)
+				fputs("  ", out);
+			if (left && last)
+				fputs(cell, out);
+			else
+				fprintf(out, left ? "%-*s" : "%*s", (int)w[c], cell);
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->aligns);
+	free(t);
+}
+
+static struct ts_source *sort_src;	/* qsort has no context argument */
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(ts_source_str(sort_src, *(const uint32_t *)a),
+		      ts_source_str(sort_src, *(const uint32_t *)b));
+}
+
+size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids)
+{
+	uint32_t n = ts_source_str_count(src);
+	size_t k = 0;
+
+	*ids = xcalloc(n ? n : 1, sizeof(**ids));
+	for (uint32_t id = 1; id < n; id++)
+		if (timeline_name_count(tl, id))
+			(*ids)[k++] = id;
+	sort_src = src;
+	qsort(*ids, k, sizeof(**ids), cmp_name);
+	return k;
+}

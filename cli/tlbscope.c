@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope: the command table and dispatch, git style.  Each subcommand lives in its own
+ * cli/cmd-<name>.c and parses its own arguments.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define TLBSCOPE_VERSION "0.1"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "report", cmd_report, "where TLB flushes and flush IPIs come from, per CPU and process" },
+	{ "info", cmd_info, "what a trace is: format, CPUs, span, kernel, events by name" },
+	{ "events", cmd_events, "the normalized event stream as JSON lines" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: tlbscope <command> [options] TRACE\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nTRACE is a trace.dat, ftrace text (tracefs 'trace' or 'trace-cmd report'\n"
+		"output) or tlbscope JSON lines; '-' reads standard input.\n"
+		"'tlbscope <command> --help' and 'man tlbscope-<command>' tell more.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_BAD;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return finish_stdout(EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tlbscope %s\n", TLBSCOPE_VERSION);
+		return finish_stdout(EXIT_OK);
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+	error("'%s' is not a tlbscope command; see 'tlbscope --help'", argv[1]);
+	return EXIT_BAD;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Shared helpers: allocation that aborts on exhaustion, the string interner, the
+ * integer hash map and checked number parsing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib.h"
+
+static void oom(size_t size)
+{
+	fprintf(stderr, "tlbscope: out of memory allocating %zu bytes\n", size);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		oom(size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+size_t strlcpy_ts(char *dst, const char *src, size_t size)
+{
+	size_t len = strlen(src);
+
+	if (size) {
+		size_t n = len < size - 1 ? len : size - 1;
+
+		memcpy(dst, src, n);
+		dst[n] = '\0';
+	}
+	return len;
+}
+
+/* ---- string interner ---- */
+
+struct strtab {
+	char **strs;		/* id -> string */
+	uint32_t nr, alloc;
+	uint32_t *slots;	/* hash slot -> id + 1, 0 = empty */
+	uint32_t nslots;	/* power of two, kept at most half full */
+};
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+struct strtab *strtab_new(void)
+{
+	struct strtab *t = xcalloc(1, sizeof(*t));
+
+	t->nslots = 64;
+	t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+	strtab_intern(t, "");
+	return t;
+}
+
+void strtab_free(struct strtab *t)
+{
+	if (!t)
+		return;
+	for (uint32_t i = 0; i < t->nr; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->slots);
+	free(t);
+}
+
+static void strtab_rehash(struct strtab *t)
+{
+	uint32_t n = t->nslots * 2;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+
+	for (uint32_t id = 0; id < t->nr; id++) {
+		uint32_t h = hash_bytes(t->strs[id], strlen(t->strs[id])) & (n - 1);
+
+		while (slots[h])
+			h = (h + 1) & (n - 1);
+		slots[h] = id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = n;
+}
+
+static uint32_t *strtab_slot(const struct strtab *t, const char *s, size_t len)
+{
+	uint32_t h = hash_bytes(s, len) & (t->nslots - 1);
+
+	for (;;) {
+		uint32_t *slot = &t->slots[h];
+		const char *cur;
+
+		if (!*slot)
+			return slot;
+		cur = t->strs[*slot - 1];
+		if (strlen(cur) == len && !memcmp(cur, s, len))
+			return slot;
+		h = (h + 1) & (t->nslots - 1);
+	}
+}
+
+uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
+{
+	uint32_t *slot;
+	char *copy;
+
+	if ((t->nr + 1) * 2 > t->nslots)
+		strtab_rehash(t);
+	slot = strtab_slot(t, s, len);
+	if (*slot)
+		return *slot - 1;
+	copy = xmalloc(len + 1);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	ALLOC_GROW(t->strs, t->nr + 1, t->alloc);
+	t->strs[t->nr] = copy;
+	*slot = ++t->nr;
+	return t->nr - 1;
+}
+
+uint32_t strtab_intern(struct strtab *t, const char *s)
+{
+	return strtab_intern_n(t, s, strlen(s));
+}
+
+uint32_t strtab_lookup(const struct strtab *t, const char *s)
+{
+	uint32_t *slot = strtab_slot(t, s, strlen(s));
+
+	return *slot ? *slot - 1 : 0;
+}
+
+const char *strtab_get(const struct strtab *t, uint32_t id)
+{
+	return id < t->nr ? t->strs[id] : NULL;
+}
+
+uint32_t strtab_count(const struct strtab *t)
+{
+	return t->nr;
+}
+
+/* ---- u64 map ---- */
+
+static size_t hash_u64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+void u64map_init(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	u64map_init(m);
+}
+
+static size_t u64map_slot(const struct u64map *m, uint64_t key)
+{
+	size_t h = hash_u64(key) & (m->cap - 1);
+
+	while (m->used[h] && m->keys[h] != key)
+		h = (h + 1) & (m->cap - 1);
+	return h;
+}
+
+static void u64map_grow(struct u64map *m)
+{
+	struct u64map n = { .cap = m->cap ? m->cap * 2 : 64 };
+
+	n.keys = xcalloc(n.cap, sizeof(*n.keys));
+	n.vals = xcalloc(n.cap, sizeof(*n.vals));
+	n.used = xcalloc(n.cap, 1);
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t h;
+
+		if (!m->used[i])
+			continue;
+		h = u64map_slot(&n, m->keys[i]);
+		n.used[h] = 1;
+		n.keys[h] = m->keys[i];
+		n.vals[h] = m->vals[i];
+		n.nr++;
+	}
+	u64map_release(m);
+	*m = n;
+}
+
+uint64_t *u64map_get(struct u64map *m, uint64_t key, uint64_t dflt, bool *added)
+{
+	size_t h;
+
+	if (added)
+		*added = false;
+	if ((m->nr + 1) * 2 > m->cap)
+		u64map_grow(m);
+	h = u64map_slot(m, key);
+	if (!m->used[h]) {
+		m->used[h] = 1;
+		m->keys[h] = key;
+		m->vals[h] = dflt;
+		m->nr++;
+		if (added)
+			*added = true;
+	}
+	return &m->vals[h];
+}
+
+uint64_t *u64map_find(const struct u64map *m, uint64_t key)
+{
+	size_t h;
+
+	if (!m->cap)
+		return NULL;
+	h = u64map_slot(m, key);
+	return m->used[h] ? &m->vals[h] : NULL;
+}
+
+/* ---- numbers ---- */
+
+int parse_u64(const char *s, int base, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_s64(const char *s, int base, int64_t *out)
+{
+	long long v;
+	char *end;
+
+	if (!s || !*s || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_int(const char *s, int *out)
+{
+	int64_t v;
+
+	if (parse_s64(s, 10, &v) || v < INT_MIN || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	double mult = 1e9, v;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -1;
+	if (*end) {
+		size_t i;
+
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -1;
+		mult = units[i].mult;
+	}
+	if (v < 0 || v * mult > 1.8e19)
+		return -1;
+	*out = (uint64_t)(v * mult + 0.5);
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * lib/ - the few helpers every folder shares: checked allocation, growable arrays,
+ * a string interner, an integer-keyed hash map and checked number parsing.
+ */
+#ifndef TLBSCOPE_LIB_H
+#define TLBSCOPE_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Allocation failure is not an input error: like git's xmalloc(), these report it and
+ * abort instead of threading ENOMEM through every layer.
+ */
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+
+/*
+ * ALLOC_GROW(items, nr, alloc) - make room for items[nr], growing by half (git's idiom).
+ * Example: ALLOC_GROW(v, n + 1, v_alloc); v[n++] = x;
+ */
+#define ALLOC_GROW(x, nr, alloc)						\
+	do {									\
+		if ((size_t)(nr) > (size_t)(alloc)) {				\
+			size_t _a = ((size_t)(alloc) + 16) * 3 / 2;		\
+			if (_a < (size_t)(nr))					\
+				_a = (nr);					\
+			(x) = xrealloc((x), _a * sizeof(*(x)));			\
+			(alloc) = _a;						\
+		}								\
+	} while (0)
+
+/* String interner: id 0 is "", ids are dense and stable; strings owned by the table. */
+struct strtab;
+struct strtab *strtab_new(void);
+void strtab_free(struct strtab *t);
+uint32_t strtab_intern(struct strtab *t, const char *s);
+uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len);
+/* Returns the id of @s or 0 when absent (and @s is not ""). */
+uint32_t strtab_lookup(const struct strtab *t, const char *s);
+const char *strtab_get(const struct strtab *t, uint32_t id);	/* borrowed; NULL if no such id */
+uint32_t strtab_count(const struct strtab *t);
+
+/* Open-addressing map uint64 key -> uint64 value; keys may be any value. */
+struct u64map {
+	uint64_t *keys;
+	uint64_t *vals;
+	uint8_t *used;
+	size_t nr, cap;
+};
+void u64map_init(struct u64map *m);
+void u64map_release(struct u64map *m);
+/* Returns a pointer to the value of @key, inserting @dflt when absent (then *@added = true). */
+uint64_t *u64map_get(struct u64map *m, uint64_t key, uint64_t dflt, bool *added);
+uint64_t *u64map_find(const struct u64map *m, uint64_t key);
+
+/* Checked number parsing: whole string, no overflow; 0 ok, -1 not a number. */
+int parse_u64(const char *s, int base, uint64_t *out);
+int parse_s64(const char *s, int base, int64_t *out);
+int parse_int(const char *s, int *out);
+/* "1.5" seconds or "1500ms", "20us", "300ns" -> ns; plain numbers are seconds. */
+int parse_duration_ns(const char *s, uint64_t *out);
+
+/* Copy at most size-1 bytes and terminate; returns strlen(src). */
+size_t strlcpy_ts(char *dst, const char *src, size_t size);
+
+#endif

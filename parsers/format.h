@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internal to parsers/: the interface every format reader implements, the shared line
+ * reader used by the text formats, and the tracepoint decoder that turns one tracepoint's
+ * fields - however a format gets at them - into a normalized event.
+ */
+#ifndef TLBSCOPE_PARSERS_FORMAT_H
+#define TLBSCOPE_PARSERS_FORMAT_H
+
+#include "parsers.h"
+
+struct strtab;
+
+struct ts_format {
+	const char *name;
+	/* Does this content look like ours?  @head: the first @len bytes of the input. */
+	bool (*probe)(const char *head, size_t len);
+	/* Needs a seekable file (stdin is then spooled to a temporary file first). */
+	bool needs_file;
+	/* 0 ok, -1 with ts_source_fail() called */
+	int (*open)(struct ts_source *src);
+	/* 1 event, 0 end, -1 bad input with ts_source_fail() called */
+	int (*next)(struct ts_source *src, struct ts_event *ev);
+	void (*close)(struct ts_source *src);
+};
+
+extern const struct ts_format ts_format_tracedat;
+extern const struct ts_format ts_format_ftrace_text;
+extern const struct ts_format ts_format_jsonl;
+
+struct ts_source {
+	const struct ts_format *fmt;
+	const char *path;		/* as given; "-" for stdin */
+	char *display;			/* name used in messages ("<stdin>" for "-") */
+	int fd;
+	char *spool;			/* temporary copy of stdin for needs_file formats */
+	/* line reader (text formats) */
+	char *buf;
+	size_t buf_len, buf_alloc, line_start;
+	bool eof;
+	uint64_t lineno;		/* 1-based number of the line last returned */
+	struct strtab *strs;
+	struct ts_source_info info;
+	char err[TS_ERR_LEN];
+	uint64_t skipped;		/* malformed records passed over */
+	char first_skip[160];
+	void *priv;			/* the format's own state */
+};
+
+/* Record the failure message "<file>: <fmt...>"; always returns -1. */
+int ts_source_fail(struct ts_source *src, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Count a malformed record; the first one's place and reason are kept for the report. */
+void ts_source_skip(struct ts_source *src, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Next line without its newline, NUL-terminated and writable; valid until the next call.
+ * Returns NULL at the end or on a read error (then src->err is set and returns NULL with
+ * *@failed = true).
+ */
+char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed);
+
+/*
+ * How a format hands a tracepoint's fields to the decoder.  Each getter returns 0 when the
+ * field exists and was converted, -1 when the event has no such field.
+ */
+struct tp_fields {
+	void *ctx;
+	int (*num)(void *ctx, const char *field, int64_t *val);
+	int (*str)(void *ctx, const char *field, char *buf, size_t len);
+	/* name of the kernel function a pointer field points at, without +offset */
+	int (*sym)(void *ctx, const char *field, char *buf, size_t len);
+	int (*mask)(void *ctx, const char *field, struct ts_cpumask *m);
+};
+
+/*
+ * tp_decode - fill @ev's kind and payload from tracepoint @name's fields
+ * @ev must already hold ts, cpu, pid, tgid, comm.  Unknown tracepoints become
+ * TS_EV_OTHER.  Returns 0, or -1 when a known tracepoint lacks a field it must have
+ * (a message is then in @why, of @why_len bytes).
+ */
+int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f,
+	      struct ts_event *ev, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ftrace text formats: the tracefs "trace" / "trace_pipe" files (with or without the
+ * irq-info flags and record-tgid columns, or in latency-format) and the output of
+ * "trace-cmd report" (with or without buffer-name prefixes, -l latency columns, -t
+ * nanosecond timestamps, --ts-diff).  Each line is split into its header columns here;
+ * the event's fields go to tp_decode().
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+#define MAX_LINE	65536	/* longer lines are skipped as malformed */
+#define PROBE_LINES	16	/* event lines the probe looks at */
+#define VAL_LEN		256	/* longest field value kept (filenames are cut there) */
+#define HEAD_MAX	512	/* the timestamp is looked for in this many leading bytes */
+
+struct ftext {
+	bool report;		/* trace-cmd report output, else a tracefs file */
+	bool tracefs_hdr;	/* a '#' header was seen: no buffer-name prefixes */
+	uint64_t last_ts;	/* ns of the last event, given to LOST events */
+};
+
+/* The columns before an event's fields; spans point into the line. */
+struct line_hdr {
+	uint64_t ts;		/* ns */
+	int cpu;
+	int pid;
+	int tgid;		/* -1: no TGID column or "(-------)" */
+	bool tgid_col;		/* the line has a TGID column */
+	const char *comm;
+	size_t comm_len;
+	const char *name;	/* event name, name_len bytes, not terminated */
+	size_t name_len;
+	const char *payload;	/* the event's text, up to the end of the line */
+};
+
+/* ---- small span helpers ---- */
+
+static bool is_blank(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static size_t rtrim(const char *s, size_t len)
+{
+	while (len && is_blank(s[len - 1]))
+		len--;
+	return len;
+}
+
+static bool all_digits(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* Decimal span -> int; 0 ok, -1 not a number or too long. */
+static int span_int(const char *s, size_t len, int *out)
+{
+	char tmp[24];
+
+	if (!len || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return parse_int(tmp, out);
+}
+
+static int span_u64(const char *s, size_t len, int base, uint64_t *out)
+{
+	char tmp[32];
+
+	if (!len || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	return parse_u64(tmp, base, out);
+}
+
+/* "72.463764" (usec) or "72.463764123" (ns) -> ns, exactly; 0 ok, -1 malformed. */
+static int parse_ts(const char *s, size_t len, uint64_t *ns)
+{
+	const char *dot = memchr(s, '.', len);
+	size_t flen;
+	uint64_t sec, frac;
+
+	if (!dot || dot == s)
+		return -1;
+	flen = len - (size_t)(dot - s) - 1;
+	if (!flen || flen > 9 || !all_digits(s, (size_t)(dot - s)) || !all_digits(dot + 1, flen))
+		return -1;
+	if (span_u64(s, (size_t)(dot - s), 10, &sec) || span_u64(dot + 1, flen, 10, &frac))
+		return -1;
+	for (size_t i = flen; i < 9; i++)
+		frac *= 10;
+	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
+	    __builtin_add_overflow(sec, frac, ns))
+		return -1;
+	return 0;
+}
+
+/* irq-info flags such as "d..2." or "...." (4 or 5 characters on current kernels) */
+static bool is_flags(const char *s, size_t len)
+{
+	if (len < 4 || len > 6)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '.')
+			return false;
+	return !isdigit((unsigned char)s[0]);
+}
+
+/*
+ * The part before the timestamp: "COMM-PID [(TGID)] [CPU] [FLAGS]", or with trace-cmd
+ * report -l "COMM-PID CPUFLAGS".  Parsed from the right: the comm may hold anything, so
+ * the pid is after the last '-' left of the columns.
+ */
+static int parse_head(const char *s, size_t len, struct line_hdr *h)
+{
+	size_t end = rtrim(s, len), tok, i;
+	bool have_cpu = false;
+
+	tok = end;
+	while (tok && !is_blank(s[tok - 1]))
+		tok--;
+	if (end - tok >= 3 && s[tok] == '[' && s[end - 1] == ']') {
+		if (!all_digits(s + tok + 1, end - tok - 2))
+			return -1;
+		have_cpu = true;
+	} else if (is_flags(s + tok, end - tok)) {
+		/* tracefs irq-info: the "[CPU]" token must come before */
+		size_t e2 = rtrim(s, tok), t2 = e2;
+
+		while (t2 && !is_blank(s[t2 - 1]))
+			t2--;
+		if (e2 - t2 >= 3 && s[t2] == '[' && s[e2 - 1] == ']' &&
+		    all_digits(s + t2 + 1, e2 - t2 - 2)) {
+			tok = t2;
+			end = e2;
+			have_cpu = true;
+		}
+	}
+	if (have_cpu) {
+		if (span_int(s + tok + 1, end - tok - 2, &h->cpu))
+			return -1;
+	} else {
+		/* report -l: cpu digits glued to the flags, "1d..2." */
+		for (i = tok; i < end && isdigit((unsigned char)s[i]); i++)
+			;
+		if (i == tok || !is_flags(s + i, end - i) || span_int(s + tok, i - tok, &h->cpu))
+			return -1;
+	}
+	if (h->cpu < 0 || h->cpu >= TS_MAX_CPUS)
+		return -1;
+	end = rtrim(s, tok);
+
+	h->tgid = -1;
+	h->tgid_col = false;
+	if (end && s[end - 1] == ')') {
+		size_t open = end - 1, a, b;
+
+		/* "(  17128)", "(-------)": a few characters, never a scan of the line */
+		while (open && s[open] != '(' && end - open < 16)
+			open--;
+		if (s[open] != '(')
+			return -1;
+		for (a = open + 1; a < end - 1 && is_blank(s[a]); a++)
+			;
+		b = rtrim(s, end - 1);
+		if (a >= b)
+			return -1;
+		if (s[a] == '-') {
+			for (i = a; i < b && s[i] == '-'; i++)
+				;
+			if (i != b)
+				return -1;
+		} else if (span_int(s + a, b - a, &h->tgid) || h->tgid < 0) {
+			return -1;
+		}
+		h->tgid_col = true;
+		end = rtrim(s, open);
+	}
+
+	/* "COMM-PID": the pid is all digits after the last '-' */
+	for (i = end; i && isdigit((unsigned char)s[i - 1]); i--)
+		;
+	if (i == end || !i || s[i - 1] != '-')
+		return -1;
+	if (span_int(s + i, end - i, &h->pid) || h->pid < 0)
+		return -1;
+	end = i - 1;
+	for (i = 0; i < end && is_blank(s[i]); i++)
+		;
+	h->comm = s + i;
+	h->comm_len = end - i;
+	return 0;
+}
+
+static bool is_name_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+/*
+ * Is the ':' at @c the end of a timestamp?  "72.463764:" (seconds, tracefs and trace-cmd)
+ * or, with the tracefs latency-format option, "918805260us :" where the character before
+ * the ':' marks long delays.  The token must follow a blank; its start goes to @start.
+ */
+static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
+{
+	size_t b, e;
+	uint64_t us;
+
+	if (c >= 4 && s[c - 3] == 'u' && s[c - 2] == 's' && s[c - 1] &&
+	    strchr(" !#$@*+", s[c - 1])) {
+		e = c - 3;
+		for (b = e; b && isdigit((unsigned char)s[b - 1]); b--)
+			;
+		if (b == e || !b || !is_blank(s[b - 1]) || span_u64(s + b, e - b, 10, &us) ||
+		    __builtin_mul_overflow(us, 1000ULL, ns))
+			return false;
+		*start = b;
+		return true;
+	}
+	if (!c || !isdigit((unsigned char)s[c - 1]))
+		return false;
+	for (b = c; b && (isdigit((unsigned char)s[b - 1]) || s[b - 1] == '.'); b--)
+		;
+	if (!b || !is_blank(s[b - 1]) || parse_ts(s + b, c - b, ns))
+		return false;
+	*start = b;
+	return true;
+}
+
+/*
+ * Split an event line.  The timestamp is the first timestamp token followed by a blank and
+ * "event_name:", whose left part is a valid head.
+ */
+static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
+{
+	for (size_t c = 1; c < len && c < HEAD_MAX; c++) {
+		size_t start, p, n;
+
+		if (s[c] != ':' || (c + 1 < len && s[c + 1] != ' '))
+			continue;
+		if (!ts_token(s, c, &start, &h->ts))
+			continue;
+		for (p = c + 1; p < len && is_blank(s[p]); p++)
+			;
+		/* trace-cmd report --ts-diff: "72.463807: (+43)    ipi_send_cpu: ..." */
+		if (p + 1 < len && s[p] == '(' && s[p + 1] == '+') {
+			for (n = p + 2; n < len && isdigit((unsigned char)s[n]); n++)
+				;
+			if (n == len || s[n] != ')')
+				continue;
+			for (p = n + 1; p < len && is_blank(s[p]); p++)
+				;
+		}
+		for (n = p; n < len && is_name_char((unsigned char)s[n]); n++)
+			;
+		if (n == p || n >= len || s[n] != ':' || (n + 1 < len && !is_blank(s[n + 1])))
+			continue;
+		if (parse_head(s, start, h))
+			continue;
+		h->name = s + p;
+		h->name_len = n - p;
+		for (n++; n < len && is_blank(s[n]); n++)
+			;
+		h->payload = s + n;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * Lost-event markers: tracefs "CPU:1 [LOST 123 EVENTS]" / "CPU:1 [LOST EVENTS]", trace-cmd
+ * report "CPU:1 [123 EVENTS DROPPED]" / "CPU:1 [EVENTS DROPPED]".  @count 0 = unknown.
+ */
+static int parse_lost(const char *s, size_t len, int *cpu, uint64_t *count)
+{
+	const char *p = s + 4, *end = s + len, *d, *tail;
+	bool tracefs = false;
+	size_t tl;
+
+	if (len < 4 || memcmp(s, "CPU:", 4))
+		return -1;
+	for (d = p; d < end && isdigit((unsigned char)*d); d++)
+		;
+	if (span_int(p, (size_t)(d - p), cpu) || *cpu < 0 || *cpu >= TS_MAX_CPUS)
+		return -1;
+	if (end - d < 2 || memcmp(d, " [", 2))
+		return -1;
+	p = d + 2;
+	if (end - p >= 5 && !memcmp(p, "LOST ", 5)) {
+		tracefs = true;
+		p += 5;
+	}
+	*count = 0;
+	for (d = p; d < end && isdigit((unsigned char)*d); d++)
+		;
+	if (d > p) {
+		if (span_u64(p, (size_t)(d - p), 10, count) || d == end || *d != ' ')
+			return -1;
+		p = d + 1;
+	}
+	tail = tracefs ? "EVENTS]" : "EVENTS DROPPED]";
+	tl = strlen(tail);
+	return (size_t)(end - p) == tl && !memcmp(p, tail, tl) ? 0 : -1;
+}
+
+/* ---- field access over the event's text ---- */
+
+/* trace-cmd's sched_switch plugin: "bash:2759 [120] S ==> swapper/0:0 [120]" */
+struct plugin_switch {
+	const char *prev_comm, *next_comm, *state;
+	size_t prev_comm_len, next_comm_len, state_len;
+	int prev_pid, next_pid;
+};
+
+struct text_fields {
+	const char *event;
+	const char *payload;
+	bool plugin;
+	struct plugin_switch sw;
+};
+
+/* Names printed differently from the field names tp_decode asks for. */
+static const struct {
+	const char *event, *field, *key;
+} aliases[] = {
+	{ "sched_process_fork", "parent_pid", "pid" },
+	{ "sched_process_fork", "parent_comm", "comm" },
+};
+
+/* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
+static bool at_key(const char *s, char sep)
+{
+	if (!(islower((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'; s++)
+		;
+	return *s == sep;
+}
+
+/*
+ * Find "key<sep>value" in @p at a token start.  A value runs to the next " key<sep>" (it
+ * may hold blanks: comms, symbolic names) or " ==> "; trailing blanks and commas dropped.
+ */
+static const char *find_sep(const char *p, const char *key, char sep, size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	for (const char *s = p; (s = strstr(s, key)); s++) {
+		const char *v, *e;
+
+		if ((s != p && s[-1] != ' ') || s[klen] != sep)
+			continue;
+		v = s + klen + 1;
+		for (e = v; *e; e++)
+			if (*e == ' ' && (at_key(e + 1, sep) || !strncmp(e, " ==> ", 5)))
+				break;
+		while (v < e && is_blank(*v))
+			v++;
+		while (e > v && (is_blank(e[-1]) || e[-1] == ','))
+			e--;
+		*vlen = (size_t)(e - v);
+		return v;
+	}
+	return NULL;
+}
+
+static const char *find_value(const struct text_fields *tf, const char *field, size_t *vlen)
+{
+	const char *v = find_sep(tf->payload, field, '=', vlen);
+
+	/* tlb_flush prints "pages:%ld reason:%s (%d)" */
+	if (!v)
+		v = find_sep(tf->payload, field, ':', vlen);
+	for (size_t i = 0; !v && i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(tf->event, aliases[i].event) && !strcmp(field, aliases[i].field))
+			v = find_sep(tf->payload, aliases[i].key, '=', vlen);
+	return v;
+}
+
+/* "S", "D|W", "R+" -> TASK_* bits as sched_switch reports them; -1 not a state. */
+static int parse_state(const char *s, size_t len, int64_t *out)
+{
+	static const char letters[] = "SDTtXZPI";	/* bit i is 1 << i */
+	int64_t v = 0;
+	size_t i = 0;
+
+	if (!len)
+		return -1;
+	while (i < len) {
+		const char *l = memchr(letters, s[i], sizeof(letters) - 1);
+
+		if (s[i] == 'R')
+			;	/* running, 0 */
+		else if (l)
+			v |= 1LL << (l - letters);
+		else if (!isalpha((unsigned char)s[i]))
+			return -1;
+		/* other letters (older kernels' W, K, N ...) carry no bit we know */
+		i++;
+		if (i < len && s[i] == '+')	/* preempted: still runnable */
+			i++;
+		if (i < len && s[i] != '|')
+			return -1;
+		if (i < len)
+			i++;
+	}
+	*out = v;
+	return 0;
+}
+
+static bool value_is(const char *v, size_t len, const char *lit)
+{
+	return len == strlen(lit) && !memcmp(v, lit, len);
+}
+
+/* Value text -> number: decimal, 0x hex, pointers, "(nil)", true/false, "name (N)". */
+static int value_num(const char *field, const char *v, size_t len, int64_t *out)
+{
+	char tmp[VAL_LEN];
+	uint64_t u;
+	const char *open;
+
+	if (value_is(v, len, "(nil)") || value_is(v, len, "(null)") || value_is(v, len, "false")) {
+		*out = 0;
+		return 0;
+	}
+	if (value_is(v, len, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, v, len);
+	tmp[len] = '\0';
+	/* %p and %llx fields print hex, mostly without "0x" (strtoull takes either) */
+	if (!strcmp(field, "csd") || !strcmp(field, "clone_flags") ||
+	    (len > 2 && tmp[0] == '0' && tmp[1] == 'x')) {
+		if (parse_u64(tmp, 16, &u))
+			return -1;
+		*out = (int64_t)u;
+		return 0;
+	}
+	if (!parse_s64(tmp, 10, out))
+		return 0;
+	/* __print_symbolic with the number after it: "flush on task switch (0)" */
+	if (len >= 3 && tmp[len - 1] == ')' && (open = strrchr(tmp, '('))) {
+		tmp[len - 1] = '\0';
+		return parse_s64(open + 1, 10, out);
+	}
+	return -1;
+}
+
+static int tf_num(void *ctx, const char *field, int64_t *val)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len;
+
+	if (tf->plugin) {
+		if (!strcmp(field, "prev_pid"))
+			*val = tf->sw.prev_pid;
+		else if (!strcmp(field, "next_pid"))
+			*val = tf->sw.next_pid;
+		else if (!strcmp(field, "prev_state"))
+			return parse_state(tf->sw.state, tf->sw.state_len, val);
+		else
+			return -1;
+		return 0;
+	}
+	v = find_value(tf, field, &len);
+	if (!v)
+		return -1;
+	if (!strcmp(field, "prev_state") && !parse_state(v, len, val))
+		return 0;
+	return value_num(field, v, len, val);
+}
+
+static int copy_out(const char *v, size_t len, char *buf, size_t size)
+{
+	if (!size)
+		return -1;
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+static int tf_str(void *ctx, const char *field, char *buf, size_t size)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len;
+
+	if (tf->plugin) {
+		if (!strcmp(field, "prev_comm"))
+			return copy_out(tf->sw.prev_comm, tf->sw.prev_comm_len, buf, size);
+		if (!strcmp(field, "next_comm"))
+			return copy_out(tf->sw.next_comm, tf->sw.next_comm_len, buf, size);
+		return -1;
+	}
+	v = find_value(tf, field, &len);
+	return v ? copy_out(v, len, buf, size) : -1;
+}
+
+/* "flush_tlb_func", "on_each_cpu_cond_mask+0x20/0x60 [mod]" -> the bare name */
+static int tf_sym(void *ctx, const char *field, char *buf, size_t size)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len, n, hex = 0;
+
+	if (tf->plugin)
+		return -1;
+	v = find_value(tf, field, &len);
+	if (!v || !len)
+		return -1;
+	for (n = 0; n < len && v[n] != '+' && v[n] != '/' && !is_blank(v[n]); n++)
+		if (isxdigit((unsigned char)v[n]))
+			hex++;
+	/* an address without a symbol: 0x..., a hashed %p, (nil) */
+	if (!n || v[0] == '(' || (n > 2 && v[0] == '0' && v[1] == 'x') || (hex == n && n >= 8))
+		return -1;
+	return copy_out(v, n, buf, size);
+}
+
+static int tf_mask(void *ctx, const char *field, struct ts_cpumask *m)
+{
+	const struct text_fields *tf = ctx;
+	char tmp[VAL_LEN];
+	const char *v;
+	size_t len;
+
+	if (tf->plugin)
+		return -1;
+	v = find_value(tf, field, &len);
+	if (!v || !len || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, v, len);
+	tmp[len] = '\0';
+	if (!ts_cpumask_parse_hex(m, tmp))
+		return 0;
+	/* some printers give a CPU list ("0-3,5") */
+	return ts_cpumask_parse_list(m, tmp);
+}
+
+/* "COMM:PID [PRIO]" in [@s, @end); the comm may hold ':' and blanks. */
+static int plugin_task(const char *s, const char *end, const char **comm, size_t *comm_len,
+		       int *pid)
+{
+	const char *br, *colon;
+
+	end = s + rtrim(s, (size_t)(end - s));
+	if (end <= s || end[-1] != ']')
+		return -1;
+	for (br = end - 1; br > s && br[0] != '['; br--)
+		;
+	if (br == s || br[-1] != ' ')
+		return -1;
+	br--;
+	for (colon = br; colon > s && colon[0] != ':'; colon--)
+		;
+	if (colon[0] != ':' || span_int(colon + 1, (size_t)(br - colon - 1), pid) || *pid < 0)
+		return -1;
+	while (s < colon && is_blank(*s))
+		s++;
+	*comm = s;
+	*comm_len = (size_t)(colon - s);
+	return 0;
+}
+
+static int parse_plugin_switch(const char *p, struct plugin_switch *sw)
+{
+	const char *arrow = strstr(p, " ==> "), *st;
+
+	if (!arrow)
+		return -1;
+	for (st = arrow; st > p && !is_blank(st[-1]); st--)
+		;
+	sw->state = st;
+	sw->state_len = (size_t)(arrow - st);
+	if (!sw->state_len || st == p)
+		return -1;
+	if (plugin_task(p, st - 1, &sw->prev_comm, &sw->prev_comm_len, &sw->prev_pid))
+		return -1;
+	return plugin_task(arrow + 5, arrow + 5 + strlen(arrow + 5), &sw->next_comm,
+			   &sw->next_comm_len, &sw->next_pid);
+}
+
+/* ---- lines ---- */
+
+/* "<lit><digits>" -> the number; 0 ok, -1 otherwise */
+static int lit_num(const char *s, size_t len, const char *lit, int *n)
+{
+	size_t l = strlen(lit);
+
+	if (len <= l || memcmp(s, lit, l) || !all_digits(s + l, len - l))
+		return -1;
+	return span_int(s + l, len - l, n);
+}
+
+/*
+ * Header and summary lines: '#' lines, "cpus=2", "version = 7", "CPU 0 is empty".
+ * @s is NUL-terminated at @len.
+ */
+static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, size_t len)
+{
+	const char *p;
+	int n;
+
+	if (s[0] == '#') {
+		ft->tracefs_hdr = true;
+		/* "# entries-in-buffer/entries-written: 120/120   #P:2" */
+		p = strstr(s, "#P:");
+		if (p) {
+			size_t d;
+
+			for (d = 3; isdigit((unsigned char)p[d]); d++)
+				;
+			if (!lit_num(p, d, "#P:", &n) && n > 0)
+				src->info.cpus = n;
+		}
+		if (strstr(s, "TGID"))
+			src->info.has_tgid = true;
+		return true;
+	}
+	if (!lit_num(s, len, "cpus=", &n)) {
+		if (n > 0)
+			src->info.cpus = n;
+		ft->report = true;
+		return true;
+	}
+	if (!lit_num(s, len, "version = ", &n))
+		return true;
+	if (len > 13 && !memcmp(s, "CPU ", 4) && !memcmp(s + len - 9, " is empty", 9))
+		return true;
+	return false;
+}
+
+/* Strip a trace-cmd report buffer name ("tsprobe: ") at the start of @s, if any. */
+static const char *strip_instance(const char *s, size_t *len)
+{
+	size_t i;
+
+	if (is_blank(s[0]))
+		return NULL;
+	for (i = 0; i < *len && !is_blank(s[i]); i++)
+		;
+	if (i < 2 || i >= *len || s[i - 1] != ':')
+		return NULL;
+	while (i < *len && is_blank(s[i]))
+		i++;
+	*len -= i;
+	return s + i;
+}
+
+/*
+ * One trimmed, non-empty line, NUL-terminated at @len.  Returns 1 with @ev filled, 0 for a
+ * line that carries no event (headers, skipped malformed lines).
+ */
+static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, size_t len,
+		       struct ts_event *ev)
+{
+	struct text_fields tf = { .payload = NULL };
+	const struct tp_fields f = {
+		.ctx = &tf, .num = tf_num, .str = tf_str, .sym = tf_sym, .mask = tf_mask,
+	};
+	struct line_hdr h;
+	char name[128], why[160] = "";
+	const char *rest;
+	size_t rlen = len;
+	uint64_t count;
+	int cpu;
+
+	if (meta_line(src, ft, s, len))
+		return 0;
+	/* "abc: def-12 ..." in a tracefs file is task "abc: def", not buffer "abc" */
+	rest = ft->tracefs_hdr ? NULL : strip_instance(s, &rlen);
+	if (!parse_lost(s, len, &cpu, &count) || (rest && !parse_lost(rest, rlen, &cpu, &count))) {
+		ev->kind = TS_EV_LOST;
+		ev->ts = ft->last_ts;
+		ev->cpu = cpu;
+		ev->pid = ev->tgid = -1;
+		ev->u.lost.count = count;
+		return 1;
+	}
+	/* a buffer-name prefix is tried first: "tsprobe:  bash-1 [000]" parses either way */
+	if ((!rest || parse_event_line(rest, rlen, &h)) && parse_event_line(s, len, &h)) {
+		ts_source_skip(src, "line %llu: not an event line", (unsigned long long)src->lineno);
+		return 0;
+	}
+	if (h.name_len >= sizeof(name)) {
+		ts_source_skip(src, "line %llu: event name too long", (unsigned long long)src->lineno);
+		return 0;
+	}
+	memcpy(name, h.name, h.name_len);
+	name[h.name_len] = '\0';
+
+	ev->ts = h.ts;
+	ev->cpu = h.cpu;
+	ev->pid = h.pid;
+	ev->tgid = h.tgid;
+	if (h.tgid >= 0)
+		ev->flags |= TS_F_TGID;
+	if (h.tgid_col)
+		src->info.has_tgid = true;
+	copy_out(h.comm, h.comm_len, ev->comm, TS_COMM_LEN);
+
+	tf.event = name;
+	tf.payload = h.payload;
+	if (!strcmp(name, "sched_switch") && !strstr(h.payload, "prev_pid=")) {
+		if (parse_plugin_switch(h.payload, &tf.sw)) {
+			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
+				       (unsigned long long)src->lineno, h.payload);
+			return 0;
+		}
+		tf.plugin = true;
+	}
+	if (tp_decode(src, name, &f, ev, why, sizeof(why))) {
+		ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno, why);
+		return 0;
+	}
+	ft->last_ts = ev->ts;
+	return 1;
+}
+
+/* The read error message, without the "<file>: " that ts_source_fail() adds again. */
+static int read_failed(struct ts_source *src)
+{
+	char msg[TS_ERR_LEN];
+	size_t dl = strlen(src->display);
+	const char *m = src->err;
+
+	if (!strncmp(m, src->display, dl) && m[dl] == ':')
+		m += dl + 2;
+	strlcpy_ts(msg, m, sizeof(msg));
+	return ts_source_fail(src, "after line %llu: %s", (unsigned long long)src->lineno, msg);
+}
+
+static int ftext_next(struct ts_source *src, struct ts_event *ev)
+{
+	struct ftext *ft = src->priv;
+
+	for (;;) {
+		bool failed;
+		size_t len, i;
+		char *line = ts_source_getline(src, &len, &failed);
+
+		if (!line)
+			return failed ? read_failed(src) : 0;
+		if (len > MAX_LINE) {
+			ts_source_skip(src, "line %llu: longer than %d bytes",
+				       (unsigned long long)src->lineno, MAX_LINE);
+			continue;
+		}
+		if (memchr(line, '\0', len)) {
+			ts_source_skip(src, "line %llu: NUL byte in the text",
+				       (unsigned long long)src->lineno);
+			continue;
+		}
+		len = rtrim(line, len);
+		for (i = 0; i < len && is_blank(line[i]); i++)
+			;
+		if (i == len)
+			continue;
+		line[len] = '\0';
+		if (handle_line(src, ft, line, len, ev))
+			return 1;
+		memset(ev, 0, sizeof(*ev));
+	}
+}
+
+/* ---- probe and open ---- */
+
+/* Iterate over the complete lines of @head (and a final unterminated one). */
+static const char *next_line(const char *head, size_t len, size_t *off, size_t *llen)
+{
+	const char *s, *nl;
+
+	if (*off >= len)
+		return NULL;
+	s = head + *off;
+	nl = memchr(s, '\n', len - *off);
+	*llen = nl ? (size_t)(nl - s) : len - *off;
+	*off += *llen + 1;
+	if (*llen && s[*llen - 1] == '\r')
+		(*llen)--;
+	return s;
+}
+
+/*
+ * Content check: a tracefs header ("# tracer:"), trace-cmd report's "cpus=N" first line,
+ * or (trace_pipe, cut files) event lines making up most of the first lines.
+ */
+static bool ftext_probe(const char *head, size_t len)
+{
+	size_t off = 0, llen;
+	const char *s;
+	int events = 0, other = 0;
+	bool first = true;
+
+	while ((s = next_line(head, len, &off, &llen)) && events + other < PROBE_LINES) {
+		struct line_hdr h;
+		size_t rlen;
+		const char *rest;
+		uint64_t count;
+		int cpu;
+
+		if (llen > MAX_LINE || memchr(s, '\0', llen))
+			return false;
+		llen = rtrim(s, llen);
+		if (!llen)
+			continue;
+		if (first) {
+			first = false;
+			if ((llen > 9 && !memcmp(s, "# tracer:", 9)) ||
+			    (llen > 5 && !memcmp(s, "cpus=", 5) && all_digits(s + 5, llen - 5)))
+				return true;
+		}
+		if (s[0] == '#')
+			continue;
+		rlen = llen;
+		rest = strip_instance(s, &rlen);
+		if (!parse_event_line(s, llen, &h) || !parse_lost(s, llen, &cpu, &count) ||
+		    (rest && (!parse_event_line(rest, rlen, &h) ||
+			      !parse_lost(rest, rlen, &cpu, &count))))
+			events++;
+		else if (off < len)	/* a cut last line of the window does not count */
+			other++;
+	}
+	return events > 0 && events > other;
+}
+
+/* Settle info (cpus, tgid column, which text kind) from the lines already buffered. */
+static void scan_head(struct ts_source *src, struct ftext *ft)
+{
+	size_t off = 0, llen;
+	const char *s;
+	bool seen_event = false;
+
+	while ((s = next_line(src->buf, src->buf_len, &off, &llen)) && !seen_event) {
+		char tmp[512];
+		struct line_hdr h;
+		size_t rlen;
+		const char *rest;
+
+		llen = rtrim(s, llen);
+		if (!llen || llen >= sizeof(tmp) || memchr(s, '\0', llen))
+			continue;
+		memcpy(tmp, s, llen);
+		tmp[llen] = '\0';
+		if (meta_line(src, ft, tmp, llen))
+			continue;
+		if (strstr(tmp, "EVENTS DROPPED]"))
+			ft->report = true;
+		rlen = llen;
+		rest = ft->tracefs_hdr ? NULL : strip_instance(tmp, &rlen);
+		if (rest && !parse_event_line(rest, rlen, &h)) {
+			ft->report = true;
+			seen_event = true;
+		} else if (!parse_event_line(tmp, llen, &h)) {
+			seen_event = true;
+		}
+		if (seen_event && h.tgid_col)
+			src->info.has_tgid = true;
+	}
+}
+
+static int ftext_open(struct ts_source *src)
+{
+	struct ftext *ft = xcalloc(1, sizeof(*ft));
+
+	src->priv = ft;
+	scan_head(src, ft);
+	src->info.detail = ft->report ? "trace-cmd report" : "tracefs trace";
+	return 0;
+}
+
+static void ftext_close(struct ts_source *src)
+{
+	free(src->priv);
+	src->priv = NULL;
+}
+
+const struct ts_format ts_format_ftrace_text = {
+	.name = "ftrace-text",
+	.probe = ftext_probe,
+	.needs_file = false,
+	.open = ftext_open,
+	.next = ftext_next,
+	.close = ftext_close,
+};

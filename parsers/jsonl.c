@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * JSON lines reader: the normalized stream as `tlbscope events` prints it, or as another
+ * tracer (bpftrace, LTTng, a kernel module) writes it.  One object per line; unknown
+ * kinds and keys are ignored; a line that is not a JSON object, or lacks ts/cpu/kind, is
+ * counted as malformed and skipped.  mm names are opaque strings given by the input.
+ */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+static bool jsonl_probe(const char *head, size_t len)
+{
+	size_t i = 0;
+	const char *nl;
+
+	while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	if (i >= len || head[i] != '{')
+		return false;
+	nl = memchr(head + i, '\n', len - i);
+	return memmem(head + i, (nl ? (size_t)(nl - head) : len) - i, "\"kind\"", 6) != NULL;
+}
+
+static int jsonl_open(struct ts_source *src)
+{
+	src->info.detail = "JSON lines";
+	src->info.normalized = true;
+	return 0;
+}
+
+static int64_t jnum(json_t *o, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+static void jcomm(json_t *o, const char *key, char *buf)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	strlcpy_ts(buf, s ? s : "", TS_COMM_LEN);
+}
+
+static uint32_t jstr_id(struct ts_source *src, json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? ts_source_intern(src, s) : 0;
+}
+
+static int scope_of(const char *s)
+{
+	static const char *const names[] = { "range", "mm", "kernel", "all" };
+
+	for (int i = 0; s && i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int src_of(const char *s)
+{
+	for (int i = 0; s && i < TS_SRC__COUNT; i++)
+		if (!strcmp(s, ts_evsrc_name(i)))
+			return i;
+	return TS_SRC_JSON;
+}
+
+static int how_of(const char *s)
+{
+	static const char *const names[] = { "none", "given", "tgid", "clone", "exec",
+					     "guess-fork", "guess-pid" };
+
+	for (int i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return 1;
+}
+
+/* Fill @ev from one object; 1 = an event, 0 = a line to pass over, -1 = malformed. */
+static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const char **why)
+{
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	json_t *ts = json_object_get(o, "ts"), *cpu = json_object_get(o, "cpu"), *v;
+
+	if (!kind)
+		return *why = "no \"kind\"", -1;
+	if (!strcmp(kind, "header")) {
+		int64_t cpus = jnum(o, "cpus", 0);
+		const char *k = json_string_value(json_object_get(o, "kernel"));
+
+		if (cpus > 0 && cpus <= TS_MAX_CPUS)
+			src->info.cpus = (int)cpus;
+		if (k)
+			src->info.uname = ts_source_str(src, ts_source_intern(src, k));
+		return 0;
+	}
+	if (!json_is_integer(ts) || json_integer_value(ts) < 0)
+		return *why = "no integer \"ts\"", -1;
+	ev->ts = (uint64_t)json_integer_value(ts);
+	if (!strcmp(kind, "mm")) {
+		ev->kind = TS_EV_MM;
+		ev->cpu = 0;
+		ev->u.mminfo.mm = jstr_id(src, o, "mm");
+		if (!ev->u.mminfo.mm)
+			return *why = "mm line without \"mm\"", -1;
+		ev->u.mminfo.pid = (int32_t)jnum(o, "pid", -1);
+		ev->u.mminfo.how = (uint8_t)how_of(json_string_value(json_object_get(o, "how")));
+		jcomm(o, "comm", ev->comm);
+		return 1;
+	}
+	if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+	    json_integer_value(cpu) >= TS_MAX_CPUS)
+		return *why = "no \"cpu\" in 0..511", -1;
+	ev->cpu = (int32_t)json_integer_value(cpu);
+	ev->pid = (int32_t)jnum(o, "pid", -1);
+	ev->tgid = (int32_t)jnum(o, "tgid", -1);
+	if (json_object_get(o, "tgid"))
+		ev->flags |= TS_F_TGID;
+	jcomm(o, "comm", ev->comm);
+	ev->name = jstr_id(src, o, "event");
+	ev->flags |= TS_F_MM_GIVEN;
+
+	if (!strcmp(kind, "switch")) {
+		ev->kind = TS_EV_SWITCH;
+		ev->u.sw.prev_pid = (int32_t)jnum(o, "prev_pid", -1);
+		ev->u.sw.next_pid = (int32_t)jnum(o, "next_pid", -1);
+		ev->u.sw.next_tgid = -1;
+		ev->u.sw.prev_state = jnum(o, "prev_state", 0);
+		jcomm(o, "prev_comm", ev->u.sw.prev_comm);
+		jcomm(o, "next_comm", ev->u.sw.next_comm);
+		if (ev->u.sw.next_pid < 0)
+			return *why = "switch without \"next_pid\"", -1;
+		ev->u.sw.mm = jstr_id(src, o, "mm");
+		if (!ev->u.sw.mm)
+			ev->flags |= TS_F_KTHREAD;
+	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
+		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
+		ev->u.fork.parent_pid = (int32_t)jnum(o, "parent_pid", -1);
+		ev->u.fork.child_pid = (int32_t)jnum(o, "child_pid", -1);
+		ev->u.fork.clone_flags = (uint64_t)jnum(o, "clone_flags", 0);
+		jcomm(o, "child_comm", ev->u.fork.child_comm);
+	} else if (!strcmp(kind, "exec")) {
+		ev->kind = TS_EV_EXEC;
+		ev->u.exec.pid = (int32_t)jnum(o, "exec_pid", ev->pid);
+		ev->u.exec.old_pid = (int32_t)jnum(o, "old_pid", ev->u.exec.pid);
+		ev->u.exec.filename = jstr_id(src, o, "filename");
+		ev->u.exec.mm = jstr_id(src, o, "mm");
+	} else if (!strcmp(kind, "exit") || !strcmp(kind, "task_exit")) {
+		ev->kind = TS_EV_EXIT;
+		ev->u.exit.pid = (int32_t)jnum(o, "exit_pid", -1);
+		ev->u.exit.mm_given = jstr_id(src, o, "mm");
+	} else if (!strcmp(kind, "flush")) {
+		const char *role = json_string_value(json_object_get(o, "role"));
+		int scope = scope_of(json_string_value(json_object_get(o, "scope")));
+
+		ev->kind = TS_EV_FLUSH;
+		if (scope < 0)
+			return *why = "flush without a known \"scope\"", -1;
+		ev->u.flush.scope = (uint8_t)scope;
+		ev->u.flush.mm = jstr_id(src, o, "mm");
+		ev->u.flush.pages = (uint64_t)jnum(o, "pages", 0);
+		ev->u.flush.start = (uint64_t)jnum(o, "start", 0);
+		ev->u.flush.stride = (uint64_t)jnum(o, "stride", 0);
+		ev->u.flush.src = (uint8_t)src_of(json_string_value(json_object_get(o, "source")));
+		ev->u.flush.reason = (uint8_t)jnum(o, "reason", TS_NO_REASON);
+		ev->u.flush.role = role && !strcmp(role, "local") ? TS_FLUSH_LOCAL :
+				   role && !strcmp(role, "received") ? TS_FLUSH_RECEIVED :
+				   TS_FLUSH_REQUEST;
+	} else if (!strcmp(kind, "ipi")) {
+		ev->kind = TS_EV_IPI;
+		ev->u.ipi.src = (uint8_t)src_of(json_string_value(json_object_get(o, "source")));
+		ev->u.ipi.func = jstr_id(src, o, "func");
+		if (json_is_true(json_object_get(o, "tlb")))
+			ev->flags |= TS_F_TLB;
+		if (json_is_true(json_object_get(o, "recv"))) {
+			ev->flags |= TS_F_RECV;
+			ev->u.ipi.from = (int32_t)jnum(o, "from", -1);
+			if (json_is_true(json_object_get(o, "local")))
+				ev->flags |= TS_F_LOCAL;
+		} else {
+			size_t i;
+			json_t *t, *arr = json_object_get(o, "targets");
+
+			if (!json_is_array(arr))
+				return *why = "ipi without \"targets\"", -1;
+			ev->u.ipi.from = ev->cpu;
+			json_array_foreach(arr, i, t) {
+				if (!json_is_integer(t) || json_integer_value(t) < 0 ||
+				    json_integer_value(t) >= TS_MAX_CPUS)
+					return *why = "ipi target not a CPU in 0..511", -1;
+				ts_cpumask_set(&ev->u.ipi.targets, (int)json_integer_value(t));
+			}
+		}
+	} else if (!strcmp(kind, "lost")) {
+		ev->kind = TS_EV_LOST;
+		v = json_object_get(o, "count");
+		ev->u.lost.count = json_is_integer(v) && json_integer_value(v) > 0 ?
+				   (uint64_t)json_integer_value(v) : 0;
+	} else {
+		/* other and unknown kinds: counted by their event name, nothing more */
+		ev->kind = TS_EV_OTHER;
+		if (!ev->name)
+			ev->name = ts_source_intern(src, kind);
+	}
+	return 1;
+}
+
+static int jsonl_next(struct ts_source *src, struct ts_event *ev)
+{
+	for (;;) {
+		json_error_t jerr;
+		const char *why = NULL;
+		bool failed;
+		size_t len;
+		char *line = ts_source_getline(src, &len, &failed);
+		json_t *o;
+		int r;
+
+		if (!line)
+			return failed ? -1 : 0;
+		if (!len || line[strspn(line, " \t")] == '\0')
+			continue;
+		o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!json_is_object(o)) {
+			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
+				       o ? "not a JSON object" : jerr.text);
+			json_decref(o);
+			continue;
+		}
+		memset(ev, 0, sizeof(*ev));
+		ev->tgid = -1;
+		r = decode(src, o, ev, &why);
+		json_decref(o);
+		if (r < 0) {
+			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno, why);
+			continue;
+		}
+		if (r > 0)
+			return 1;
+	}
+}
+
+const struct ts_format ts_format_jsonl = {
+	.name = "jsonl",
+	.probe = jsonl_probe,
+	.open = jsonl_open,
+	.next = jsonl_next,
+};

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * parsers/ - turn a trace (trace.dat, ftrace text, JSON lines, ...) into one time-ordered
+ * stream of small fixed-size normalized events (DESIGN.md section 3).  Parsers never print
+ * and never exit: they fill a message buffer and return -1.  A new input format is one new
+ * file plus one entry in the registry of parsers/source.c.
+ */
+#ifndef TLBSCOPE_PARSERS_H
+#define TLBSCOPE_PARSERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TS_MAX_CPUS	512	/* RISC-V NR_CPUS upper bound; masks are fixed-size bitmaps */
+#define TS_COMM_LEN	16	/* TASK_COMM_LEN */
+#define TS_ERR_LEN	512
+
+struct ts_cpumask {
+	uint64_t bits[TS_MAX_CPUS / 64];
+};
+
+static inline void ts_cpumask_set(struct ts_cpumask *m, int cpu)
+{
+	m->bits[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+static inline bool ts_cpumask_test(const struct ts_cpumask *m, int cpu)
+{
+	return m->bits[cpu / 64] & (1ULL << (cpu % 64));
+}
+
+int ts_cpumask_weight(const struct ts_cpumask *m);
+/* A kernel "%*pb" hex mask ("f", "0000000f", "00000001,00000000"); 0 ok, -1 malformed. */
+int ts_cpumask_parse_hex(struct ts_cpumask *m, const char *s);
+/* A CPU list "0,3-5"; 0 ok, -1 malformed or a CPU past TS_MAX_CPUS. */
+int ts_cpumask_parse_list(struct ts_cpumask *m, const char *s);
+
+enum ts_kind {
+	TS_EV_SWITCH,
+	TS_EV_FORK,	/* sched_process_fork: parent -> child, no clone flags */
+	TS_EV_NEWTASK,	/* task_newtask: clone flags, recorded in the parent */
+	TS_EV_EXEC,
+	TS_EV_EXIT,	/* a task exits (sched_process_exit) or, from JSON, an mm's last user */
+	TS_EV_FLUSH,
+	TS_EV_IPI,
+	TS_EV_LOAD_MM,
+	TS_EV_EVICT,
+	TS_EV_FAULT,
+	TS_EV_VMALLOC,
+	TS_EV_LOST,
+	TS_EV_OTHER,	/* any other event: counted by name only */
+	TS_EV_MM,	/* metadata: an mm's name, process and how it was identified */
+	TS_EV__COUNT
+};
+
+/* What a FLUSH event is, once the timeline has classified it (DESIGN section 3). */
+enum ts_flush_role {
+	TS_FLUSH_REQUEST,	/* a CPU asks for a flush of mm/range (the models replay these) */
+	TS_FLUSH_LOCAL,		/* a flush a CPU performed for itself (switch, own request) */
+	TS_FLUSH_RECEIVED,	/* a flush performed on behalf of another CPU's request */
+};
+
+enum ts_scope {
+	TS_SCOPE_RANGE,		/* pages given */
+	TS_SCOPE_MM,		/* the whole mm */
+	TS_SCOPE_KERNEL,	/* a kernel range, all CPUs */
+	TS_SCOPE_ALL,		/* everything, all CPUs */
+};
+
+/* Where a fact came from: the evidence block of `report` is built from these. */
+enum ts_evsrc {
+	TS_SRC_NONE,
+	TS_SRC_TLB_FLUSH,	/* x86 tlb:tlb_flush */
+	TS_SRC_CSD_QUEUE,	/* csd:csd_queue_cpu */
+	TS_SRC_CSD_ENTRY,	/* csd:csd_function_entry */
+	TS_SRC_IPI_CPU,		/* ipi:ipi_send_cpu */
+	TS_SRC_IPI_MASK,	/* ipi:ipi_send_cpumask */
+	TS_SRC_JSON,		/* given as such by a JSON-lines stream */
+	TS_SRC__COUNT
+};
+
+/* Flags of struct ts_event.flags */
+#define TS_F_KTHREAD	0x01	/* SWITCH: next task is a kernel thread (JSON "mm":null) */
+#define TS_F_MM_GIVEN	0x02	/* mm came with the input (JSON, probes): do not derive it */
+#define TS_F_TGID	0x04	/* tgid is from the trace (record-tgid, saved_tgids), not guessed */
+#define TS_F_GROUP_DEAD	0x08	/* EXIT: the kernel said the thread group is dead */
+#define TS_F_GROUP_KNOWN 0x10	/* EXIT: group_dead field present */
+#define TS_F_TLB	0x20	/* IPI: a TLB-flush callback */
+#define TS_F_RECV	0x40	/* IPI: seen on the target (csd_function_entry) */
+#define TS_F_LOCAL	0x80	/* IPI: the sender's own local call, not an IPI */
+
+#define TS_NO_REASON	0xff
+
+/*
+ * One normalized event.  Fixed size, no pointers: strings that are not task names live in
+ * the source's string table (ts_source_str()).  mm ids are 0 for "none / not yet known";
+ * ids given by the input (TS_F_MM_GIVEN) index the source's string table for their name.
+ */
+struct ts_event {
+	uint64_t ts;		/* ns, trace clock */
+	int32_t cpu;		/* CPU the event was recorded on */
+	uint8_t kind;		/* enum ts_kind */
+	uint8_t flags;
+	uint32_t name;		/* string id of the tracepoint name ("sched_switch") */
+	int32_t pid;		/* current task when recorded, -1 unknown */
+	int32_t tgid;		/* its process, -1 unknown */
+	char comm[TS_COMM_LEN];	/* current task's name, may be empty */
+	union {
+		struct {
+			int32_t prev_pid, next_pid;
+			int32_t next_tgid;	/* -1 unknown */
+			uint32_t mm;		/* next task's mm string id when TS_F_MM_GIVEN */
+			int64_t prev_state;
+			char prev_comm[TS_COMM_LEN], next_comm[TS_COMM_LEN];
+		} sw;
+		struct {
+			int32_t parent_pid, child_pid;
+			uint64_t clone_flags;	/* NEWTASK only */
+			char child_comm[TS_COMM_LEN];
+		} fork;
+		struct {
+			int32_t pid, old_pid;
+			uint32_t filename;	/* string id */
+			uint32_t mm;		/* the new mm: given (string id) or, after
+						 * timeline/, its mm id */
+		} exec;
+		struct {
+			int32_t pid;		/* the task that exits, -1 none */
+			uint32_t mm;		/* after timeline/: the mm this exit ended, 0 none */
+			uint32_t mm_given;	/* JSON "exit" of an mm: its name's string id */
+		} exit;
+		struct {
+			uint32_t mm;		/* string id when TS_F_MM_GIVEN */
+			uint8_t scope;		/* enum ts_scope */
+			uint8_t src;		/* enum ts_evsrc */
+			uint8_t reason;		/* x86 tlb_flush reason, TS_NO_REASON none */
+			uint8_t role;		/* enum ts_flush_role, set by timeline/ */
+			uint64_t start;
+			uint64_t pages;		/* TS_SCOPE_RANGE/KERNEL */
+			uint64_t stride;
+		} flush;
+		struct {
+			uint32_t func;		/* string id of the callback, 0 unknown */
+			uint8_t src;		/* enum ts_evsrc */
+			int32_t from;		/* RECV: sender CPU, -1 unknown */
+			struct ts_cpumask targets;	/* send side */
+		} ipi;
+		struct {
+			uint64_t count;		/* events lost, 0 = unknown number */
+		} lost;
+		struct {
+			uint32_t mm;		/* string id of the mm's name (the input's) */
+			int32_t pid;		/* its process, -1 unknown */
+			uint8_t how;		/* enum tl_how of timeline/ */
+		} mminfo;
+	} u;
+};
+
+struct ts_source;
+
+/* What a format reader knows about its input; strings are borrowed from the source. */
+struct ts_source_info {
+	const char *format;	/* registry name: "trace.dat", "ftrace-text", ... */
+	const char *detail;	/* e.g. "trace.dat v7, buffer tsprobe", may be NULL */
+	const char *uname;	/* kernel release line where the input carries it, else NULL */
+	int cpus;		/* CPUs the input declares (0 = unknown) */
+	bool has_tgid;		/* the input carries the tgid of every event's task */
+	bool normalized;	/* already resolved by tlbscope: mms named, requests derived */
+};
+
+/**
+ * ts_source_open - open a trace of any supported format, detected from its content
+ * @path: file name, or "-" for standard input
+ * @err: buffer of TS_ERR_LEN bytes for the message on failure ("file: place: what")
+ *
+ * Returns a new source to be freed with ts_source_close(), or NULL.
+ */
+struct ts_source *ts_source_open(const char *path, char *err);
+void ts_source_close(struct ts_source *src);
+
+/**
+ * ts_source_next - read the next event in time order
+ * Returns 1 and fills @ev, 0 at the end, -1 on bad input (message in ts_source_error()).
+ */
+int ts_source_next(struct ts_source *src, struct ts_event *ev);
+const char *ts_source_error(const struct ts_source *src);
+const struct ts_source_info *ts_source_info(const struct ts_source *src);
+/* Malformed records that were skipped (text formats), and where the first one was. */
+uint64_t ts_source_skipped(const struct ts_source *src, const char **first_where);
+
+/* String table: ids are stable for the source's life; 0 is the empty string. */
+const char *ts_source_str(const struct ts_source *src, uint32_t id);
+uint32_t ts_source_intern(struct ts_source *src, const char *s);
+uint32_t ts_source_str_count(const struct ts_source *src);
+
+const char *ts_kind_name(enum ts_kind kind);
+const char *ts_scope_name(enum ts_scope scope);
+const char *ts_evsrc_name(enum ts_evsrc src);
+/* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
+bool ts_func_is_tlb_flush(const char *func);
+
+#endif

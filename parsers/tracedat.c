@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * trace.dat reader: libtracecmd opens the file, libtraceevent decodes every field from the
+ * event formats the file carries (no printing and re-parsing of text).  The per-CPU record
+ * streams are merged here by timestamp, one head record per CPU, so the reader pulls one
+ * event at a time and memory stays flat in the trace length.  Sub-buffers that the kernel
+ * marked as having missed events become TS_EV_LOST events in front of their first record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+/*
+ * Exported by libtracecmd (1.2 and later) but absent from its public header: the uname
+ * line and the kernel ring-buffer statistics that `trace-cmd record/extract` store.
+ */
+const char *tracecmd_get_uname(struct tracecmd_input *handle);
+const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+
+struct tracedat {
+	struct tracecmd_input *top;	/* the file */
+	struct tracecmd_input *in;	/* the buffer read: top or one instance */
+	struct tep_handle *tep;
+	int ncpus;
+	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
+	bool *lost_told;		/* the head's missed-events mark was emitted */
+	uint64_t nrecords;
+	char buffer_name[64];
+	char detail[160];
+};
+
+struct field_ctx {
+	struct tracedat *td;
+	struct tep_event *event;
+	struct tep_record *rec;
+};
+
+static struct tep_format_field *field_of(struct field_ctx *c, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(c->event, name);
+
+	if (!f || f->offset + f->size > c->rec->size)
+		return NULL;
+	return f;
+}
+
+/* Payload bytes of @f in the record (__data_loc fields resolved), bounds-checked. */
+static const void *field_bytes(struct field_ctx *c, struct tep_format_field *f, int *len)
+{
+	unsigned long long loc;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		*len = f->size;
+		return (const char *)c->rec->data + f->offset;
+	}
+	if (tep_read_number_field(f, c->rec->data, &loc))
+		return NULL;
+	/* __data_loc: offset in the low 16 bits, length in the high 16 */
+	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
+		return NULL;
+	*len = (int)(loc >> 16);
+	return (const char *)c->rec->data + (loc & 0xffff);
+}
+
+static int get_num(void *ctx, const char *name, int64_t *val)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long v;
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return -1;
+	if (tep_read_number_field(f, c->rec->data, &v))
+		return -1;
+	/* sign-extend signed fields narrower than 64 bits */
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	*val = (int64_t)v;
+	return 0;
+}
+
+static int get_str(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	const char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	n = (int)strnlen(p, n);
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+static int get_sym(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long addr;
+	const char *fn;
+
+	if (!f || tep_read_number_field(f, c->rec->data, &addr))
+		return -1;
+	fn = tep_find_function(c->td->tep, addr);
+	if (!fn)
+		return -1;
+	strlcpy_ts(buf, fn, len);
+	return 0;
+}
+
+static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	int lsize = tep_get_long_size(c->td->tep);
+	bool big = tep_is_file_bigendian(c->td->tep);
+	const unsigned char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	if (lsize != 4 && lsize != 8)
+		lsize = 8;
+	memset(m, 0, sizeof(*m));
+	/* a bitmap of unsigned longs in the file's byte order */
+	for (int i = 0; i < n; i++) {
+		int word = i / lsize, byte = i % lsize;
+		int base = (word * lsize + (big ? lsize - 1 - byte : byte)) * 8;
+
+		for (int b = 0; b < 8; b++) {
+			if (!(p[i] & (1 << b)))
+				continue;
+			if (base + b >= TS_MAX_CPUS)
+				return -1;
+			ts_cpumask_set(m, base + b);
+		}
+	}
+	return 0;
+}
+
+static bool tracedat_probe(const char *head, size_t len)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+	return len >= sizeof(magic) && !memcmp(head, magic, sizeof(magic));
+}
+
+static bool buffer_has_data(struct tracecmd_input *in, int ncpus)
+{
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct tep_record *r = tracecmd_read_cpu_first(in, cpu);
+
+		if (r) {
+			tracecmd_free_record(r);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int tracedat_open(struct ts_source *src)
+{
+	struct tracedat *td = xcalloc(1, sizeof(*td));
+	char path[64];
+	int ninst;
+
+	src->priv = td;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (!strcmp(src->path, "-")) {
+		/* stdin was spooled to an unlinked temporary file */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", src->fd);
+		td->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	} else {
+		td->top = tracecmd_open(src->path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	}
+	if (!td->top)
+		return ts_source_fail(src, "not a readable trace.dat (truncated or corrupt headers)");
+	td->tep = tracecmd_get_tep(td->top);
+	td->ncpus = tep_get_cpus(td->tep);
+	if (td->ncpus <= 0 || td->ncpus > TS_MAX_CPUS)
+		return ts_source_fail(src, "header: %d CPUs (supported: 1..%d)", td->ncpus,
+				      TS_MAX_CPUS);
+	td->in = td->top;
+	/* The top-level buffer unless it is empty and an instance has the data. */
+	ninst = tracecmd_buffer_instances(td->top);
+	if (ninst > 0 && !buffer_has_data(td->top, td->ncpus)) {
+		for (int i = 0; i < ninst; i++) {
+			struct tracecmd_input *b = tracecmd_buffer_instance_handle(td->top, i);
+
+			if (!b)
+				continue;
+			if (buffer_has_data(b, td->ncpus)) {
+				td->in = b;
+				strlcpy_ts(td->buffer_name, tracecmd_buffer_instance_name(td->top, i),
+					   sizeof(td->buffer_name));
+				break;
+			}
+			tracecmd_close(b);
+		}
+	}
+	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
+	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
+	for (int cpu = 0; cpu < td->ncpus; cpu++)
+		td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
+	snprintf(td->detail, sizeof(td->detail), "%s%s", td->buffer_name[0] ? "buffer " : "",
+		 td->buffer_name[0] ? td->buffer_name : "top-level buffer");
+	src->info.detail = td->detail;
+	src->info.cpus = td->ncpus;
+	src->info.uname = tracecmd_get_uname(td->top);
+	return 0;
+}
+
+static int tracedat_next(struct ts_source *src, struct ts_event *ev)
+{
+	struct tracedat *td = src->priv;
+	struct tep_record *rec = NULL;
+	struct field_ctx c;
+	struct tep_event *event;
+	const char *comm;
+	char why[160];
+	int cpu = -1;
+
+	for (int i = 0; i < td->ncpus; i++) {
+		if (td->heads[i] && (!rec || td->heads[i]->ts < rec->ts)) {
+			rec = td->heads[i];
+			cpu = i;
+		}
+	}
+	if (!rec)
+		return 0;
+	ev->ts = rec->ts;
+	ev->cpu = cpu;
+	ev->tgid = -1;
+	if (rec->missed_events && !td->lost_told[cpu]) {
+		/* -1: the kernel knows events were lost but not how many */
+		td->lost_told[cpu] = true;
+		ev->kind = TS_EV_LOST;
+		ev->pid = -1;
+		ev->u.lost.count = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0;
+		return 1;
+	}
+	td->nrecords++;
+	event = tep_find_event_by_record(td->tep, rec);
+	if (!event) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): unknown event type", cpu,
+			       (unsigned long long)td->nrecords, rec->offset);
+		return -1;
+	}
+	ev->pid = tep_data_pid(td->tep, rec);
+	comm = ev->pid == 0 ? "<idle>" : tep_data_comm_from_pid(td->tep, ev->pid);
+	strlcpy_ts(ev->comm, comm ? comm : "<...>", TS_COMM_LEN);
+	c = (struct field_ctx){ .td = td, .event = event, .rec = rec };
+	if (tp_decode(src, event->name, &(struct tp_fields){ .ctx = &c, .num = get_num,
+		      .str = get_str, .sym = get_sym, .mask = get_mask }, ev, why, sizeof(why))) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %s", cpu,
+			       (unsigned long long)td->nrecords, rec->offset, why);
+		return -1;
+	}
+	tracecmd_free_record(rec);
+	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
+	td->lost_told[cpu] = false;
+	return 1;
+}
+
+static void tracedat_close(struct ts_source *src)
+{
+	struct tracedat *td = src->priv;
+
+	if (!td)
+		return;
+	for (int cpu = 0; td->heads && cpu < td->ncpus; cpu++)
+		tracecmd_free_record(td->heads[cpu]);
+	free(td->heads);
+	free(td->lost_told);
+	if (td->in && td->in != td->top)
+		tracecmd_close(td->in);
+	if (td->top)
+		tracecmd_close(td->top);
+	free(td);
+}
+
+const struct ts_format ts_format_tracedat = {
+	.name = "trace.dat",
+	.probe = tracedat_probe,
+	.needs_file = true,
+	.open = tracedat_open,
+	.next = tracedat_next,
+	.close = tracedat_close,
+};

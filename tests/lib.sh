@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared by tests/real/*.sh: TAP output and running tlbscope (under $TLBSCOPE_WRAP).
+top=${TLBSCOPE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+prog=${TLBSCOPE:-$top/tlbscope}
+fx=$top/tests/fixtures
+n=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+tls() { ${TLBSCOPE_WRAP:-} "$prog" "$@"; }
+ok() { n=$((n + 1)); echo "ok $n $T: $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $T: $*"; }
+skip() { n=$((n + 1)); echo "ok $n $T: $1 # SKIP $2"; }
+# check "what" CMD...: ok when CMD succeeds
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# same "what" A B: ok when the strings are equal, else show both
+same() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diff <(echo "$2") <(echo "$3") | head -20 | sed 's/^/#   /'; fi
+}
+# decompress a fixture into $tmp and print the path
+unxz_fx() { local out=$tmp/$(basename "${1%.xz}"); xz -dc "$fx/$1" > "$out"; echo "$out"; }

@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Docs stay true: every subcommand has a man page, every option its --help shows is in it,
+# and the README's two commands are there.
+T=docs
+. "$(dirname "$0")/../lib.sh"
+
+cmds=$("$prog" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } /^$/ { on = 0 }')
+check "tlbscope --help lists commands" [ -n "$cmds" ]
+check "man/tlbscope.1 exists" [ -f "$top/man/tlbscope.1" ]
+for c in $cmds; do
+	page=$top/man/tlbscope-$c.1
+	if [ ! -f "$page" ]; then
+		not_ok "$c: no man page $page"
+		continue
+	fi
+	opts=$("$prog" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	missing=""
+	for o in $opts; do
+		grep -qF -- "\\-\\-${o#--}" "$page" || missing="$missing $o"
+	done
+	check "$c: every option of --help is in tlbscope-$c.1${missing:+ (missing:$missing)}" \
+		[ -z "$missing" ]
+	check "tlbscope.1 names $c" grep -q "^\.B $c" "$top/man/tlbscope.1"
+done
+check "README shows 'make run'" grep -q 'make run' "$top/README.md"
+check "README shows 'make check'" grep -q 'make check' "$top/README.md"

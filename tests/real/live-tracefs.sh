@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# A fresh capture of this machine's kernel under hackbench, in a tracefs instance of our
+# own: tlbscope agrees with trace-cmd on it, trace.dat and text agree, and tracefs is left
+# exactly as it was (instances, dynamic events, enabled top-level events), also after a
+# SIGINT in the middle of a capture.  Needs root and tracefs; says "skipped" otherwise.
+T=live-tracefs
+. "$(dirname "$0")/../lib.sh"
+tr=/sys/kernel/tracing
+
+if [ "$(id -u)" != 0 ]; then
+	skip "capture" "not root: cannot use tracefs"; exit 0
+fi
+[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
+if [ ! -d $tr/instances ]; then
+	skip "capture" "tracefs is not available at $tr"; exit 0
+fi
+for c in trace-cmd hackbench jq; do
+	command -v $c > /dev/null || { skip "capture" "$c not installed"; exit 0; }
+done
+
+state() { ls $tr/instances; cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb; }
+before=$(state)
+"$fx/capture.sh" "$tmp/live" 4096 0 -- hackbench -g 2 -l 100
+check "capture wrote a trace.dat and its text" [ -s "$tmp/live.dat" -a -s "$tmp/live.txt" ]
+same "tracefs is as it was after the capture" "$before" "$(state)"
+
+tc=$(trace-cmd report "$tmp/live.dat" 2>/dev/null | grep -c ' sched_switch: ')
+ours=$(tls report --json "$tmp/live.dat" | jq '.totals.switches')
+same "live trace.dat: switches = trace-cmd report's" "$tc" "$ours"
+check "live trace.dat: hackbench made flush requests" \
+	[ "$(tls report --json "$tmp/live.dat" | jq '.totals.flush_requests')" -gt 0 ]
+a=$(tls report --json "$tmp/live.dat" | jq -S '.totals, .events')
+b=$(tls report --json "$tmp/live.txt" | jq -S '.totals, .events')
+same "live: trace.dat and tracefs text give the same totals and events" "$a" "$b"
+
+# SIGINT while the workload runs: the capture's instance is removed all the same
+"$fx/capture.sh" "$tmp/int" 1024 0 -- sleep 5 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid 2> /dev/null
+same "tracefs is as it was after a SIGINT mid-capture" "$before" "$(state)"

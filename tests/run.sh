@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Run every test: cmocka unit tests, CLI cases (tests/cli/*/), real-trace scripts
+# (tests/real/*.sh).  Each reports TAP lines; this script prints them and ends with
+# "N passed, N failed, N skipped".
+#   usage: tests/run.sh BUILD_DIR PROGRAM
+# TLBSCOPE_WRAP (e.g. "valgrind -q --error-exitcode=99") prefixes every tlbscope run.
+set -u
+build=${1:-build}
+prog=${2:-./tlbscope}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+export TLBSCOPE_SRCDIR=$top
+export TLBSCOPE="$top/${prog#./}"
+export TLBSCOPE_WRAP=${TLBSCOPE_WRAP:-}
+pass=0 fail=0 skip=0
+failed_names=()
+
+tally() {	# read TAP lines on stdin, print them, count them
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok"*) fail=$((fail + 1)); failed_names+=("$line"); echo "$line" ;;
+		ok*"# SKIP"*|ok*"# skip"*) skip=$((skip + 1)); echo "$line" ;;
+		ok*) pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		esac
+	done
+}
+
+echo "== unit tests"
+for t in "$build"/tests/test-*; do
+	[ -x "$t" ] || continue
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP $TLBSCOPE_WRAP "$t" 2>&1)
+	rc=$?
+	tally < <(printf '%s\n' "$out" | grep -E '^(not )?ok ' | sed "s|^\(\(not \)\?ok [0-9]*\)|\1 $(basename "$t"):|")
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+		echo "not ok - $(basename "$t") exited with $rc"
+		printf '%s\n' "$out" | tail -20
+		fail=$((fail + 1))
+	fi
+done
+
+echo "== CLI cases"
+tally < <(tests/cli-run.sh)
+
+echo "== real traces"
+for s in tests/real/*.sh; do
+	[ -x "$s" ] || continue
+	tally < <("$s" 2>&1)
+done
+
+echo
+if [ $fail -ne 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failed_names[@]}"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]

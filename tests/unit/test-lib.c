@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Unit tests of lib/ helpers and of the CPU-mask parsing in parsers/. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../lib/lib.h"
+#include "../../parsers/parsers.h"
+
+static void test_strtab(void **state)
+{
+	struct strtab *t = strtab_new();
+	char buf[16];
+	uint32_t ids[1000];
+
+	assert_int_equal(strtab_intern(t, ""), 0);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		ids[i] = strtab_intern(t, buf);
+	}
+	for (int i = 0; i < 1000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_int_equal(strtab_intern(t, buf), ids[i]);
+		assert_string_equal(strtab_get(t, ids[i]), buf);
+	}
+	assert_int_equal(strtab_count(t), 1001);
+	assert_int_equal(strtab_lookup(t, "nope"), 0);
+	assert_null(strtab_get(t, 5000));
+	strtab_free(t);
+}
+
+static void test_u64map(void **state)
+{
+	struct u64map m;
+	bool added;
+
+	u64map_init(&m);
+	assert_null(u64map_find(&m, 7));
+	for (uint64_t k = 0; k < 5000; k++)
+		*u64map_get(&m, k * 7919, 0, NULL) = k + 1;
+	for (uint64_t k = 0; k < 5000; k++)
+		assert_int_equal(*u64map_find(&m, k * 7919), k + 1);
+	u64map_get(&m, 7919, 0, &added);
+	assert_false(added);
+	assert_null(u64map_find(&m, 1));
+	u64map_release(&m);
+}
+
+static void test_numbers(void **state)
+{
+	uint64_t u, ns;
+	int64_t s;
+	int i;
+
+	assert_int_equal(parse_u64("18446744073709551615", 10, &u), 0);
+	assert_true(u == UINT64_MAX);
+	assert_int_equal(parse_u64("18446744073709551616", 10, &u), -1);
+	assert_int_equal(parse_u64("-1", 10, &u), -1);
+	assert_int_equal(parse_u64("12x", 10, &u), -1);
+	assert_int_equal(parse_u64("", 10, &u), -1);
+	assert_int_equal(parse_s64("-42", 10, &s), 0);
+	assert_int_equal(s, -42);
+	assert_int_equal(parse_int("2147483648", &i), -1);
+	assert_int_equal(parse_duration_ns("1.5", &ns), 0);
+	assert_int_equal(ns, 1500000000);
+	assert_int_equal(parse_duration_ns("200ms", &ns), 0);
+	assert_int_equal(ns, 200000000);
+	assert_int_equal(parse_duration_ns("3us", &ns), 0);
+	assert_int_equal(ns, 3000);
+	assert_int_equal(parse_duration_ns("5 parsecs", &ns), -1);
+	assert_int_equal(parse_duration_ns("-1", &ns), -1);
+}
+
+static void test_cpumask(void **state)
+{
+	struct ts_cpumask m;
+
+	/* %*pb: most significant 32-bit group first */
+	assert_int_equal(ts_cpumask_parse_hex(&m, "00000001,0000000e"), 0);
+	assert_int_equal(ts_cpumask_weight(&m), 4);
+	assert_true(ts_cpumask_test(&m, 1) && ts_cpumask_test(&m, 3) && ts_cpumask_test(&m, 32));
+	assert_false(ts_cpumask_test(&m, 0));
+	assert_int_equal(ts_cpumask_parse_hex(&m, "3"), 0);
+	assert_int_equal(ts_cpumask_weight(&m), 2);
+	assert_int_equal(ts_cpumask_parse_hex(&m, "zz"), -1);
+	/* beyond 64 CPUs */
+	assert_int_equal(ts_cpumask_parse_list(&m, "0,70-72,511"), 0);
+	assert_int_equal(ts_cpumask_weight(&m), 5);
+	assert_true(ts_cpumask_test(&m, 71) && ts_cpumask_test(&m, 511));
+	assert_int_equal(ts_cpumask_parse_list(&m, "512"), -1);
+	assert_int_equal(ts_cpumask_parse_list(&m, "3-1"), -1);
+	assert_int_equal(ts_cpumask_parse_list(&m, "1,,2"), -1);
+	assert_true(ts_func_is_tlb_flush("__ipi_flush_tlb_range_asid"));
+	assert_false(ts_func_is_tlb_flush("do_sync_core"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_u64map),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_cpumask),
+	};
+
+	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of timeline/: each identity rule of DESIGN.md section 3 and each flush
+ * classification, on hand-made event sequences whose answers are computed by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/lib.h"
+#include "../../timeline/timeline.h"
+
+struct fx {
+	char path[64];
+	struct ts_source *src;
+	struct timeline *tl;
+	uint64_t ts;
+	int exits;		/* EXIT events that ended an mm */
+	uint32_t exited[8];
+};
+
+static void collect(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct fx *f = ctx;
+
+	if (ev->kind == TS_EV_EXIT && ev->u.exit.mm && f->exits < 8)
+		f->exited[f->exits++] = ev->u.exit.mm;
+}
+
+/* A source only for its string table: an empty JSON-lines stream. */
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char err[TS_ERR_LEN];
+	int fd;
+
+	strcpy(f->path, "/tmp/tlbscope-test-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"kind\":\"header\",\"version\":1,\"cpus\":4}\n", 39), 39);
+	close(fd);
+	f->src = ts_source_open(f->path, err);
+	assert_non_null(f->src);
+	f->tl = timeline_new(f->src, NULL);
+	f->ts = 1000;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	timeline_free(f->tl);
+	ts_source_close(f->src);
+	unlink(f->path);
+	free(f);
+	return 0;
+}
+
+static struct ts_event ev_new(struct fx *f, int cpu, int pid, const char *comm, int kind)
+{
+	struct ts_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = f->ts += 1000;
+	ev.cpu = cpu;
+	ev.pid = pid;
+	ev.tgid = -1;
+	ev.kind = (uint8_t)kind;
+	strlcpy_ts(ev.comm, comm, TS_COMM_LEN);
+	return ev;
+}
+
+static void feed(struct fx *f, struct ts_event *ev)
+{
+	timeline_feed(f->tl, ev, collect, f);
+}
+
+static void sw(struct fx *f, int cpu, int prev, int next, const char *next_comm)
+{
+	struct ts_event ev = ev_new(f, cpu, prev, "x", TS_EV_SWITCH);
+
+	ev.name = ts_source_intern(f->src, "sched_switch");
+	ev.u.sw.prev_pid = prev;
+	ev.u.sw.next_pid = next;
+	strlcpy_ts(ev.u.sw.next_comm, next_comm, TS_COMM_LEN);
+	feed(f, &ev);
+}
+
+static void newtask(struct fx *f, int parent, int child, uint64_t flags)
+{
+	struct ts_event ev = ev_new(f, 0, parent, "parent", TS_EV_NEWTASK);
+
+	ev.u.fork.parent_pid = parent;
+	ev.u.fork.child_pid = child;
+	ev.u.fork.clone_flags = flags;
+	strlcpy_ts(ev.u.fork.child_comm, "child", TS_COMM_LEN);
+	feed(f, &ev);
+}
+
+static void flush_x86(struct fx *f, int cpu, int pid, int reason, int64_t pages)
+{
+	struct ts_event ev = ev_new(f, cpu, pid, "p", TS_EV_FLUSH);
+
+	ev.u.flush.src = TS_SRC_TLB_FLUSH;
+	ev.u.flush.reason = (uint8_t)reason;
+	ev.u.flush.scope = pages < 0 ? TS_SCOPE_MM : TS_SCOPE_RANGE;
+	ev.u.flush.pages = pages < 0 ? 0 : (uint64_t)pages;
+	feed(f, &ev);
+}
+
+static const struct tl_mm *mm_named(struct fx *f, const char *name)
+{
+	for (uint32_t i = 1; i < timeline_mm_count(f->tl); i++)
+		if (!strcmp(timeline_mm(f->tl, i)->name, name))
+			return timeline_mm(f->tl, i);
+	return NULL;
+}
+
+/* CLONE_THREAD: the child is the parent's process and shares its mm. */
+static void test_clone_thread(void **state)
+{
+	struct fx *f = *state;
+
+	newtask(f, 100, 101, 0x00010000 | 0x00000100);
+	sw(f, 0, 0, 100, "app");
+	sw(f, 0, 100, 101, "app");
+	sw(f, 0, 101, 100, "app");
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_cpu(f->tl, 0)->switches, 3);
+	assert_int_equal(timeline_cpu(f->tl, 0)->mm_switches, 1);
+	assert_non_null(mm_named(f, "p100"));
+	assert_null(mm_named(f, "p101"));
+	/* the parent was met mid-trace: its process is a guess */
+	assert_int_equal(mm_named(f, "p100")->how, TL_HOW_GUESS_PID);
+}
+
+/* A plain fork (no CLONE_VM): a new process with its own mm. */
+static void test_fork_process(void **state)
+{
+	struct fx *f = *state;
+
+	newtask(f, 100, 102, 0x01200000);
+	sw(f, 0, 0, 100, "app");
+	sw(f, 0, 100, 102, "child");
+	sw(f, 0, 102, 100, "app");
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_cpu(f->tl, 0)->mm_switches, 3);
+	assert_int_equal(mm_named(f, "p102")->how, TL_HOW_CLONE);
+}
+
+/* CLONE_VM without CLONE_THREAD (vfork): shares the parent's mm until it execs. */
+static void test_vfork_exec(void **state)
+{
+	struct fx *f = *state;
+	struct ts_event ev;
+
+	newtask(f, 100, 103, 0x00004000 | 0x00000100);
+	sw(f, 0, 0, 100, "sh");
+	sw(f, 0, 100, 103, "sh");
+	assert_int_equal(timeline_cpu(f->tl, 0)->mm_switches, 1);
+	ev = ev_new(f, 0, 103, "ls", TS_EV_EXEC);
+	ev.u.exec.pid = ev.u.exec.old_pid = 103;
+	feed(f, &ev);
+	sw(f, 0, 103, 100, "sh");
+	sw(f, 0, 100, 103, "ls");
+	timeline_finish(f->tl, collect, f);
+	/* p100 -> p100 (shared) -> p100 -> p103 (after exec) */
+	assert_int_equal(timeline_cpu(f->tl, 0)->mm_switches, 2);
+	assert_int_equal(mm_named(f, "p103")->how, TL_HOW_EXEC);
+	/* the parent's mm did not end with the child's exec */
+	assert_int_equal(f->exits, 0);
+	assert_false(mm_named(f, "p100")->exited);
+}
+
+/* exec of a process: a new mm "p<tgid>.1", the old one ends. */
+static void test_exec_new_mm(void **state)
+{
+	struct fx *f = *state;
+	struct ts_event ev;
+
+	newtask(f, 1, 200, 0);
+	sw(f, 1, 0, 200, "sh");
+	ev = ev_new(f, 1, 200, "cat", TS_EV_EXEC);
+	ev.u.exec.pid = ev.u.exec.old_pid = 200;
+	feed(f, &ev);
+	sw(f, 1, 200, 0, "swapper/1");
+	sw(f, 1, 0, 200, "cat");
+	timeline_finish(f->tl, collect, f);
+	assert_non_null(mm_named(f, "p200"));
+	assert_non_null(mm_named(f, "p200.1"));
+	assert_int_equal(f->exits, 1);
+	assert_string_equal(timeline_mm(f->tl, f->exited[0])->name, "p200");
+	assert_int_equal(timeline_cpu(f->tl, 1)->mm_switches, 2);
+}
+
+/* Kernel threads: children of kthreadd, and names like kworker/ (guessed). */
+static void test_kthreads(void **state)
+{
+	struct fx *f = *state;
+	uint64_t guessed;
+
+	newtask(f, 2, 300, 0x00800000 | 0x00000100);
+	sw(f, 0, 0, 100, "app");
+	sw(f, 0, 100, 300, "kthr");		/* borrows app's mm: no mm switch */
+	sw(f, 0, 300, 100, "app");
+	sw(f, 0, 100, 301, "kworker/0:1");	/* guessed kthread by name */
+	sw(f, 0, 301, 100, "app");
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_cpu(f->tl, 0)->mm_switches, 1);
+	assert_int_equal(timeline_cpu(f->tl, 0)->kthread_ns, 2000);
+	timeline_tasks(f->tl, &guessed);
+	assert_int_equal(guessed, 1);
+}
+
+/* Exit: group_dead ends the mm; without the field, the leader's exit does. */
+static void test_exit(void **state)
+{
+	struct fx *f = *state;
+	struct ts_event ev;
+
+	newtask(f, 1, 400, 0);
+	newtask(f, 400, 401, 0x00010000 | 0x00000100);
+	newtask(f, 1, 500, 0);
+	sw(f, 0, 0, 400, "a");
+	ev = ev_new(f, 0, 401, "a", TS_EV_EXIT);
+	ev.u.exit.pid = 401;
+	ev.flags = TS_F_GROUP_KNOWN;		/* not the last thread */
+	feed(f, &ev);
+	assert_int_equal(f->exits, 0);
+	ev = ev_new(f, 0, 400, "a", TS_EV_EXIT);
+	ev.u.exit.pid = 400;
+	ev.flags = TS_F_GROUP_KNOWN | TS_F_GROUP_DEAD;
+	feed(f, &ev);
+	assert_int_equal(f->exits, 1);
+	ev = ev_new(f, 0, 500, "b", TS_EV_EXIT);	/* an older kernel: no group_dead */
+	ev.u.exit.pid = 500;
+	feed(f, &ev);
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(f->exits, 2);
+	assert_string_equal(timeline_mm(f->tl, f->exited[1])->name, "p500");
+}
+
+/* x86 tlb_flush reasons: requests, their local legs, and received flushes. */
+static void test_x86_reasons(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 0, 100, "app");
+	flush_x86(f, 0, 100, 4, 3);	/* remote send: a request */
+	flush_x86(f, 0, 100, 3, 3);	/* its local leg */
+	flush_x86(f, 0, 100, 3, 1);	/* a local-only request */
+	flush_x86(f, 0, 100, 0, -1);	/* on task switch: local */
+	flush_x86(f, 1, 0, 1, 3);	/* remote shootdown on CPU 1 */
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_cpu(f->tl, 0)->flush_requests, 2);
+	assert_int_equal(timeline_cpu(f->tl, 0)->local_flushes, 3);
+	assert_int_equal(timeline_cpu(f->tl, 1)->ipis_received[TL_IPI_TLB_FLUSH], 1);
+	assert_int_equal(mm_named(f, "p100")->flush_requests, 2);
+	assert_int_equal(timeline_requests_mm_guessed(f->tl), 2);
+}
+
+/* csd_queue_cpu on the sender and csd_function_entry on the target agree. */
+static void test_csd_ipis(void **state)
+{
+	struct fx *f = *state;
+	uint32_t fn = ts_source_intern(f->src, "__ipi_flush_tlb_range_asid");
+	struct ts_event ev;
+
+	sw(f, 0, 0, 100, "app");
+	for (int t = 1; t <= 3; t++) {
+		ev = ev_new(f, 0, 100, "app", TS_EV_IPI);
+		ev.flags = TS_F_TLB;
+		ev.u.ipi.src = TS_SRC_CSD_QUEUE;
+		ev.u.ipi.func = fn;
+		ts_cpumask_set(&ev.u.ipi.targets, t);
+		feed(f, &ev);
+	}
+	for (int t = 1; t <= 3; t++) {
+		ev = ev_new(f, t, 0, "swapper", TS_EV_IPI);
+		ev.flags = TS_F_TLB | TS_F_RECV;
+		ev.u.ipi.src = TS_SRC_CSD_ENTRY;
+		ev.u.ipi.func = fn;
+		feed(f, &ev);
+	}
+	ev = ev_new(f, 0, 100, "app", TS_EV_IPI);	/* the sender's own call */
+	ev.flags = TS_F_TLB | TS_F_RECV | TS_F_LOCAL;
+	ev.u.ipi.src = TS_SRC_CSD_ENTRY;
+	ev.u.ipi.func = fn;
+	feed(f, &ev);
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_ipi_source(f->tl), TL_IPI_CSD_QUEUE);
+	assert_int_equal(timeline_cpu(f->tl, 0)->ipis_sent[TL_IPI_CSD_QUEUE], 3);
+	assert_int_equal(timeline_cpu(f->tl, 0)->ipis_sent[TL_IPI_CSD_ENTRY], 3);
+	assert_int_equal(timeline_cpu(f->tl, 2)->ipis_received[TL_IPI_CSD_ENTRY], 1);
+	assert_int_equal(mm_named(f, "p100")->ipis_caused[TL_IPI_CSD_QUEUE], 3);
+	assert_int_equal(timeline_local_flushes(f->tl, 0), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clone_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fork_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vfork_exec, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_new_mm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kthreads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
+}

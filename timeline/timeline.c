@@ -1,0 +1,992 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Per-CPU reconstruction.  Invariants:
+ *  - a task belongs to one process (tgid) and uses one mm at a time; kernel threads and
+ *    the idle task have none and leave the CPU's active mm as it was (they borrow it);
+ *  - mm ids are dense indexes into tl->mms, 0 meaning "no mm";
+ *  - state is updated for every event, counters only for events inside the filter.
+ * When the input carries the tgid column, events are held in a short lookahead queue so
+ * that a task first switched to before it ever ran in the trace gets its real process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "timeline.h"
+
+#define CLONE_VM	0x00000100ULL
+#define CLONE_THREAD	0x00010000ULL
+#define CLONE_UNTRACED	0x00800000ULL
+
+#define LOOKAHEAD	8192	/* events; bounded memory whatever the trace length */
+
+/* x86 enum tlb_flush_reason (arch/x86/include/asm/mmu.h... include/linux/mm_types.h) */
+enum {
+	TLB_FLUSH_ON_TASK_SWITCH,
+	TLB_REMOTE_SHOOTDOWN,
+	TLB_LOCAL_SHOOTDOWN,
+	TLB_LOCAL_MM_SHOOTDOWN,
+	TLB_REMOTE_SEND_IPI,
+	TLB_REMOTE_WRONG_CPU,
+};
+
+struct task {
+	int32_t pid, tgid;
+	uint32_t mm;		/* 0 for kernel threads */
+	bool kthread;
+	bool kthread_guessed;	/* by its name, no fork seen */
+	bool tgid_guessed;	/* pid taken as tgid */
+	bool by_newtask;	/* created by task_newtask (sched_process_fork adds nothing) */
+};
+
+struct cpu_state {
+	struct tl_cpu st;
+	uint32_t active_mm;	/* mm loaded on the CPU (kernel threads keep it) */
+	int32_t cur_pid;	/* -1 unknown until the first switch */
+	uint64_t since;		/* ns: when cur_pid started running */
+	bool tlb_req_open;	/* x86: a REMOTE_SEND_IPI request awaits its local part */
+	bool group_open;	/* a run of csd_queue_cpu flush calls is being grouped */
+	uint32_t group_func;
+	struct ts_cpumask group_targets;
+	int32_t pending_from;	/* the last CPU that sent this CPU a cross-call */
+	uint32_t pending_mm;	/* and the mm that was running there */
+	bool pending_known;
+};
+
+struct timeline {
+	struct ts_source *src;
+	struct tl_filter filter;
+	bool filtered;
+	bool derive;		/* derive requests from csd_queue_cpu groups */
+	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
+
+	struct task *tasks;
+	size_t ntasks, tasks_alloc;
+	struct u64map pid_task;		/* pid -> index into tasks */
+	struct u64map tgid_mm;		/* tgid -> its current mm id */
+	struct u64map tgid_execs;	/* tgid -> mms it had (for ".N" names) */
+	struct u64map given_mm;		/* input's mm name string id -> mm id */
+	struct u64map tgid_hint;	/* lookahead: pid -> tgid seen in a later event */
+
+	struct tl_mm *mms;
+	size_t nmms, mms_alloc;
+
+	struct cpu_state *cpus;
+	int ncpus, cpus_alloc;
+
+	struct u64map names;		/* event name id -> count (filtered) */
+	uint64_t evidence[TS_SRC__COUNT][2];	/* [src][tlb] events seen (unfiltered) */
+	uint64_t req_mm_guessed, req_unattributed;
+	uint64_t ipi_unattributed[TL_IPI__COUNT];
+	uint64_t kthreads_guessed;
+	uint64_t first_ts, last_ts;
+	bool any;
+
+	struct ts_event *ring;		/* lookahead queue, used when the input has tgids */
+	size_t ring_head, ring_len, ring_cap;
+};
+
+static const char *const kthread_prefixes[] = {
+	"kworker/", "ksoftirqd/", "migration/", "rcu_", "rcub/", "rcuc/", "rcuop/", "rcuos/",
+	"cpuhp/", "idle_inject/", "watchdog", "irq/", "kthreadd", "kswapd", "kcompactd",
+	"khugepaged", "ksmd", "jbd2/", "kauditd", "oom_reaper", "kblockd", "writeback",
+	"khungtaskd", "kdevtmpfs", "scsi_", "napi/", "pool_workqueue", "psimon", "hwrng",
+	"kstrp", "cryptd", "ipv6_addrconf", "mld", "kintegrityd", "xfs", "btrfs-",
+	"ext4-rsv", "kvm-", "vhost-", "edac-", "ttm", "card", "md", "kthrotld", "zswap",
+	"inet_frag_wq", "netns", "slub_flushwq", "mm_percpu_wq", "blkcg_punt_bio",
+	"tpm_dev_wq", "ata_sff", "nvme-", "kaluad", "kmpath", "kstrp", "krfcommd",
+};
+
+static bool comm_is_kthread(const char *comm)
+{
+	for (size_t i = 0; i < sizeof(kthread_prefixes) / sizeof(kthread_prefixes[0]); i++)
+		if (!strncmp(comm, kthread_prefixes[i], strlen(kthread_prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool counted(const struct timeline *tl, int cpu, uint64_t ts)
+{
+	if (!tl->filtered)
+		return true;
+	if (ts < tl->filter.from || ts >= tl->filter.to)
+		return false;
+	return !tl->filter.has_cpus || (cpu >= 0 && ts_cpumask_test(&tl->filter.cpus, cpu));
+}
+
+static struct cpu_state *cpu_get(struct timeline *tl, int cpu)
+{
+	if (cpu >= tl->ncpus) {
+		if (cpu >= tl->cpus_alloc) {
+			int n = cpu + 8;
+
+			tl->cpus = xrealloc(tl->cpus, n * sizeof(*tl->cpus));
+			memset(tl->cpus + tl->cpus_alloc, 0,
+			       (n - tl->cpus_alloc) * sizeof(*tl->cpus));
+			for (int i = tl->cpus_alloc; i < n; i++)
+				tl->cpus[i].cur_pid = -1;
+			tl->cpus_alloc = n;
+		}
+		tl->ncpus = cpu + 1;
+	}
+	return &tl->cpus[cpu];
+}
+
+static uint32_t mm_new(struct timeline *tl, const char *name, const char *comm, int32_t pid,
+		       enum tl_how how, uint64_t ts)
+{
+	struct tl_mm *m;
+
+	ALLOC_GROW(tl->mms, tl->nmms + 1, tl->mms_alloc);
+	m = &tl->mms[tl->nmms];
+	memset(m, 0, sizeof(*m));
+	strlcpy_ts(m->name, name, sizeof(m->name));
+	strlcpy_ts(m->comm, comm ? comm : "", sizeof(m->comm));
+	m->pid = pid;
+	m->how = how;
+	m->first_ts = ts;
+	return (uint32_t)tl->nmms++;
+}
+
+/* A fresh mm for process @tgid: "p<tgid>", then "p<tgid>.1", ... after each exec. */
+static uint32_t mm_for_process(struct timeline *tl, int32_t tgid, const char *comm,
+			       enum tl_how how, uint64_t ts)
+{
+	uint64_t *n = u64map_get(&tl->tgid_execs, (uint32_t)tgid, 0, NULL);
+	char name[32];
+	uint32_t id;
+
+	if (*n)
+		snprintf(name, sizeof(name), "p%d.%llu", tgid, (unsigned long long)*n);
+	else
+		snprintf(name, sizeof(name), "p%d", tgid);
+	(*n)++;
+	id = mm_new(tl, name, comm, tgid, how, ts);
+	*u64map_get(&tl->tgid_mm, (uint32_t)tgid, 0, NULL) = id;
+	return id;
+}
+
+static uint32_t process_mm(struct timeline *tl, int32_t tgid, const char *comm, enum tl_how how,
+			   uint64_t ts)
+{
+	uint64_t *id = u64map_find(&tl->tgid_mm, (uint32_t)tgid);
+
+	if (id && *id && !tl->mms[*id].exited)
+		return (uint32_t)*id;
+	return mm_for_process(tl, tgid, comm, how, ts);
+}
+
+static struct task *task_find(struct timeline *tl, int32_t pid)
+{
+	uint64_t *i = u64map_find(&tl->pid_task, (uint32_t)pid);
+
+	return i ? &tl->tasks[*i] : NULL;
+}
+
+static struct task *task_add(struct timeline *tl, int32_t pid)
+{
+	bool added;
+	uint64_t *i = u64map_get(&tl->pid_task, (uint32_t)pid, tl->ntasks, &added);
+	struct task *t;
+
+	if (added) {
+		ALLOC_GROW(tl->tasks, tl->ntasks + 1, tl->tasks_alloc);
+		tl->ntasks++;
+	}
+	t = &tl->tasks[*i];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tgid = pid;
+	return t;
+}
+
+/* The tgid the trace's tgid column gave @pid in the lookahead window, or -1. */
+static int32_t tgid_hint(const struct timeline *tl, int32_t pid)
+{
+	uint64_t *h = u64map_find(&tl->tgid_hint, (uint32_t)pid);
+
+	return h ? (int32_t)*h : -1;
+}
+
+/* A task met for the first time mid-trace: identity from the tgid column, else guessed. */
+static struct task *task_get(struct timeline *tl, int32_t pid, const char *comm, uint64_t ts)
+{
+	struct task *t = task_find(tl, pid);
+	int32_t hint;
+
+	if (t)
+		return t;
+	t = task_add(tl, pid);
+	if (pid == 0) {
+		t->kthread = true;
+		return t;
+	}
+	hint = tgid_hint(tl, pid);
+	if (hint > 0 && hint != pid) {
+		/* a thread of another task's process: never a kernel thread */
+		t->tgid = hint;
+		t->mm = process_mm(tl, t->tgid, comm, TL_HOW_TGID, ts);
+		return t;
+	}
+	if (comm && comm_is_kthread(comm)) {
+		t->kthread = t->kthread_guessed = true;
+		tl->kthreads_guessed++;
+		return t;
+	}
+	t->tgid_guessed = hint < 0;
+	t->mm = process_mm(tl, pid, comm, hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_PID, ts);
+	return t;
+}
+
+/* The mm a task's activity is attributed to right now; 0 for kernel threads. */
+static uint32_t current_mm(struct timeline *tl, int cpu)
+{
+	struct cpu_state *c = &tl->cpus[cpu];
+	struct task *t;
+
+	if (c->cur_pid < 0)
+		return 0;
+	t = task_find(tl, c->cur_pid);
+	return t && !t->kthread ? t->mm : 0;
+}
+
+static uint32_t given_mm(struct timeline *tl, uint32_t name_id, const char *comm, int32_t pid,
+			 enum tl_how how, uint64_t ts)
+{
+	bool added;
+	uint64_t *id = u64map_get(&tl->given_mm, name_id, 0, &added);
+
+	if (added)
+		*id = mm_new(tl, ts_source_str(tl->src, name_id), comm, pid, how, ts);
+	return (uint32_t)*id;
+}
+
+static void account_interval(struct timeline *tl, int cpu, uint64_t now)
+{
+	struct cpu_state *c = &tl->cpus[cpu];
+	struct task *t;
+	uint64_t a = c->since, b = now;
+
+	if (c->cur_pid < 0 || b <= a)
+		return;
+	if (tl->filtered) {
+		if (tl->filter.has_cpus && !ts_cpumask_test(&tl->filter.cpus, cpu))
+			return;
+		if (a < tl->filter.from)
+			a = tl->filter.from;
+		if (b > tl->filter.to)
+			b = tl->filter.to;
+		if (b <= a)
+			return;
+	}
+	if (c->cur_pid == 0) {
+		c->st.idle_ns += b - a;
+		return;
+	}
+	t = task_find(tl, c->cur_pid);
+	if (t && t->kthread)
+		c->st.kthread_ns += b - a;
+}
+
+/* Make @mm the CPU's loaded address space (switch_mm, or exec's activate_mm). */
+static void load_mm(struct timeline *tl, int cpu, uint32_t mm, bool count)
+{
+	struct cpu_state *c = &tl->cpus[cpu];
+
+	ts_cpumask_set(&tl->mms[mm].ran_on, cpu);
+	if (count)
+		ts_cpumask_set(&tl->mms[mm].counted_on, cpu);
+	if (mm == c->active_mm)
+		return;
+	c->active_mm = mm;
+	if (count) {
+		c->st.mm_switches++;
+		tl->mms[mm].switches_in++;
+	}
+}
+
+static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
+{
+	struct cpu_state *c = &tl->cpus[ev->cpu];
+	struct task *next;
+	uint32_t mm;
+
+	account_interval(tl, ev->cpu, ev->ts);
+	if (count)
+		c->st.switches++;
+	task_get(tl, ev->u.sw.prev_pid, ev->u.sw.prev_comm, ev->ts);
+	if (ev->flags & TS_F_MM_GIVEN) {
+		mm = (ev->flags & TS_F_KTHREAD) ? 0 :
+			given_mm(tl, ev->u.sw.mm, ev->u.sw.next_comm, -1, TL_HOW_GIVEN, ev->ts);
+		next = task_find(tl, ev->u.sw.next_pid);
+		if (!next)
+			next = task_add(tl, ev->u.sw.next_pid);
+		next->kthread = !mm;
+		next->mm = mm;
+	} else {
+		next = task_get(tl, ev->u.sw.next_pid, ev->u.sw.next_comm, ev->ts);
+		mm = next->kthread ? 0 : next->mm;
+	}
+	c->cur_pid = ev->u.sw.next_pid;
+	c->since = ev->ts;
+	ev->u.sw.mm = mm;
+	if (!mm) {
+		ev->flags |= TS_F_KTHREAD;
+		return;
+	}
+	ev->flags &= ~TS_F_KTHREAD;
+	load_mm(tl, ev->cpu, mm, count);
+}
+
+/* @mm's last user is gone: it leaves every CPU (its stock mask empties). */
+static void mm_end(struct timeline *tl, uint32_t mm)
+{
+	tl->mms[mm].exited = true;
+	for (int i = 0; i < tl->ncpus; i++)
+		if (tl->cpus[i].active_mm == mm)
+			tl->cpus[i].active_mm = 0;
+}
+
+/* An mm ended by something other than an exit event (exec): a derived EXIT event. */
+static void emit_mm_exit(struct timeline *tl, const struct ts_event *ev, uint32_t mm,
+			 tl_emit_fn emit, void *ctx)
+{
+	struct ts_event x;
+
+	if (!mm || tl->mms[mm].exited)
+		return;
+	mm_end(tl, mm);
+	memset(&x, 0, sizeof(x));
+	x.ts = ev->ts;
+	x.cpu = ev->cpu;
+	x.kind = TS_EV_EXIT;
+	x.pid = ev->pid;
+	memcpy(x.comm, ev->comm, TS_COMM_LEN);
+	x.tgid = -1;
+	x.u.exit.pid = -1;
+	x.u.exit.mm = mm;
+	emit(ctx, tl, &x);
+}
+
+static void do_newtask(struct timeline *tl, struct ts_event *ev)
+{
+	struct task *parent = task_get(tl, ev->u.fork.parent_pid, ev->comm, ev->ts);
+	bool pk = parent->kthread;
+	int32_t ptgid = parent->tgid;
+	uint32_t pmm = parent->mm;
+	uint64_t fl = ev->u.fork.clone_flags;
+	struct task *child = task_add(tl, ev->u.fork.child_pid);	/* pid reuse: fresh */
+
+	child->by_newtask = true;
+	if (pk || (fl & CLONE_UNTRACED) || ev->u.fork.parent_pid == 2) {
+		child->kthread = true;	/* until it execs (usermode helpers do) */
+	} else if (fl & CLONE_THREAD) {
+		child->tgid = ptgid;
+		child->mm = pmm;
+	} else if (fl & CLONE_VM) {
+		/* vfork-like: its own process, borrowing the parent's mm until exec */
+		child->mm = pmm;
+		*u64map_get(&tl->tgid_mm, (uint32_t)child->pid, 0, NULL) = pmm;
+	} else {
+		child->mm = mm_for_process(tl, child->pid, ev->u.fork.child_comm, TL_HOW_CLONE,
+					   ev->ts);
+	}
+}
+
+static void do_fork(struct timeline *tl, struct ts_event *ev)
+{
+	struct task *child = task_find(tl, ev->u.fork.child_pid);
+	struct task *parent;
+	int32_t hint;
+	bool pk;
+	int32_t ptgid;
+	uint32_t pmm;
+
+	if (child && child->by_newtask) {
+		child->by_newtask = false;	/* consumed: a later reuse of the pid is new */
+		return;
+	}
+	parent = task_get(tl, ev->u.fork.parent_pid, ev->comm, ev->ts);
+	pk = parent->kthread;
+	ptgid = parent->tgid;
+	pmm = parent->mm;
+	child = task_add(tl, ev->u.fork.child_pid);
+	hint = tgid_hint(tl, child->pid);
+	if (pk || ev->u.fork.parent_pid == 2) {
+		child->kthread = true;
+	} else if (hint == ptgid) {
+		child->tgid = ptgid;
+		child->mm = pmm;
+	} else {
+		child->tgid_guessed = hint < 0;
+		child->mm = mm_for_process(tl, child->pid, ev->u.fork.child_comm,
+					   hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_FORK, ev->ts);
+	}
+}
+
+static void do_exec(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+		    bool count)
+{
+	struct task *t;
+	uint32_t old;
+
+	if (ev->u.exec.old_pid != ev->u.exec.pid) {
+		/* a non-leader thread exec'd and took over the leader's pid */
+		struct task *o = task_find(tl, ev->u.exec.old_pid);
+
+		if (o) {
+			struct task copy = *o;
+
+			t = task_add(tl, ev->u.exec.pid);
+			*t = copy;
+			t->pid = ev->u.exec.pid;
+		}
+	}
+	t = task_get(tl, ev->u.exec.pid, ev->comm, ev->ts);
+	old = t->kthread ? 0 : t->mm;
+	if (t->kthread) {
+		/* a usermode helper becomes a user process of its own */
+		t->kthread = false;
+		t->tgid = t->pid;
+	}
+	if (ev->flags & TS_F_MM_GIVEN)
+		t->mm = ev->u.exec.mm ? given_mm(tl, ev->u.exec.mm, ev->comm, t->tgid,
+						  TL_HOW_GIVEN, ev->ts) : 0;
+	else {
+		/* the task column may still show the old name: the new program names it */
+		const char *file = ts_source_str(tl->src, ev->u.exec.filename);
+		const char *base = strrchr(file, '/');
+
+		base = base ? base + 1 : file;
+		t->mm = mm_for_process(tl, t->tgid, *base ? base : ev->comm, TL_HOW_EXEC, ev->ts);
+	}
+	ev->u.exec.mm = t->mm;
+	/* the process leaves its old mm; a vfork child leaves its parent's alone */
+	if (old && old != t->mm && tl->mms[old].pid == t->tgid)
+		emit_mm_exit(tl, ev, old, emit, ctx);
+	/* exec_mmap() activates the new mm on this CPU: an mm switch like any other */
+	if (t->mm)
+		load_mm(tl, ev->cpu, t->mm, count);
+}
+
+/* A task exits; when it was the last of its process, the event also ends the mm. */
+static void do_exit(struct timeline *tl, struct ts_event *ev)
+{
+	struct task *t = task_find(tl, ev->u.exit.pid);
+	bool group_dead;
+	uint32_t mm;
+
+	ev->u.exit.mm = 0;
+	if (ev->flags & TS_F_MM_GIVEN) {
+		/* JSON lines: "mm" names an address space whose last user is gone */
+		mm = ev->u.exit.mm_given;
+		if (mm) {
+			mm = given_mm(tl, mm, "", -1, TL_HOW_GIVEN, ev->ts);
+			if (!tl->mms[mm].exited) {
+				mm_end(tl, mm);
+				ev->u.exit.mm = mm;
+			}
+		}
+		return;
+	}
+	if (!t || t->kthread)
+		return;
+	mm = t->mm;
+	/* without the group_dead field (older kernels), the leader's exit ends the mm */
+	group_dead = (ev->flags & TS_F_GROUP_KNOWN) ? (ev->flags & TS_F_GROUP_DEAD)
+						    : t->pid == t->tgid;
+	if (group_dead && mm && tl->mms[mm].pid == t->tgid && !tl->mms[mm].exited) {
+		mm_end(tl, mm);
+		ev->u.exit.mm = mm;
+	}
+}
+
+static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
+{
+	uint32_t mm = 0;
+
+	ev->u.flush.role = TS_FLUSH_REQUEST;
+	if (ev->flags & TS_F_MM_GIVEN) {
+		if (ev->u.flush.mm)
+			mm = given_mm(tl, ev->u.flush.mm, "", -1, TL_HOW_GIVEN, ev->ts);
+	} else if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_MM) {
+		mm = current_mm(tl, ev->cpu);
+		if (count) {
+			if (mm)
+				tl->req_mm_guessed++;
+			else
+				tl->req_unattributed++;
+		}
+	}
+	ev->u.flush.mm = mm;
+	if (!count)
+		return;
+	tl->cpus[ev->cpu].st.flush_requests++;
+	if (mm)
+		tl->mms[mm].flush_requests++;
+}
+
+static void do_flush(struct timeline *tl, struct ts_event *ev, bool count)
+{
+	struct cpu_state *c = &tl->cpus[ev->cpu];
+
+	if (ev->u.flush.src != TS_SRC_TLB_FLUSH || ev->u.flush.reason == TS_NO_REASON) {
+		if (ev->u.flush.role == TS_FLUSH_REQUEST) {
+			count_request(tl, ev, count);
+		} else {
+			if (ev->flags & TS_F_MM_GIVEN && ev->u.flush.mm)
+				ev->u.flush.mm = given_mm(tl, ev->u.flush.mm, "", -1,
+							  TL_HOW_GIVEN, ev->ts);
+			else
+				ev->u.flush.mm = 0;
+			if (count && ev->u.flush.role == TS_FLUSH_LOCAL)
+				c->st.local_flushes++;
+		}
+		return;
+	}
+	tl->saw_tlb_tp = true;
+	switch (ev->u.flush.reason) {
+	case TLB_REMOTE_SEND_IPI:
+		c->tlb_req_open = true;
+		count_request(tl, ev, count);
+		return;
+	case TLB_LOCAL_SHOOTDOWN:
+	case TLB_LOCAL_MM_SHOOTDOWN:
+		if (count)
+			c->st.local_flushes++;
+		if (!c->tlb_req_open) {
+			count_request(tl, ev, count);	/* a request only this CPU needed */
+			return;
+		}
+		c->tlb_req_open = false;	/* the local part of the open request */
+		ev->u.flush.role = TS_FLUSH_LOCAL;
+		break;
+	case TLB_FLUSH_ON_TASK_SWITCH:
+		if (count)
+			c->st.local_flushes++;
+		ev->u.flush.role = TS_FLUSH_LOCAL;
+		break;
+	default:	/* REMOTE_SHOOTDOWN, REMOTE_WRONG_CPU: an IPI arrived */
+		ev->u.flush.role = TS_FLUSH_RECEIVED;
+		if (count)
+			c->st.ipis_received[TL_IPI_TLB_FLUSH]++;
+		if (c->pending_known) {
+			if (counted(tl, c->pending_from, ev->ts))
+				tl->cpus[c->pending_from].st.ipis_sent[TL_IPI_TLB_FLUSH]++;
+			if (count && c->pending_mm)
+				tl->mms[c->pending_mm].ipis_caused[TL_IPI_TLB_FLUSH]++;
+		} else if (count) {
+			tl->ipi_unattributed[TL_IPI_TLB_FLUSH]++;
+		}
+		break;
+	}
+	ev->u.flush.mm = 0;
+}
+
+/* Count one flush IPI from @from to @to, seen through evidence @which. */
+static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t mm,
+		      uint64_t ts)
+{
+	if (from >= 0 && counted(tl, from, ts)) {
+		tl->cpus[from].st.ipis_sent[which]++;
+		if (mm)
+			tl->mms[mm].ipis_caused[which]++;
+	}
+	if (from < 0 && counted(tl, to, ts))
+		tl->ipi_unattributed[which]++;
+	if (counted(tl, to, ts))
+		tl->cpus[to].st.ipis_received[which]++;
+}
+
+static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
+			   void *ctx, bool count)
+{
+	struct ts_event r;
+	const char *fn = ts_source_str(tl->src, ev->u.ipi.func);
+
+	memset(&r, 0, sizeof(r));
+	r.ts = ev->ts;
+	r.cpu = ev->cpu;
+	r.kind = TS_EV_FLUSH;
+	r.pid = ev->pid;
+	r.tgid = ev->tgid;
+	memcpy(r.comm, ev->comm, TS_COMM_LEN);
+	r.u.flush.src = TS_SRC_CSD_QUEUE;
+	r.u.flush.reason = TS_NO_REASON;
+	/* the range is not in csd events: a range of unknown size, or everything */
+	r.u.flush.scope = strstr(fn, "flush_tlb_all") ? TS_SCOPE_ALL : TS_SCOPE_RANGE;
+	count_request(tl, &r, count);
+	emit(ctx, tl, &r);
+}
+
+static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+		   bool count)
+{
+	struct cpu_state *c = &tl->cpus[ev->cpu];
+	bool tlb = ev->flags & TS_F_TLB;
+	uint32_t mm;
+
+	if (ev->flags & TS_F_RECV) {
+		if (!tlb)
+			return;
+		if (ev->flags & TS_F_LOCAL) {
+			if (count)
+				c->st.local_flushes_csd++;
+			return;
+		}
+		ev->u.ipi.from = c->pending_known ? c->pending_from : -1;
+		mm = c->pending_known ? c->pending_mm : 0;
+		count_ipi(tl, TL_IPI_CSD_ENTRY, ev->u.ipi.from, ev->cpu, mm, ev->ts);
+		return;
+	}
+	/* send side: remember, per target, who called last (target-side attribution) */
+	mm = current_mm(tl, ev->cpu);
+	for (int t = 0; t < TS_MAX_CPUS; t++) {
+		struct cpu_state *tc;
+
+		if (!ev->u.ipi.targets.bits[t / 64]) {
+			t |= 63;
+			continue;
+		}
+		if (!ts_cpumask_test(&ev->u.ipi.targets, t))
+			continue;
+		tc = cpu_get(tl, t);
+		c = &tl->cpus[ev->cpu];		/* cpu_get may have moved the array */
+		tc->pending_from = ev->cpu;
+		tc->pending_mm = mm;
+		tc->pending_known = true;
+		if (!tlb || t == ev->cpu)
+			continue;
+		count_ipi(tl, ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE : TL_IPI_MASK,
+			  ev->cpu, t, mm, ev->ts);
+	}
+	if (!tlb || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
+		return;
+	/* one request = a run of csd_queue_cpu calls of one function to distinct CPUs */
+	if (c->group_open && c->group_func == ev->u.ipi.func) {
+		bool again = false;
+
+		for (size_t i = 0; i < TS_MAX_CPUS / 64; i++)
+			again |= c->group_targets.bits[i] & ev->u.ipi.targets.bits[i];
+		if (!again) {
+			for (size_t i = 0; i < TS_MAX_CPUS / 64; i++)
+				c->group_targets.bits[i] |= ev->u.ipi.targets.bits[i];
+			return;
+		}
+	}
+	c->group_open = true;
+	c->group_func = ev->u.ipi.func;
+	c->group_targets = ev->u.ipi.targets;
+	if (tl->derive && !tl->saw_tlb_tp)
+		derive_request(tl, ev, emit, ctx, count);
+}
+
+/* Learn the tgid of the current task from the trace's tgid column. */
+static void learn_tgid(struct timeline *tl, const struct ts_event *ev)
+{
+	struct task *t;
+
+	if (!(ev->flags & TS_F_TGID) || ev->pid <= 0 || ev->tgid <= 0)
+		return;
+	t = task_find(tl, ev->pid);
+	if (!t || !t->tgid_guessed || t->kthread)
+		return;
+	t->tgid_guessed = false;
+	if (t->tgid != ev->tgid) {
+		t->tgid = ev->tgid;
+		t->mm = process_mm(tl, ev->tgid, ev->comm, TL_HOW_TGID, ev->ts);
+	}
+}
+
+static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx)
+{
+	struct cpu_state *c;
+	bool count;
+
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
+		return;
+	c = cpu_get(tl, ev->cpu);
+	count = counted(tl, ev->cpu, ev->ts);
+	if (!tl->any) {
+		tl->first_ts = ev->ts;
+		tl->any = true;
+	}
+	if (ev->ts > tl->last_ts)
+		tl->last_ts = ev->ts;
+	if (count && ev->kind != TS_EV_MM) {
+		c->st.events++;
+		if (ev->name)
+			(*u64map_get(&tl->names, ev->name, 0, NULL))++;
+	}
+	/* a csd_queue_cpu group ends at any other event of its CPU */
+	if (ev->kind != TS_EV_IPI || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
+		c->group_open = false;
+	if (ev->kind == TS_EV_SWITCH)
+		c->tlb_req_open = false;
+	learn_tgid(tl, ev);
+	if (ev->pid > 0 && ev->kind != TS_EV_LOST && ev->kind != TS_EV_MM)
+		task_get(tl, ev->pid, ev->comm, ev->ts);
+
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		do_switch(tl, ev, count);
+		break;
+	case TS_EV_NEWTASK:
+		do_newtask(tl, ev);
+		break;
+	case TS_EV_FORK:
+		do_fork(tl, ev);
+		break;
+	case TS_EV_EXEC:
+		do_exec(tl, ev, emit, ctx, count);
+		break;
+	case TS_EV_EXIT:
+		do_exit(tl, ev);
+		break;
+	case TS_EV_FLUSH:
+		do_flush(tl, ev, count);
+		break;
+	case TS_EV_IPI:
+		do_ipi(tl, ev, emit, ctx, count);
+		break;
+	case TS_EV_LOST:
+		if (count) {
+			c->st.lost += ev->u.lost.count;
+			if (!ev->u.lost.count)
+				c->st.lost_marks++;
+		}
+		break;
+	case TS_EV_MM: {
+		struct tl_mm *m;
+		uint32_t id = given_mm(tl, ev->u.mminfo.mm, ev->comm, ev->u.mminfo.pid,
+				       ev->u.mminfo.how < TL_HOW__COUNT ? ev->u.mminfo.how :
+				       TL_HOW_GIVEN, ev->ts);
+
+		m = &tl->mms[id];
+		m->pid = ev->u.mminfo.pid;
+		if (ev->u.mminfo.how < TL_HOW__COUNT)
+			m->how = ev->u.mminfo.how;
+		strlcpy_ts(m->comm, ev->comm, sizeof(m->comm));
+		return;		/* metadata, not an event of the trace */
+	}
+	default:
+		break;
+	}
+	emit(ctx, tl, ev);
+}
+
+struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *filter)
+{
+	struct timeline *tl = xcalloc(1, sizeof(*tl));
+	const struct ts_source_info *info = ts_source_info(src);
+
+	tl->src = src;
+	if (filter) {
+		tl->filter = *filter;
+		tl->filtered = true;
+	}
+	tl->derive = !info->normalized;
+	u64map_init(&tl->pid_task);
+	u64map_init(&tl->tgid_mm);
+	u64map_init(&tl->tgid_execs);
+	u64map_init(&tl->given_mm);
+	u64map_init(&tl->tgid_hint);
+	u64map_init(&tl->names);
+	mm_new(tl, "", "", -1, TL_HOW_NONE, 0);	/* id 0: no mm */
+	if (info->has_tgid) {
+		tl->ring_cap = LOOKAHEAD;
+		tl->ring = xcalloc(tl->ring_cap, sizeof(*tl->ring));
+	}
+	return tl;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	if (!tl)
+		return;
+	free(tl->tasks);
+	free(tl->mms);
+	free(tl->cpus);
+	free(tl->ring);
+	u64map_release(&tl->pid_task);
+	u64map_release(&tl->tgid_mm);
+	u64map_release(&tl->tgid_execs);
+	u64map_release(&tl->given_mm);
+	u64map_release(&tl->tgid_hint);
+	u64map_release(&tl->names);
+	free(tl);
+}
+
+static void ring_pop(struct timeline *tl, tl_emit_fn emit, void *ctx)
+{
+	struct ts_event *ev = &tl->ring[tl->ring_head];
+
+	tl->ring_head = (tl->ring_head + 1) % tl->ring_cap;
+	tl->ring_len--;
+	process(tl, ev, emit, ctx);
+}
+
+void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx)
+{
+	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH)
+		tl->evidence[ev->kind == TS_EV_IPI ? ev->u.ipi.src : ev->u.flush.src]
+			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
+	if (!tl->ring_cap) {
+		process(tl, ev, emit, ctx);
+		return;
+	}
+	if ((ev->flags & TS_F_TGID) && ev->pid > 0 && ev->tgid > 0)
+		*u64map_get(&tl->tgid_hint, (uint32_t)ev->pid, 0, NULL) = (uint32_t)ev->tgid;
+	if (tl->ring_len == tl->ring_cap)
+		ring_pop(tl, emit, ctx);
+	tl->ring[(tl->ring_head + tl->ring_len) % tl->ring_cap] = *ev;
+	tl->ring_len++;
+}
+
+void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx)
+{
+	while (tl->ring_len)
+		ring_pop(tl, emit, ctx);
+	for (int i = 0; i < tl->ncpus; i++)
+		account_interval(tl, i, tl->last_ts);
+	for (int i = 0; i < tl->ncpus; i++)
+		tl->cpus[i].since = tl->last_ts;
+}
+
+int timeline_cpus(const struct timeline *tl)
+{
+	return tl->ncpus;
+}
+
+const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu)
+{
+	return cpu >= 0 && cpu < tl->ncpus ? &tl->cpus[cpu].st : NULL;
+}
+
+uint32_t timeline_mm_count(const struct timeline *tl)
+{
+	return (uint32_t)tl->nmms;
+}
+
+const struct tl_mm *timeline_mm(const struct timeline *tl, uint32_t id)
+{
+	return id < tl->nmms ? &tl->mms[id] : NULL;
+}
+
+uint64_t timeline_first_ts(const struct timeline *tl)
+{
+	return tl->first_ts;
+}
+
+uint64_t timeline_last_ts(const struct timeline *tl)
+{
+	return tl->last_ts;
+}
+
+uint64_t timeline_lost(const struct timeline *tl, uint64_t *unknown_marks)
+{
+	uint64_t n = 0, marks = 0;
+
+	for (int i = 0; i < tl->ncpus; i++) {
+		n += tl->cpus[i].st.lost;
+		marks += tl->cpus[i].st.lost_marks;
+	}
+	if (unknown_marks)
+		*unknown_marks = marks;
+	return n;
+}
+
+uint64_t timeline_name_count(const struct timeline *tl, uint32_t name)
+{
+	uint64_t *n = u64map_find(&tl->names, name);
+
+	return n ? *n : 0;
+}
+
+uint64_t timeline_evidence(const struct timeline *tl, enum ts_evsrc src, bool tlb_only)
+{
+	return tl->evidence[src][1] + (tlb_only ? 0 : tl->evidence[src][0]);
+}
+
+int timeline_ipi_source(const struct timeline *tl)
+{
+	uint64_t sum[TL_IPI__COUNT] = { 0 };
+
+	for (int i = 0; i < tl->ncpus; i++)
+		for (int s = 0; s < TL_IPI__COUNT; s++)
+			sum[s] += tl->cpus[i].st.ipis_received[s];
+	/*
+	 * csd_queue_cpu names the function on the sender, one event per target; but x86
+	 * traces it only for single-CPU calls, so it is taken only when it is complete
+	 * compared with the targets' own csd_function_entry (within 1 %).
+	 */
+	if (tl->evidence[TS_SRC_CSD_QUEUE][1] &&
+	    sum[TL_IPI_CSD_QUEUE] * 100 >= sum[TL_IPI_CSD_ENTRY] * 99)
+		return TL_IPI_CSD_QUEUE;
+	if (tl->evidence[TS_SRC_CSD_ENTRY][1])
+		return TL_IPI_CSD_ENTRY;
+	if (tl->evidence[TS_SRC_IPI_CPU][1] || tl->evidence[TS_SRC_IPI_MASK][1])
+		return TL_IPI_MASK;
+	if (sum[TL_IPI_TLB_FLUSH])
+		return TL_IPI_TLB_FLUSH;
+	return -1;
+}
+
+const char *timeline_ipi_source_name(int src)
+{
+	static const char *const names[TL_IPI__COUNT] = {
+		"csd_queue_cpu", "csd_function_entry", "ipi_send_cpu/cpumask",
+		"tlb_flush (remote shootdown)",
+	};
+
+	return src >= 0 && src < TL_IPI__COUNT ? names[src] : "none";
+}
+
+const char *timeline_how_name(enum tl_how how)
+{
+	static const char *const names[TL_HOW__COUNT] = {
+		[TL_HOW_NONE] = "none", [TL_HOW_GIVEN] = "given", [TL_HOW_TGID] = "tgid",
+		[TL_HOW_CLONE] = "clone", [TL_HOW_EXEC] = "exec",
+		[TL_HOW_GUESS_FORK] = "guess-fork", [TL_HOW_GUESS_PID] = "guess-pid",
+	};
+
+	return how < TL_HOW__COUNT ? names[how] : "?";
+}
+
+bool timeline_how_guessed(enum tl_how how)
+{
+	return how >= TL_HOW_GUESS_FORK;
+}
+
+uint64_t timeline_requests_mm_guessed(const struct timeline *tl)
+{
+	return tl->req_mm_guessed;
+}
+
+uint64_t timeline_requests_unattributed(const struct timeline *tl)
+{
+	return tl->req_unattributed;
+}
+
+uint64_t timeline_ipis_unattributed(const struct timeline *tl, int src)
+{
+	return src >= 0 && src < TL_IPI__COUNT ? tl->ipi_unattributed[src] : 0;
+}
+
+uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed)
+{
+	if (kthreads_guessed)
+		*kthreads_guessed = tl->kthreads_guessed;
+	return tl->ntasks;
+}
+
+uint64_t timeline_local_flushes(const struct timeline *tl, int cpu)
+{
+	const struct tl_cpu *c = timeline_cpu(tl, cpu);
+	bool flush_events = tl->evidence[TS_SRC_TLB_FLUSH][1] || tl->evidence[TS_SRC_JSON][1];
+
+	if (!c)
+		return 0;
+	return flush_events || c->local_flushes ? c->local_flushes : c->local_flushes_csd;
+}

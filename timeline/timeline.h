@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * timeline/ - per-CPU reconstruction from the normalized stream: what ran where and when,
+ * which address space (mm) every task used (DESIGN.md section 3 identity rules, each mm
+ * with a note of how it was identified), and every flush request, local flush and flush IPI
+ * the trace shows, attributed to the sending CPU and process.  The timeline resolves each
+ * event and hands it on (with mm ids filled in) to one consumer callback, so analyses are
+ * consumers of the same stream.
+ */
+#ifndef TLBSCOPE_TIMELINE_H
+#define TLBSCOPE_TIMELINE_H
+
+#include "../parsers/parsers.h"
+
+/* How an mm's identity was established; everything from TL_HOW_GUESS_FORK on is a guess. */
+enum tl_how {
+	TL_HOW_NONE,
+	TL_HOW_GIVEN,		/* named by the input (JSON lines, switch_mm probes) */
+	TL_HOW_TGID,		/* the trace's tgid column */
+	TL_HOW_CLONE,		/* task_newtask clone flags */
+	TL_HOW_EXEC,		/* sched_process_exec started it */
+	TL_HOW_GUESS_FORK,	/* sched_process_fork without clone flags: assumed a new process */
+	TL_HOW_GUESS_PID,	/* task first seen mid-trace: its pid taken as its process */
+	TL_HOW__COUNT
+};
+
+/* Which event proves a flush IPI; the best one the trace has is chosen per trace. */
+enum tl_ipi_ev {
+	TL_IPI_CSD_QUEUE,	/* sender side, one per target, names the function */
+	TL_IPI_CSD_ENTRY,	/* target side, names the function */
+	TL_IPI_MASK,		/* ipi_send_cpu/cpumask with a flush callback */
+	TL_IPI_TLB_FLUSH,	/* x86 tlb_flush "remote shootdown" on the target */
+	TL_IPI__COUNT
+};
+
+struct tl_cpu {
+	uint64_t switches;		/* sched_switch events */
+	uint64_t mm_switches;		/* switches that changed the CPU's active mm */
+	uint64_t flush_requests;	/* flush requests made on this CPU */
+	uint64_t ipis_sent[TL_IPI__COUNT];
+	uint64_t ipis_received[TL_IPI__COUNT];
+	uint64_t local_flushes;		/* flushes this CPU did for itself (flush events) */
+	uint64_t local_flushes_csd;	/* its own call of a cross-call flush (csd == NULL) */
+	uint64_t kthread_ns;		/* time running kernel threads other than idle */
+	uint64_t idle_ns;		/* time in the idle task */
+	uint64_t events;
+	uint64_t lost;			/* events lost on this CPU (lost markers) */
+	uint64_t lost_marks;		/* lost markers with an unknown count */
+};
+
+struct tl_mm {
+	char name[32];			/* "p1234", "p1234.1" after an exec, or the input's name */
+	char comm[TS_COMM_LEN];		/* command of its first task */
+	int32_t pid;			/* its process (tgid), -1 unknown */
+	uint8_t how;			/* enum tl_how */
+	bool exited;
+	uint64_t first_ts;
+	struct ts_cpumask ran_on;	/* CPUs that ever switched to it = stock mm_cpumask */
+	struct ts_cpumask counted_on;	/* CPUs that switched to it inside the filter */
+	uint64_t flush_requests;
+	uint64_t ipis_caused[TL_IPI__COUNT];
+	uint64_t switches_in;		/* mm switches to it */
+};
+
+struct tl_filter {
+	uint64_t from, to;		/* count events with from <= ts < to (ns, trace clock) */
+	bool has_cpus;
+	struct ts_cpumask cpus;		/* count only these CPUs */
+};
+
+struct timeline;
+
+/* Called once per resolved event; @ev is borrowed for the call. */
+typedef void (*tl_emit_fn)(void *ctx, struct timeline *tl, const struct ts_event *ev);
+
+/**
+ * timeline_new - reconstruction state for events read from @src
+ * @src: borrowed; must outlive the timeline (mm names given by the input live there)
+ * @filter: may be NULL; counters then cover the whole trace (state always does)
+ * Returns a timeline to be freed with timeline_free().
+ */
+struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *filter);
+void timeline_free(struct timeline *tl);
+
+/*
+ * timeline_feed - resolve one event (mm ids, flush role) and update state and counters.
+ * @ev: read from the source, modified in place.  @emit gets the resolved event and any
+ * event the timeline derives from it (flush requests grouped from csd_queue_cpu).
+ */
+void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx);
+/* End of input: close per-CPU intervals at the last timestamp, flush the lookahead. */
+void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx);
+
+int timeline_cpus(const struct timeline *tl);		/* highest CPU seen + 1 */
+const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu);
+uint32_t timeline_mm_count(const struct timeline *tl);	/* ids 1..count-1 are valid */
+const struct tl_mm *timeline_mm(const struct timeline *tl, uint32_t id);
+uint64_t timeline_first_ts(const struct timeline *tl);
+uint64_t timeline_last_ts(const struct timeline *tl);
+uint64_t timeline_lost(const struct timeline *tl, uint64_t *unknown_marks);
+
+/*
+ * Local flushes of @cpu from the best evidence: x86 tlb_flush traces every local flush
+ * (the local leg of a cross-call too, which csd_function_entry shows a second time), so
+ * csd counts are used only when the trace has no flush events.
+ */
+uint64_t timeline_local_flushes(const struct timeline *tl, int cpu);
+
+/* Events by tracepoint name: name string ids of the source with their counts. */
+uint64_t timeline_name_count(const struct timeline *tl, uint32_t name);
+/* Events of kind @src_kind that were seen at all (the evidence block). */
+uint64_t timeline_evidence(const struct timeline *tl, enum ts_evsrc src, bool tlb_only);
+/* The flush-IPI evidence chosen for this trace, or -1 when the trace has none. */
+int timeline_ipi_source(const struct timeline *tl);
+const char *timeline_ipi_source_name(int src);
+const char *timeline_how_name(enum tl_how how);
+bool timeline_how_guessed(enum tl_how how);
+/* Requests whose mm was the requesting task's (no mm in the event): a guess. */
+uint64_t timeline_requests_mm_guessed(const struct timeline *tl);
+/* Requests made while a kernel thread ran: no user mm to attribute. */
+uint64_t timeline_requests_unattributed(const struct timeline *tl);
+uint64_t timeline_ipis_unattributed(const struct timeline *tl, int src);
+/* Tasks whose tgid was learned from later events (lookahead); for the evidence block. */
+uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed);
+
+#endif
