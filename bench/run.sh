@@ -34,7 +34,13 @@ printf '%-34s %8s s %9s KiB\n' "trace-cmd report > /dev/null" "$tt" "$tm" \
 	"tlbscope report" "$ot" "$om" "tlbscope info" "$it" "$im"
 printf 'time ratio tlbscope report / trace-cmd report: %.2f\n' "$(echo "$ot / $tt" | bc -l)"
 printf 'memory ratio: %.2f\n' "$(echo "$om / $tm" | bc -l)"
-# memory is flat in trace length: the first half of the same trace, read as a window
-read -r ht hm <<< "$(measure "$prog" report --to +"$(echo "$("$prog" info --json "$trace" |
-	jq '.duration_ns') / 2000000000" | bc -l)" "$trace")"
-printf 'tlbscope report, first half only: %s s %s KiB (whole: %s KiB)\n' "$ht" "$hm" "$om"
+# memory is flat in trace length: the normalized stream of the same trace, cut at a
+# quarter, a half and the whole (the JSON-lines reader streams, as the text reader does)
+"$prog" events "$trace" > "$work/ev.jsonl"
+lines=$(wc -l < "$work/ev.jsonl")
+for part in 4 2 1; do
+	head -n $((lines / part)) "$work/ev.jsonl" > "$work/part.jsonl"
+	read -r pt pm <<< "$(measure "$prog" report "$work/part.jsonl")"
+	printf 'tlbscope report on 1/%d of the events as JSON lines (%d lines): %s s %s KiB\n' \
+		"$part" $((lines / part)) "$pt" "$pm"
+done
