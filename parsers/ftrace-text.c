@@ -23,6 +23,15 @@ struct ftext {
 	bool report;		/* trace-cmd report output, else a tracefs file */
 	bool tracefs_hdr;	/* a '#' header was seen: no buffer-name prefixes */
 	uint64_t last_ts;	/* ns of the last event, given to LOST events */
+	/*
+	 * A tracefs header "entries-in-buffer/entries-written: A/B" with B > A: the ring
+	 * buffer overwrote B - A events (the oldest, of unknown CPUs).  Told as one LOST
+	 * event, with cpu -1, just before the first event.
+	 */
+	uint64_t overwritten;
+	bool overwritten_told;
+	bool has_stash;
+	struct ts_event stash;	/* the first event, held back behind that LOST event */
 };
 
 /* The columns before an event's fields; spans point into the line. */
@@ -636,6 +645,13 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 		}
 		if (strstr(s, "TGID"))
 			src->info.has_tgid = true;
+		p = strstr(s, "entries-in-buffer/entries-written:");
+		if (p) {
+			unsigned long long in, written;
+
+			if (sscanf(p + 34, " %llu/%llu", &in, &written) == 2 && written > in)
+				ft->overwritten = written - in;
+		}
 		return true;
 	}
 	if (!lit_num(s, len, "cpus=", &n)) {
@@ -755,6 +771,11 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct ftext *ft = src->priv;
 
+	if (ft->has_stash) {
+		*ev = ft->stash;
+		ft->has_stash = false;
+		return 1;
+	}
 	for (;;) {
 		bool failed;
 		size_t len, i;
@@ -778,8 +799,20 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 		if (i == len)
 			continue;
 		line[len] = '\0';
-		if (handle_line(src, ft, line, len, ev))
+		if (handle_line(src, ft, line, len, ev)) {
+			if (ft->overwritten && !ft->overwritten_told) {
+				ft->overwritten_told = true;
+				ft->stash = *ev;
+				ft->has_stash = true;
+				memset(ev, 0, sizeof(*ev));
+				ev->kind = TS_EV_LOST;
+				ev->ts = ft->stash.ts;
+				ev->cpu = -1;
+				ev->pid = ev->tgid = -1;
+				ev->u.lost.count = ft->overwritten;
+			}
 			return 1;
+		}
 		memset(ev, 0, sizeof(*ev));
 	}
 }

@@ -114,8 +114,9 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		jcomm(o, "comm", ev->comm);
 		return 1;
 	}
-	if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
-	    json_integer_value(cpu) >= TS_MAX_CPUS)
+	/* a lost event may be of no known CPU: -1 */
+	if (!json_is_integer(cpu) || json_integer_value(cpu) >= TS_MAX_CPUS ||
+	    json_integer_value(cpu) < (strcmp(kind, "lost") ? 0 : -1))
 		return *why = "no \"cpu\" in 0..511", -1;
 	ev->cpu = (int32_t)json_integer_value(cpu);
 	ev->pid = (int32_t)jnum(o, "pid", -1);

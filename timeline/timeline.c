@@ -80,6 +80,7 @@ struct timeline {
 	uint64_t req_mm_guessed, req_unattributed;
 	uint64_t ipi_unattributed[TL_IPI__COUNT];
 	uint64_t kthreads_guessed;
+	uint64_t lost_anywhere;		/* lost events of no known CPU */
 	uint64_t first_ts, last_ts;
 	bool any;
 
@@ -112,7 +113,8 @@ static bool counted(const struct timeline *tl, int cpu, uint64_t ts)
 		return true;
 	if (ts < tl->filter.from || ts >= tl->filter.to)
 		return false;
-	return !tl->filter.has_cpus || (cpu >= 0 && ts_cpumask_test(&tl->filter.cpus, cpu));
+	/* cpu -1: not tied to a CPU, counted whatever CPUs are selected */
+	return !tl->filter.has_cpus || cpu < 0 || ts_cpumask_test(&tl->filter.cpus, cpu);
 }
 
 static struct cpu_state *cpu_get(struct timeline *tl, int cpu)
@@ -704,6 +706,13 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	struct cpu_state *c;
 	bool count;
 
+	if (ev->kind == TS_EV_LOST && ev->cpu < 0) {
+		/* lost somewhere, CPU unknown (a tracefs header's overwritten count) */
+		if (counted(tl, -1, ev->ts))
+			tl->lost_anywhere += ev->u.lost.count;
+		emit(ctx, tl, ev);
+		return;
+	}
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
 	c = cpu_get(tl, ev->cpu);
@@ -886,7 +895,7 @@ uint64_t timeline_last_ts(const struct timeline *tl)
 
 uint64_t timeline_lost(const struct timeline *tl, uint64_t *unknown_marks)
 {
-	uint64_t n = 0, marks = 0;
+	uint64_t n = tl->lost_anywhere, marks = 0;
 
 	for (int i = 0; i < tl->ncpus; i++) {
 		n += tl->cpus[i].st.lost;
