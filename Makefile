@@ -102,7 +102,8 @@ check: deps
 asan: deps
 	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=build-asan PROG=tlbscope-asan \
 		tlbscope-asan unit
-	$(Q)ASAN_OPTIONS=detect_leaks=1 tests/run.sh build-asan ./tlbscope-asan
+	$(Q)ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		tests/run.sh build-asan ./tlbscope-asan
 
 valgrind: deps
 	$(Q)$(MAKE) --no-print-directory $(PROG) unit

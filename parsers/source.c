@@ -191,8 +191,7 @@ struct ts_source *ts_source_open(const char *path, char *err)
 
 out_fail:
 	strlcpy_ts(err, src->err, TS_ERR_LEN);
-	src->fmt = NULL;
-	ts_source_close(src);
+	ts_source_close(src);	/* the format's close() undoes a partial open() */
 	return NULL;
 }
 
