@@ -339,6 +339,7 @@ struct text_fields {
 	const char *event;
 	const char *payload;
 	bool plugin;
+	bool report;		/* trace-cmd report: libtraceevent prints cpumasks as lists */
 	struct plugin_switch sw;
 };
 
@@ -561,9 +562,15 @@ static int tf_mask(void *ctx, const char *field, struct ts_cpumask *m)
 		return -1;
 	memcpy(tmp, v, len);
 	tmp[len] = '\0';
+	/*
+	 * The kernel prints a cpumask field as %*pb hex ("e", "00000001,0000000e"), while
+	 * libtraceevent (trace-cmd report) prints a CPU list ("1,3", "0-3"): "3" means CPUs
+	 * 0-1 in the one and CPU 3 in the other, so the printer decides, not the digits.
+	 */
+	if (tf->report)
+		return ts_cpumask_parse_list(m, tmp) ? ts_cpumask_parse_hex(m, tmp) : 0;
 	if (!ts_cpumask_parse_hex(m, tmp))
 		return 0;
-	/* some printers give a CPU list ("0-3,5") */
 	return ts_cpumask_parse_list(m, tmp);
 }
 
@@ -738,6 +745,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 
 	tf.event = name;
 	tf.payload = h.payload;
+	tf.report = ft->report;
 	if (!strcmp(name, "sched_switch") && !strstr(h.payload, "prev_pid=")) {
 		if (parse_plugin_switch(h.payload, &tf.sw)) {
 			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",

@@ -1,0 +1,722 @@
+/*
+ * tlbscope corpus guest: PID 1 of the RISC-V QEMU guest.
+ *
+ * Mounts proc/sys/devtmpfs/tracefs, creates the kprobes listed in
+ * /etc/tlbscope/kprobe_events (generated on the host with struct offsets
+ * derived from the built kernel), enables the tracepoints, runs the workload
+ * named on the kernel command line, then dumps the raw per-CPU ring buffers
+ * plus everything `trace-cmd restore` needs into a ustar archive written to
+ * the raw virtio disk /dev/vda, and powers off.
+ *
+ * Kernel command line keys (all optional):
+ *   tlbscope.workload=hackbench|mmapstress|pagefault|mmap|forkexec|none
+ *   tlbscope.buf=KB           per-CPU ring buffer size (default 8192)
+ *   tlbscope.cpus=N           expected online CPUs (checked, recorded)
+ *   hackbench:  tlbscope.rounds=R tlbscope.groups=G tlbscope.fds=F tlbscope.loops=L tlbscope.msg=BYTES
+ *   mmapstress: tlbscope.threads=T tlbscope.iters=I tlbscope.pages=P
+ *   pagefault:  tlbscope.iters=I tlbscope.pages=P tlbscope.procs=N
+ *   mmap:       tlbscope.iters=I tlbscope.pages=P tlbscope.procs=N
+ *   forkexec:   tlbscope.procs=N tlbscope.iters=I tlbscope.pages=P
+ *
+ * The same binary is exec'd as "/init forkexec-child" by the fork/exec mix.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TRACING "/sys/kernel/tracing"
+#define OUT "/out"
+
+static char cmdline[4096];
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	printf("tlbscope-init: ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void die_off(const char *what)
+{
+	say("FATAL: %s: %s\n", what, strerror(errno));
+	sync();
+	reboot(RB_POWER_OFF);
+	_exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* value of tlbscope.KEY= on the kernel command line, or NULL */
+static const char *param(const char *key)
+{
+	static char val[256];
+	char pat[64];
+	snprintf(pat, sizeof pat, "tlbscope.%s=", key);
+	char *p = cmdline;
+	size_t n = strlen(pat);
+	while ((p = strstr(p, pat))) {
+		if (p == cmdline || p[-1] == ' ') {
+			p += n;
+			size_t i = 0;
+			while (*p && *p != ' ' && *p != '\n' && i < sizeof val - 1)
+				val[i++] = *p++;
+			val[i] = 0;
+			return val;
+		}
+		p += n;
+	}
+	return NULL;
+}
+
+static long iparam(const char *key, long def)
+{
+	const char *v = param(key);
+	return v ? strtol(v, NULL, 0) : def;
+}
+
+static int write_file(const char *path, const char *s, int append)
+{
+	int fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0) {
+		say("open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	ssize_t r = write(fd, s, strlen(s));
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		say("write '%s' to %s: %s\n", s, path, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* read a whole file (works for /proc and tracefs files of unknown size) */
+static char *read_all(const char *path, size_t *len, int nonblock)
+{
+	int fd = open(path, O_RDONLY | (nonblock ? O_NONBLOCK : 0));
+	if (fd < 0)
+		return NULL;
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (cap - n < 65536) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ---------- ustar writer (to the raw virtio disk) ---------- */
+
+static int tar_fd = -1;
+static uint64_t tar_bytes;
+
+static void tar_write(const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t r = write(tar_fd, c, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			die_off("write tar");
+		}
+		c += r;
+		n -= r;
+		tar_bytes += r;
+	}
+}
+
+static void tar_add(const char *name, const char *data, size_t len)
+{
+	char h[512];
+	memset(h, 0, sizeof h);
+	if (strlen(name) >= 100) {
+		/* split into prefix/name at a '/' */
+		const char *slash = strrchr(name, '/');
+		size_t pl = slash - name;
+		memcpy(h + 345, name, pl);
+		strncpy(h, slash + 1, 99);
+	} else {
+		strcpy(h, name);
+	}
+	snprintf(h + 100, 8, "%07o", 0644);
+	snprintf(h + 108, 8, "%07o", 0);
+	snprintf(h + 116, 8, "%07o", 0);
+	snprintf(h + 124, 12, "%011llo", (unsigned long long)len);
+	snprintf(h + 136, 12, "%011llo", (unsigned long long)time(NULL));
+	memset(h + 148, ' ', 8);
+	h[156] = '0';
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += (unsigned char)h[i];
+	snprintf(h + 148, 8, "%06o", sum);
+	h[155] = ' ';
+	tar_write(h, 512);
+	tar_write(data, len);
+	size_t pad = (512 - len % 512) % 512;
+	static const char zero[512];
+	tar_write(zero, pad);
+}
+
+static void tar_add_file(const char *name, const char *path)
+{
+	size_t len;
+	char *d = read_all(path, &len, 0);
+	if (!d) {
+		say("skip %s: %s\n", path, strerror(errno));
+		return;
+	}
+	tar_add(name, d, len);
+	free(d);
+}
+
+static void tar_add_str(const char *name, const char *s)
+{
+	tar_add(name, s, strlen(s));
+}
+
+/* events/<sys>/<event>/format for every event, plus header_page/header_event */
+static void tar_add_formats(void)
+{
+	tar_add_file("tracing/events/header_page", TRACING "/events/header_page");
+	tar_add_file("tracing/events/header_event", TRACING "/events/header_event");
+	DIR *d = opendir(TRACING "/events");
+	struct dirent *s;
+	int n = 0;
+	while (d && (s = readdir(d))) {
+		if (s->d_name[0] == '.' || s->d_type != DT_DIR)
+			continue;
+		char sp[512];
+		snprintf(sp, sizeof sp, TRACING "/events/%s", s->d_name);
+		DIR *e = opendir(sp);
+		struct dirent *ev;
+		while (e && (ev = readdir(e))) {
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
+				continue;
+			char fp[1024], name[1024];
+			snprintf(fp, sizeof fp, "%s/%s/format", sp, ev->d_name);
+			snprintf(name, sizeof name, "tracing/events/%s/%s/format", s->d_name, ev->d_name);
+			if (access(fp, R_OK) == 0) {
+				tar_add_file(name, fp);
+				n++;
+			}
+		}
+		if (e)
+			closedir(e);
+	}
+	if (d)
+		closedir(d);
+	say("archived %d event formats\n", n);
+}
+
+/* ---------- tracing setup ---------- */
+
+static const char *tracepoints[] = {
+	"sched/sched_switch",
+	"sched/sched_process_fork",
+	"sched/sched_process_exec",
+	"sched/sched_process_exit",
+	"task/task_newtask",
+	"ipi/ipi_send_cpu",
+	"ipi/ipi_send_cpumask",
+	"ipi/ipi_raise",
+	"ipi/ipi_entry",
+	"ipi/ipi_exit",
+	"csd/csd_queue_cpu",
+	"csd/csd_function_entry",
+	"csd/csd_function_exit",
+	NULL,
+};
+
+static void setup_tracing(void)
+{
+	char buf[256];
+	write_file(TRACING "/tracing_on", "0", 0);
+	write_file(TRACING "/trace", "", 0);
+	snprintf(buf, sizeof buf, "%ld", iparam("buf", 8192));
+	write_file(TRACING "/buffer_size_kb", buf, 0);
+	write_file(TRACING "/saved_cmdlines_size", "8192", 0);
+	write_file(TRACING "/options/record-tgid", "1", 0);
+
+	/* kprobes: one definition per line, generated on the host */
+	size_t len;
+	char *defs = read_all("/etc/tlbscope/kprobe_events", &len, 0);
+	int nk = 0;
+	for (char *line = defs ? strtok(defs, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		if (!*line || *line == '#')
+			continue;
+		if (write_file(TRACING "/kprobe_events", line, 1) == 0)
+			nk++;
+		else
+			say("kprobe refused: %s\n", line);
+	}
+	free(defs);
+	say("%d kprobes defined\n", nk);
+	if (nk)
+		write_file(TRACING "/events/tlbscope/enable", "1", 0);
+
+	for (int i = 0; tracepoints[i]; i++) {
+		snprintf(buf, sizeof buf, TRACING "/events/%s/enable", tracepoints[i]);
+		if (access(buf, W_OK) == 0)
+			write_file(buf, "1", 0);
+		else
+			say("no tracepoint %s\n", tracepoints[i]);
+	}
+}
+
+/* ---------- workloads (look-alikes of the seeds' benchmarks) ---------- */
+
+static void xwrite(int fd, const void *b, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			_exit(2);
+		b = (const char *)b + r;
+		n -= r;
+	}
+}
+
+static void xread(int fd, void *b, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, b, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			_exit(3);
+		b = (char *)b + r;
+		n -= r;
+	}
+}
+
+static void reap(int n)
+{
+	int st;
+	while (n-- > 0 && wait(&st) > 0)
+		;
+}
+
+/*
+ * hackbench-like: G groups, each of F receiver and F sender processes
+ * (fork); every sender sends L messages of MSG bytes to every receiver of its
+ * group over pipes (one pipe per receiver, as hackbench -pipe).
+ */
+static void hackbench_round(int G, int F, int L, int M, double *secs, int *procs)
+{
+	int start_pipe[2], ready[2];
+	pipe(start_pipe);
+	pipe(ready);
+	int nproc = 0;
+	for (int g = 0; g < G; g++) {
+		int fds[64][2];
+		for (int r = 0; r < F; r++) {
+			if (pipe(fds[r]) < 0)
+				die_off("pipe");
+		}
+		for (int r = 0; r < F; r++) {
+			pid_t p = fork();
+			if (p == 0) {
+				char b[4096];
+				char c = 1;
+				xwrite(ready[1], &c, 1);
+				xread(start_pipe[0], &c, 1);
+				for (long i = 0; i < (long)F * L; i++)
+					xread(fds[r][0], b, M);
+				_exit(0);
+			}
+			nproc++;
+		}
+		for (int s = 0; s < F; s++) {
+			pid_t p = fork();
+			if (p == 0) {
+				char b[4096];
+				char c = 1;
+				memset(b, 's', sizeof b);
+				xwrite(ready[1], &c, 1);
+				xread(start_pipe[0], &c, 1);
+				for (int i = 0; i < L; i++)
+					for (int r = 0; r < F; r++)
+						xwrite(fds[r][1], b, M);
+				_exit(0);
+			}
+			nproc++;
+		}
+		for (int r = 0; r < F; r++) {
+			close(fds[r][0]);
+			close(fds[r][1]);
+		}
+	}
+	char c;
+	for (int i = 0; i < nproc; i++)
+		xread(ready[0], &c, 1);
+	double t0 = now();
+	char *go = calloc(nproc, 1);
+	xwrite(start_pipe[1], go, nproc);
+	reap(nproc);
+	*secs += now() - t0;
+	*procs += nproc;
+	free(go);
+	close(start_pipe[0]);
+	close(start_pipe[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* R rounds of hackbench (as running the benchmark R times in a row) */
+static void hackbench_like(char *info, size_t infosz)
+{
+	int G = iparam("groups", 4), F = iparam("fds", 10), L = iparam("loops", 50);
+	int M = iparam("msg", 100), R = iparam("rounds", 1);
+	if (F > 64)
+		F = 64;
+	snprintf(info, infosz, "hackbench-like: rounds=%d groups=%d fds=%d loops=%d msg=%d (processes, pipes)", R, G, F, L, M);
+	say("%s\n", info);
+	double secs = 0;
+	int procs = 0;
+	for (int r = 0; r < R; r++)
+		hackbench_round(G, F, L, M, &secs, &procs);
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s in the message phases (%d processes in all)", secs, procs);
+}
+
+/*
+ * mmapstress-like: T threads of one process; each iteration maps P anonymous
+ * pages, touches them, mprotects them read-only and back, and unmaps them.
+ */
+static int ms_iters, ms_pages;
+
+static void *mmapstress_thread(void *arg)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < ms_iters; i++) {
+		size_t len = (size_t)ms_pages * pg;
+		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			die_off("mmap");
+		for (size_t o = 0; o < len; o += pg)
+			m[o] = (char)o;
+		mprotect(m, len, PROT_READ);
+		volatile char sum = 0;
+		for (size_t o = 0; o < len; o += pg)
+			sum += m[o];
+		mprotect(m, len, PROT_READ | PROT_WRITE);
+		m[0] = sum;
+		munmap(m, len);
+		if ((i & 7) == 7)
+			sched_yield();
+	}
+	(void)arg;
+	return NULL;
+}
+
+static void mmapstress_like(char *info, size_t infosz)
+{
+	int T = iparam("threads", 8);
+	ms_iters = iparam("iters", 200);
+	ms_pages = iparam("pages", 16);
+	snprintf(info, infosz, "mmapstress-like: threads=%d iters=%d pages=%d (mmap, touch, mprotect RO/RW, munmap)", T, ms_iters, ms_pages);
+	say("%s\n", info);
+	double t0 = now();
+	pid_t p = fork();
+	if (p == 0) {
+		pthread_t th[256];
+		for (int i = 0; i < T; i++)
+			pthread_create(&th[i], NULL, mmapstress_thread, NULL);
+		for (int i = 0; i < T; i++)
+			pthread_join(th[i], NULL);
+		_exit(0);
+	}
+	reap(1);
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
+}
+
+/* a P-page file in tmpfs for the lat_* look-alikes */
+static int make_file(const char *path, long pages)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die_off("create file");
+	char *b = malloc(pg);
+	memset(b, 'x', pg);
+	for (long i = 0; i < pages; i++)
+		xwrite(fd, b, pg);
+	free(b);
+	return fd;
+}
+
+/*
+ * lat_pagefault-like: N processes each map a P-page tmpfs file and take a
+ * read fault on every page (lmbench touches with a stride), then unmap; I times.
+ * lat_mmap-like: the same, but map/touch/unmap is the measured unit, every
+ * 16th page touched (lmbench lat_mmap touches each 16 KB).
+ */
+static void lat_like(char *info, size_t infosz, int mmap_variant)
+{
+	int N = iparam("procs", 2), I = iparam("iters", 50), P = iparam("pages", 256);
+	long pg = sysconf(_SC_PAGESIZE);
+	int step = mmap_variant ? 4 : 1;
+	snprintf(info, infosz, "%s: procs=%d iters=%d pages=%d (tmpfs file, MAP_SHARED, %s)",
+		 mmap_variant ? "lat_mmap-like" : "lat_pagefault-like", N, I, P,
+		 mmap_variant ? "touch every 4th page" : "read-fault every page");
+	say("%s\n", info);
+	double t0 = now();
+	for (int n = 0; n < N; n++) {
+		if (fork() == 0) {
+			char path[64];
+			snprintf(path, sizeof path, "/tmp/lat.%d", n);
+			int fd = make_file(path, P);
+			volatile char sum = 0;
+			for (int i = 0; i < I; i++) {
+				char *m = mmap(NULL, P * pg, PROT_READ | (mmap_variant ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+				if (m == MAP_FAILED)
+					die_off("mmap file");
+				for (long p = 0; p < P; p += step)
+					sum += m[p * pg];
+				if (mmap_variant)
+					m[0] = sum;
+				munmap(m, P * pg);
+			}
+			close(fd);
+			unlink(path);
+			_exit(0);
+		}
+	}
+	reap(N);
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
+}
+
+/*
+ * fork/exec mix: N workers; each iteration forks a child that either execs
+ * /init as "forkexec-child" (which touches P pages and exits) or, every other
+ * time, touches P pages of a copy-on-write buffer and exits without exec.
+ */
+static void forkexec_child(int pages)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, pages * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (long i = 0; i < pages; i++)
+		m[i * pg] = 1;
+	munmap(m, pages * pg);
+	_exit(0);
+}
+
+static void forkexec_mix(char *info, size_t infosz)
+{
+	int N = iparam("procs", 4), I = iparam("iters", 30), P = iparam("pages", 32);
+	long pg = sysconf(_SC_PAGESIZE);
+	snprintf(info, infosz, "fork/exec mix: procs=%d iters=%d pages=%d (fork+exec and fork+COW children)", N, I, P);
+	say("%s\n", info);
+	double t0 = now();
+	for (int n = 0; n < N; n++) {
+		if (fork() == 0) {
+			char *buf = malloc(P * pg);
+			memset(buf, 1, P * pg);
+			for (int i = 0; i < I; i++) {
+				pid_t c = fork();
+				if (c == 0) {
+					if (i & 1) {
+						for (long p = 0; p < P; p++)
+							buf[p * pg] = 2;
+						_exit(0);
+					}
+					char pa[16];
+					snprintf(pa, sizeof pa, "%d", P);
+					execl("/init", "/init", "forkexec-child", pa, (char *)NULL);
+					_exit(127);
+				}
+				int st;
+				waitpid(c, &st, 0);
+				buf[(i % P) * pg] = 3; /* COW break in the parent */
+			}
+			_exit(0);
+		}
+	}
+	reap(N);
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
+}
+
+/* ---------- dump ---------- */
+
+static int online_cpus(char *list, size_t sz)
+{
+	size_t len;
+	char *s = read_all("/sys/devices/system/cpu/online", &len, 0);
+	if (!s)
+		return -1;
+	s[strcspn(s, "\n")] = 0;
+	snprintf(list, sz, "%s", s);
+	free(s);
+	return 0;
+}
+
+static void dump(const char *info, const char *pb, size_t pbl, const char *pa, size_t pal)
+{
+	tar_fd = open("/dev/vda", O_WRONLY);
+	if (tar_fd < 0)
+		die_off("open /dev/vda");
+	tar_add_str("info.txt", info);
+	tar_add_file("cmdline", "/proc/cmdline");
+	tar_add_file("kallsyms", "/proc/kallsyms");
+	tar_add_file("tracing/printk_formats", TRACING "/printk_formats");
+	tar_add_file("tracing/saved_cmdlines", TRACING "/saved_cmdlines");
+	tar_add_file("tracing/saved_tgids", TRACING "/saved_tgids");
+	tar_add_file("tracing/kprobe_events", TRACING "/kprobe_events");
+	tar_add_file("tracing/kprobe_profile", TRACING "/kprobe_profile");
+	if (pb)
+		tar_add("kprobe_profile.before", pb, pbl);
+	if (pa)
+		tar_add("kprobe_profile.after", pa, pal);
+	tar_add_file("tracing/trace_clock", TRACING "/trace_clock");
+	tar_add_file("tracing/buffer_size_kb", TRACING "/buffer_size_kb");
+	tar_add_formats();
+
+	int ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t total = 0;
+	for (int c = 0; c < ncpu; c++) {
+		char p[256], n[64];
+		snprintf(p, sizeof p, TRACING "/per_cpu/cpu%d/stats", c);
+		snprintf(n, sizeof n, "per_cpu/cpu%d/stats", c);
+		tar_add_file(n, p);
+		snprintf(p, sizeof p, TRACING "/per_cpu/cpu%d/trace_pipe_raw", c);
+		snprintf(n, sizeof n, "per_cpu/cpu%d/trace_pipe_raw", c);
+		size_t len = 0;
+		char *d = read_all(p, &len, 1);
+		if (!d) {
+			say("cpu%d: no raw buffer: %s\n", c, strerror(errno));
+			continue;
+		}
+		tar_add(n, d, len);
+		free(d);
+		total += len;
+		say("cpu%d: %zu bytes raw\n", c, len);
+	}
+	size_t klen;
+	char *kmsg = read_all("/dev/kmsg", &klen, 1);
+	if (kmsg) {
+		tar_add("dmesg", kmsg, klen);
+		free(kmsg);
+	}
+	static const char zero[1024];
+	tar_write(zero, sizeof zero);
+	fsync(tar_fd);
+	close(tar_fd);
+	say("archive: %llu bytes (%llu raw trace bytes)\n", (unsigned long long)tar_bytes, (unsigned long long)total);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && strcmp(argv[1], "forkexec-child") == 0)
+		forkexec_child(atoi(argv[2]));
+
+	mkdir("/proc", 0755);
+	mkdir("/sys", 0755);
+	mkdir("/dev", 0755);
+	mkdir("/tmp", 01777);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	mount("tmpfs", "/tmp", "tmpfs", 0, NULL);
+	if (mount("tracefs", TRACING, "tracefs", 0, NULL) < 0)
+		die_off("mount tracefs");
+
+	size_t len;
+	char *c = read_all("/proc/cmdline", &len, 0);
+	snprintf(cmdline, sizeof cmdline, "%s", c ? c : "");
+	free(c);
+	say("hello from PID 1 (%s)\n", cmdline[0] ? "cmdline read" : "no cmdline");
+
+	char cpus[64] = "?";
+	online_cpus(cpus, sizeof cpus);
+	int online = sysconf(_SC_NPROCESSORS_ONLN);
+	long want = iparam("cpus", 0);
+	say("CPUs online: %s (%d)\n", cpus, online);
+
+	const char *wl = param("workload");
+	if (!wl)
+		wl = "none";
+	char wlname[64];
+	snprintf(wlname, sizeof wlname, "%s", wl);
+
+	char info[2048], winfo[1024] = "";
+	setup_tracing();
+	/* kprobe hit counters right before and right after the traced window:
+	 * hits minus events recorded = probes dropped (e.g. the NMI drop) */
+	size_t pb_len, pa_len;
+	char *prof_before = read_all(TRACING "/kprobe_profile", &pb_len, 0);
+	write_file(TRACING "/tracing_on", "1", 0);
+	double t0 = now();
+	if (want && online != want) {
+		snprintf(winfo, sizeof winfo, "CPU bring-up failed: %d online, %ld wanted", online, want);
+		say("%s\n", winfo);
+	} else if (!strcmp(wlname, "hackbench"))
+		hackbench_like(winfo, sizeof winfo);
+	else if (!strcmp(wlname, "mmapstress"))
+		mmapstress_like(winfo, sizeof winfo);
+	else if (!strcmp(wlname, "pagefault"))
+		lat_like(winfo, sizeof winfo, 0);
+	else if (!strcmp(wlname, "mmap"))
+		lat_like(winfo, sizeof winfo, 1);
+	else if (!strcmp(wlname, "forkexec"))
+		forkexec_mix(winfo, sizeof winfo);
+	else
+		snprintf(winfo, sizeof winfo, "no workload");
+	double t1 = now();
+	write_file(TRACING "/tracing_on", "0", 0);
+	char *prof_after = read_all(TRACING "/kprobe_profile", &pa_len, 0);
+	say("workload done in %.3f s\n", t1 - t0);
+
+	snprintf(info, sizeof info, "workload=%s\nonline=%s\nonline_count=%d\nwanted_cpus=%ld\ntraced_seconds=%.3f\n%s\n",
+		 wlname, cpus, online, want, t1 - t0, winfo);
+	dump(info, prof_before, pb_len, prof_after, pa_len);
+	sync();
+	say("powering off\n");
+	reboot(RB_POWER_OFF);
+	return 0;
+}

@@ -1,0 +1,79 @@
+#!/bin/bash
+# Record one corpus run in QEMU and turn it into traces/<run>/trace.dat + README.md.
+# Usage: run.sh RUN-NAME CPUS MACHINE WORKLOAD [key=value ...]
+#   MACHINE: aia (-M virt,aia=aplic-imsic: flushes are kernel IPIs) or
+#            plain (-M virt: flushes are SBI remote fences)
+#   key=value: workload parameters, passed as tlbscope.key=value on the kernel
+#              command line (see guest/init.c); buf=KB sizes the per-CPU buffers.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${BUILD:-/work/build-riscv}
+KSRC=$BUILD/${KNAME:-linux}
+RUN=$1 CPUS=$2 MACHINE=$3 WORKLOAD=$4
+shift 4
+PARAMS=("$@")
+TRIES=${TRIES:-3}
+MEM=${MEM:-1G}
+W=$BUILD/runs/$RUN
+OUTDIR=$HERE/traces/$RUN
+rm -rf "$W"; mkdir -p "$W" "$OUTDIR"
+
+case $MACHINE in
+    aia) MOPT=virt,aia=aplic-imsic;;
+    plain) MOPT=virt;;
+    *) echo "machine: aia or plain" >&2; exit 2;;
+esac
+
+# --- guest: static /init + generated kprobe definitions -> initramfs
+riscv64-linux-gnu-gcc -static -O2 -Wall -o "$W/init" "$HERE/guest/init.c" -lpthread
+"$HERE/gen-probes.sh" "$KSRC/vmlinux" > "$W/kprobe_events"
+[ -x "$BUILD/gen_init_cpio" ] || gcc -O2 -o "$BUILD/gen_init_cpio" "$KSRC/usr/gen_init_cpio.c"
+cat > "$W/initramfs.list" <<LIST
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+dir /tmp 1777 0 0
+dir /etc 0755 0 0
+dir /etc/tlbscope 0755 0 0
+file /etc/tlbscope/kprobe_events $W/kprobe_events 0644 0 0
+file /init $W/init 0755 0 0
+LIST
+"$BUILD/gen_init_cpio" "$W/initramfs.list" > "$W/initramfs.cpio"
+
+APPEND="console=ttyS0 earlycon=sbi tlbscope.workload=$WORKLOAD tlbscope.cpus=$CPUS"
+for kv in "${PARAMS[@]}"; do APPEND="$APPEND tlbscope.$kv"; done
+QEMU=(qemu-system-riscv64 -M "$MOPT" -smp "$CPUS" -m "$MEM" -bios default -nographic -no-reboot
+      -kernel "$KSRC/arch/riscv/boot/Image" -initrd "$W/initramfs.cpio"
+      -drive file="$W/disk.img",format=raw,if=none,id=out -device virtio-blk-device,drive=out
+      -append "$APPEND")
+
+ok=0
+for try in $(seq 1 "$TRIES"); do
+    rm -rf "$W/x"; mkdir -p "$W/x"
+    rm -f "$W/disk.img"; truncate -s 512M "$W/disk.img"
+    echo "== $RUN: boot $try/$TRIES: ${QEMU[*]}"
+    start=$(date +%s)
+    timeout ${TIMEOUT:-900} "${QEMU[@]}" < /dev/null > "$W/console.log" 2>&1 || echo "qemu exit $?"
+    echo $(( $(date +%s) - start )) > "$W/guest_seconds"; echo "== $RUN: guest ran $(cat "$W/guest_seconds") s"
+    grep 'tlbscope-init' "$W/console.log" | tail -20
+    tar -C "$W/x" -xf "$W/disk.img" 2>/dev/null || true
+    if [ ! -f "$W/x/info.txt" ]; then echo "no archive from guest"; tail -30 "$W/console.log"; continue; fi
+    if grep -q "CPU bring-up failed" "$W/x/info.txt"; then echo "CPU bring-up failed, retrying"; continue; fi
+    ok=1; break
+done
+[ $ok = 1 ] || { echo "$RUN: failed after $TRIES tries" >&2; exit 1; }
+
+# --- host: trace.dat from the raw per-CPU buffers
+X=$W/x
+cpufiles=()
+for c in $(seq 0 $((CPUS - 1))); do cpufiles+=("$X/per_cpu/cpu$c/trace_pipe_raw"); done
+(cd "$W" && trace-cmd restore -c -t "$X/tracing" -k "$X/kallsyms" -o head.dat > restore.log 2>&1)
+(cd "$W" && trace-cmd restore -i head.dat -o full.dat "${cpufiles[@]}" >> restore.log 2>&1)
+rm -f "$OUTDIR/trace.dat"
+trace-cmd convert --file-version 7 --compression any -i "$W/full.dat" -o "$OUTDIR/trace.dat" > "$W/convert.log" 2>&1
+trace-cmd report -i "$OUTDIR/trace.dat" > "$W/report.txt" 2>"$W/report.err"
+DESCRIBE=("$HERE/describe.sh" "$RUN" "$W" "$OUTDIR" "$MACHINE" "$CPUS" "$WORKLOAD" "${QEMU[*]}" "${PARAMS[*]}")
+declare -p DESCRIBE RUN_NOTE REGEN 2>/dev/null > "$W/describe.cmd" || true   # to redo the README alone
+"${DESCRIBE[@]}"
+ls -l "$W/full.dat" "$OUTDIR/trace.dat"
