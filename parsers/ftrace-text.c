@@ -491,6 +491,22 @@ static int tf_num(void *ctx, const char *field, int64_t *val)
 			return -1;
 		return 0;
 	}
+	if (!strcmp(field, "__probe_ip")) {
+		/* a kprobe event prints its probe address first: "(ffffffff8000b29a) prev=..." */
+		char tmp[24];
+		const char *e = tf->payload[0] == '(' ? strchr(tf->payload, ')') : NULL;
+		uint64_t u;
+
+		len = e ? (size_t)(e - tf->payload - 1) : 0;
+		if (!len || len >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, tf->payload + 1, len);
+		tmp[len] = '\0';
+		if (parse_u64(tmp, 16, &u))
+			return -1;
+		*val = (int64_t)u;
+		return 0;
+	}
 	v = find_value(tf, field, &len);
 	if (!v)
 		return -1;

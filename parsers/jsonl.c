@@ -55,9 +55,9 @@ static uint32_t jstr_id(struct ts_source *src, json_t *o, const char *key)
 
 static int scope_of(const char *s)
 {
-	static const char *const names[] = { "range", "mm", "kernel", "all" };
+	static const char *const names[] = { "range", "mm", "kernel", "all", "targets" };
 
-	for (int i = 0; s && i < 4; i++)
+	for (int i = 0; s && i < 5; i++)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;
@@ -74,12 +74,43 @@ static int src_of(const char *s)
 static int how_of(const char *s)
 {
 	static const char *const names[] = { "none", "given", "tgid", "clone", "exec",
-					     "guess-fork", "guess-pid" };
+					     "guess-fork", "guess-pid", "pointer" };
 
 	for (int i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(s, names[i]))
 			return i;
 	return 1;
+}
+
+/* "0xff60000000846000" (kernel pointers do not fit JSON integers); 0 when absent. */
+static uint64_t jptr(json_t *o, const char *key, bool *present)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	uint64_t v;
+
+	if (present)
+		*present = s != NULL;
+	if (!s || strncmp(s, "0x", 2) || parse_u64(s + 2, 16, &v))
+		return 0;
+	return v;
+}
+
+/* A CPU list [0,3] into @m (CPUs past TS_MAX_CPUS are refused); false when absent/bad. */
+static bool jcpus(json_t *o, const char *key, struct ts_cpumask *m)
+{
+	json_t *arr = json_object_get(o, key), *t;
+	size_t i;
+
+	if (!json_is_array(arr))
+		return false;
+	memset(m, 0, sizeof(*m));
+	json_array_foreach(arr, i, t) {
+		if (!json_is_integer(t) || json_integer_value(t) < 0 ||
+		    json_integer_value(t) >= TS_MAX_CPUS)
+			return false;
+		ts_cpumask_set(m, (int)json_integer_value(t));
+	}
+	return true;
 }
 
 /* Fill @ev from one object; 1 = an event, 0 = a line to pass over, -1 = malformed. */
@@ -170,6 +201,15 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.flush.stride = (uint64_t)jnum(o, "stride", 0);
 		ev->u.flush.src = (uint8_t)src_of(json_string_value(json_object_get(o, "source")));
 		ev->u.flush.reason = (uint8_t)jnum(o, "reason", TS_NO_REASON);
+		{
+			bool has_ptr;
+
+			ev->u.flush.mm_ptr = jptr(o, "mm_ptr", &has_ptr);
+			if (has_ptr)
+				ev->u.flush.fflags |= TS_FF_PTR;
+			if (jcpus(o, "kernel_mask", &ev->u.flush.kmask))
+				ev->u.flush.fflags |= TS_FF_KMASK;
+		}
 		ev->u.flush.role = role && !strcmp(role, "local") ? TS_FLUSH_LOCAL :
 				   role && !strcmp(role, "received") ? TS_FLUSH_RECEIVED :
 				   TS_FLUSH_REQUEST;
@@ -198,6 +238,15 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 				ts_cpumask_set(&ev->u.ipi.targets, (int)json_integer_value(t));
 			}
 		}
+	} else if (!strcmp(kind, "load_mm")) {
+		struct ts_cpumask m;
+
+		ev->kind = TS_EV_LOAD_MM;
+		ev->u.load.mm = jstr_id(src, o, "mm");
+		ev->u.load.prev = jptr(o, "prev_ptr", NULL);
+		ev->u.load.next = jptr(o, "next_ptr", NULL);
+		if (jcpus(o, "next_mask", &m))
+			ev->u.load.next_mask = m.bits[0];
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
 		v = json_object_get(o, "count");

@@ -66,6 +66,12 @@ enum ts_scope {
 	TS_SCOPE_MM,		/* the whole mm */
 	TS_SCOPE_KERNEL,	/* a kernel range, all CPUs */
 	TS_SCOPE_ALL,		/* everything, all CPUs */
+	/*
+	 * Everything (no mm, no ASID) on the CPUs of the request's own kernel target mask
+	 * (u.flush.kmask, TS_FF_KMASK set): arch_tlbbatch_flush, i.e. __flush_tlb_range(NULL,
+	 * mask, 0, FLUSH_TLB_MAX_SIZE).  Not a full flush of all CPUs: only those in the mask.
+	 */
+	TS_SCOPE_TARGETS,
 };
 
 /* Where a fact came from: the evidence block of `report` is built from these. */
@@ -77,6 +83,18 @@ enum ts_evsrc {
 	TS_SRC_IPI_CPU,		/* ipi:ipi_send_cpu */
 	TS_SRC_IPI_MASK,	/* ipi:ipi_send_cpumask */
 	TS_SRC_JSON,		/* given as such by a JSON-lines stream */
+	/*
+	 * kprobe on the function that makes every request (__flush_tlb_range, flush_tlb_all)
+	 * or performs it on a CPU (__ipi_flush_tlb_range_asid): see tlbscope-probes(7)
+	 */
+	TS_SRC_KPROBE,
+	/*
+	 * kprobe on a caller of __flush_tlb_range (flush_tlb_mm, _mm_range, _page, _range,
+	 * flush_tlb_kernel_range, arch_tlbbatch_flush): a request only when the trace has no
+	 * __flush_tlb_range event for it, else evidence (timeline/ turns it into TS_EV_OTHER)
+	 */
+	TS_SRC_KPROBE_CALLER,
+	TS_SRC_SBI,		/* IPI: kprobe on sbi_remote_sfence_vma_asid (SBI remote fence) */
 	TS_SRC__COUNT
 };
 
@@ -90,7 +108,12 @@ enum ts_evsrc {
 #define TS_F_RECV	0x40	/* IPI: seen on the target (csd_function_entry) */
 #define TS_F_LOCAL	0x80	/* IPI: the sender's own local call, not an IPI */
 
+/* Flags of u.flush.fflags (kprobe facts) */
+#define TS_FF_KMASK	0x01	/* kmask is the kernel's own target mask (CPUs 0-63 only) */
+#define TS_FF_PTR	0x02	/* mm_ptr is the kernel's struct mm_struct * (0 = NULL) */
+
 #define TS_NO_REASON	0xff
+#define TS_PAGE_SIZE	4096	/* bytes -> pages of kprobe ranges (RISC-V base pages) */
 
 /*
  * One normalized event.  Fixed size, no pointers: strings that are not task names live in
@@ -139,7 +162,20 @@ struct ts_event {
 			uint64_t start;
 			uint64_t pages;		/* TS_SCOPE_RANGE/KERNEL */
 			uint64_t stride;
+			uint8_t fflags;		/* TS_FF_* */
+			uint64_t mm_ptr;	/* TS_FF_PTR: the mm pointer (kprobes) */
+			/*
+			 * TS_FF_KMASK: the CPUs the kernel itself targets (first word of the
+			 * cpumask __flush_tlb_range gets: mm_cpumask, online mask, batch mask)
+			 */
+			struct ts_cpumask kmask;
 		} flush;
+		struct {
+			/* LOAD_MM from a switch_mm kprobe (also exec's activate_mm, use_mm) */
+			uint64_t prev, next;	/* struct mm_struct * switched from and to */
+			uint64_t next_mask;	/* first word of mm_cpumask(next) before the switch */
+			uint32_t mm;		/* after timeline/: the mm id of next, 0 none */
+		} load;
 		struct {
 			uint32_t func;		/* string id of the callback, 0 unknown */
 			uint8_t src;		/* enum ts_evsrc */
@@ -167,6 +203,13 @@ struct ts_source_info {
 	int cpus;		/* CPUs the input declares (0 = unknown) */
 	bool has_tgid;		/* the input carries the tgid of every event's task */
 	bool normalized;	/* already resolved by tlbscope: mms named, requests derived */
+	/*
+	 * Names of the kprobe events the input defines (trace.dat: event formats with a
+	 * __probe_ip field), whether or not any was recorded; borrowed from the source.
+	 * A kprobe event defined but never recorded is how the riscv NMI drop shows.
+	 */
+	const char *const *kprobes_defined;
+	size_t nkprobes_defined;
 };
 
 /**
@@ -197,6 +240,11 @@ uint32_t ts_source_str_count(const struct ts_source *src);
 const char *ts_kind_name(enum ts_kind kind);
 const char *ts_scope_name(enum ts_scope scope);
 const char *ts_evsrc_name(enum ts_evsrc src);
+/*
+ * The probed function a kprobe event stands for ("switch_mm", "__flush_tlb_range", ...):
+ * the function name when tlbscope knows it, else NULL.
+ */
+const char *ts_kprobe_func(const char *func);
 /* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
 bool ts_func_is_tlb_flush(const char *func);
 

@@ -267,9 +267,9 @@ const char *ts_kind_name(enum ts_kind kind)
 
 const char *ts_scope_name(enum ts_scope scope)
 {
-	static const char *const names[] = { "range", "mm", "kernel", "all" };
+	static const char *const names[] = { "range", "mm", "kernel", "all", "targets" };
 
-	return scope <= TS_SCOPE_ALL ? names[scope] : "?";
+	return scope <= TS_SCOPE_TARGETS ? names[scope] : "?";
 }
 
 const char *ts_evsrc_name(enum ts_evsrc s)
@@ -278,10 +278,26 @@ const char *ts_evsrc_name(enum ts_evsrc s)
 		[TS_SRC_NONE] = "none", [TS_SRC_TLB_FLUSH] = "tlb_flush",
 		[TS_SRC_CSD_QUEUE] = "csd_queue_cpu", [TS_SRC_CSD_ENTRY] = "csd_function_entry",
 		[TS_SRC_IPI_CPU] = "ipi_send_cpu", [TS_SRC_IPI_MASK] = "ipi_send_cpumask",
-		[TS_SRC_JSON] = "json",
+		[TS_SRC_JSON] = "json", [TS_SRC_KPROBE] = "kprobe",
+		[TS_SRC_KPROBE_CALLER] = "kprobe_caller", [TS_SRC_SBI] = "sbi_remote_fence",
 	};
 
 	return s < TS_SRC__COUNT ? names[s] : "?";
+}
+
+const char *ts_kprobe_func(const char *func)
+{
+	/* the functions of tlbscope-probes(7); riscv 6.12 arch/riscv/mm/{context,tlbflush}.c */
+	static const char *const funcs[] = {
+		"switch_mm", "__flush_tlb_range", "flush_tlb_mm", "flush_tlb_mm_range",
+		"flush_tlb_page", "flush_tlb_range", "flush_tlb_kernel_range", "flush_tlb_all",
+		"arch_tlbbatch_flush", "__ipi_flush_tlb_range_asid", "sbi_remote_sfence_vma_asid",
+	};
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (!strcmp(func, funcs[i]))
+			return funcs[i];
+	return NULL;
 }
 
 bool ts_func_is_tlb_flush(const char *func)

@@ -33,6 +33,8 @@ struct tracedat {
 	uint64_t nrecords;
 	char buffer_name[64];
 	char detail[160];
+	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
+	size_t nkprobes;
 };
 
 struct field_ctx {
@@ -168,6 +170,19 @@ static bool buffer_has_data(struct tracecmd_input *in, int ncpus)
 	return false;
 }
 
+/* Every kprobe event the file defines: its format has the __probe_ip field. */
+static void list_kprobes(struct tracedat *td)
+{
+	struct tep_event **evs = tep_list_events(td->tep, TEP_EVENT_SORT_NAME);
+
+	for (size_t i = 0; evs && evs[i]; i++) {
+		if (!tep_find_field(evs[i], "__probe_ip"))
+			continue;
+		td->kprobes = xrealloc(td->kprobes, (td->nkprobes + 1) * sizeof(*td->kprobes));
+		td->kprobes[td->nkprobes++] = evs[i]->name;
+	}
+}
+
 static int tracedat_open(struct ts_source *src)
 {
 	struct tracedat *td = xcalloc(1, sizeof(*td));
@@ -217,6 +232,9 @@ static int tracedat_open(struct ts_source *src)
 	src->info.detail = td->detail;
 	src->info.cpus = td->ncpus;
 	src->info.uname = tracecmd_get_uname(td->top);
+	list_kprobes(td);
+	src->info.kprobes_defined = td->kprobes;
+	src->info.nkprobes_defined = td->nkprobes;
 	return 0;
 }
 
@@ -282,6 +300,7 @@ static void tracedat_close(struct ts_source *src)
 		tracecmd_free_record(td->heads[cpu]);
 	free(td->heads);
 	free(td->lost_told);
+	free(td->kprobes);
 	if (td->in && td->in != td->top)
 		tracecmd_close(td->in);
 	if (td->top)

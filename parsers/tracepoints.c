@@ -47,6 +47,141 @@ static int check_cpu(int64_t cpu, const char *name, char *why, size_t why_len)
 	return 0;
 }
 
+#define FLUSH_TLB_MAX_SIZE	UINT64_MAX	/* riscv: size of a whole-mm / everything flush */
+
+static uint64_t pages_of(uint64_t bytes)
+{
+	return bytes / TS_PAGE_SIZE + !!(bytes % TS_PAGE_SIZE);
+}
+
+/* The optional x64 "mask" argument: the first word of a kernel cpumask. */
+static void kprobe_mask(const struct tp_fields *f, struct ts_event *ev)
+{
+	int64_t v;
+
+	if (need_num(f, "mask", &v))
+		return;
+	ev->u.flush.kmask.bits[0] = (uint64_t)v;
+	ev->u.flush.fflags |= TS_FF_KMASK;
+}
+
+static void kprobe_request(struct ts_event *ev, uint8_t src, uint8_t scope)
+{
+	ev->kind = TS_EV_FLUSH;
+	ev->u.flush.src = src;
+	ev->u.flush.reason = TS_NO_REASON;
+	ev->u.flush.role = TS_FLUSH_REQUEST;
+	ev->u.flush.scope = scope;
+}
+
+/* A range [start, end) of a caller probe: pages, or the whole mm when it is not a range. */
+static void kprobe_range(struct ts_event *ev, int64_t start, int64_t end)
+{
+	ev->u.flush.start = (uint64_t)start;
+	if ((uint64_t)end > (uint64_t)start)
+		ev->u.flush.pages = pages_of((uint64_t)end - (uint64_t)start);
+}
+
+/*
+ * One event of a kprobe on a function of tlbscope-probes(7), recognized by @func (the
+ * probed function) whatever the event is called.  Argument names are the man page's.
+ */
+static int kprobe_decode(struct ts_source *src, const char *func, const struct tp_fields *f,
+			 struct ts_event *ev, const char *name, char *why, size_t why_len)
+{
+	int64_t mm = 0, a = 0, b = 0, c = 0;
+
+	if (!strcmp(func, "switch_mm")) {
+		ev->kind = TS_EV_LOAD_MM;
+		NEED(need_num(f, "next", &b), "next");
+		if (need_num(f, "prev", &a) == 0)
+			ev->u.load.prev = (uint64_t)a;
+		ev->u.load.next = (uint64_t)b;
+		if (need_num(f, "next_mask", &c) == 0)
+			ev->u.load.next_mask = (uint64_t)c;
+	} else if (!strcmp(func, "__flush_tlb_range")) {
+		NEED(need_num(f, "mm", &mm), "mm");
+		NEED(need_num(f, "size", &b), "size");
+		need_num(f, "start", &a);
+		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_RANGE);
+		kprobe_mask(f, ev);
+		ev->u.flush.fflags |= TS_FF_PTR;
+		ev->u.flush.mm_ptr = (uint64_t)mm;
+		ev->u.flush.start = (uint64_t)a;
+		if (need_num(f, "stride", &c) == 0)
+			ev->u.flush.stride = (uint64_t)c;
+		if ((uint64_t)b == FLUSH_TLB_MAX_SIZE) {
+			/* mm NULL with everything: arch_tlbbatch_flush's batch mask */
+			ev->u.flush.scope = mm ? TS_SCOPE_MM : TS_SCOPE_TARGETS;
+			ev->u.flush.start = 0;
+		} else {
+			ev->u.flush.scope = mm ? TS_SCOPE_RANGE : TS_SCOPE_KERNEL;
+			ev->u.flush.pages = pages_of((uint64_t)b);
+		}
+	} else if (!strcmp(func, "flush_tlb_mm") || !strcmp(func, "flush_tlb_mm_range") ||
+		   !strcmp(func, "flush_tlb_page") || !strcmp(func, "flush_tlb_range")) {
+		NEED(need_num(f, "mm", &mm), "mm");
+		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_RANGE);
+		kprobe_mask(f, ev);
+		ev->u.flush.fflags |= TS_FF_PTR;
+		ev->u.flush.mm_ptr = (uint64_t)mm;
+		if (!strcmp(func, "flush_tlb_mm")) {
+			ev->u.flush.scope = TS_SCOPE_MM;
+		} else if (!strcmp(func, "flush_tlb_page")) {
+			NEED(need_num(f, "addr", &a), "addr");
+			ev->u.flush.start = (uint64_t)a;
+			ev->u.flush.pages = 1;
+		} else {
+			NEED(need_num(f, "start", &a), "start");
+			NEED(need_num(f, "end", &b), "end");
+			kprobe_range(ev, a, b);
+		}
+	} else if (!strcmp(func, "flush_tlb_kernel_range")) {
+		NEED(need_num(f, "start", &a), "start");
+		NEED(need_num(f, "end", &b), "end");
+		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_KERNEL);
+		kprobe_range(ev, a, b);
+	} else if (!strcmp(func, "arch_tlbbatch_flush")) {
+		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_TARGETS);
+		kprobe_mask(f, ev);
+	} else if (!strcmp(func, "flush_tlb_all")) {
+		/* not a caller of __flush_tlb_range: always a request of its own */
+		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_ALL);
+	} else if (!strcmp(func, "__ipi_flush_tlb_range_asid")) {
+		NEED(need_num(f, "size", &b), "size");
+		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_RANGE);
+		/* performed here; timeline/ tells the sender's own call (local) from a target's */
+		ev->u.flush.role = TS_FLUSH_RECEIVED;
+		if (need_num(f, "start", &a) == 0)
+			ev->u.flush.start = (uint64_t)a;
+		if (need_num(f, "stride", &c) == 0)
+			ev->u.flush.stride = (uint64_t)c;
+		if ((uint64_t)b == FLUSH_TLB_MAX_SIZE) {
+			ev->u.flush.scope = TS_SCOPE_MM;
+			ev->u.flush.start = 0;
+		} else {
+			ev->u.flush.pages = pages_of((uint64_t)b);
+		}
+	} else if (!strcmp(func, "sbi_remote_sfence_vma_asid")) {
+		NEED(need_num(f, "mask", &a), "mask");
+		ev->kind = TS_EV_IPI;
+		ev->u.ipi.src = TS_SRC_SBI;
+		ev->u.ipi.from = ev->cpu;
+		ev->u.ipi.func = ts_source_intern(src, "sbi_remote_sfence_vma_asid");
+		ev->flags |= TS_F_TLB;
+		if (a) {
+			ev->u.ipi.targets.bits[0] = (uint64_t)a;
+		} else {
+			/* a NULL mask (flush_tlb_all) means every online hart */
+			int n = src->info.cpus > 0 ? src->info.cpus : 64;
+
+			for (int i = 0; i < n && i < TS_MAX_CPUS; i++)
+				ts_cpumask_set(&ev->u.ipi.targets, i);
+		}
+	}
+	return 0;
+}
+
 int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f,
 	      struct ts_event *ev, char *why, size_t why_len)
 {
@@ -55,6 +190,17 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 	ev->name = ts_source_intern(src, name);
 	ev->kind = TS_EV_OTHER;
 
+	if (need_num(f, "__probe_ip", &v) == 0) {
+		/* a kprobe: the probed function names it, else (text input) the event name */
+		char sym[128];
+		const char *func = NULL;
+
+		if (f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
+			func = ts_kprobe_func(sym);
+		if (!func)
+			func = ts_kprobe_func(name);
+		return func ? kprobe_decode(src, func, f, ev, name, why, why_len) : 0;
+	}
 	if (!strcmp(name, "sched_switch")) {
 		ev->kind = TS_EV_SWITCH;
 		NEED(need_num(f, "prev_pid", &v), "prev_pid");

@@ -1,0 +1,1331 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope record: capture what the analyses need into a trace.dat, from a tracefs instance
+ * of our own ("tlbscope-<pid>"), streaming every CPU's ring buffer to disk while recording.
+ * The tracefs state it adds (the instance, kprobes in the group "tlbscope") is removed on
+ * every exit path; the top-level buffer is never touched.
+ *
+ * The trace.dat is assembled by `trace-cmd restore` from the per-CPU raw files (libtracecmd
+ * has no public output API), as corpus/run.sh does for the RISC-V corpus.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../lib/lib.h"
+#include "cli.h"
+
+static const char record_usage[] =
+	"usage: tlbscope record [-o FILE] [-d SECONDS] [-C CPUS] [-b BUFFER_KB] [-- COMMAND ...]\n"
+	"\n"
+	"  -o, --output FILE      the trace.dat to write (default trace.dat)\n"
+	"  -d, --duration SECONDS record this long (units: s, ms, us, ns); with a COMMAND,\n"
+	"                         the command is sent SIGTERM when the time is up\n"
+	"  -C, --cpu CPUS         record only these CPUs (0,2-3)\n"
+	"  -b, --buffer-kb KB     ring buffer per CPU in KiB (default 8192)\n"
+	"  -- COMMAND ...         record while COMMAND runs (started once tracing is on)\n"
+	"\n"
+	"Without -d or a COMMAND, records until Ctrl-C.  Needs root.\n";
+
+struct record_opts {
+	const char *output;
+	uint64_t duration_ns;		/* 0 = until the command ends or Ctrl-C */
+	bool has_cpus;
+	struct ts_cpumask cpus;
+	unsigned long buffer_kb;
+	char **command;			/* borrowed from argv; NULL = no command */
+};
+
+/* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
+int record_parse_args(struct record_opts *o, int argc, char **argv);
+
+static const char *opt_arg(int argc, char **argv, int *i, const char *shrt, const char *lng)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=')
+		return a + n + 1;
+	if (strcmp(a, shrt) && strcmp(a, lng))
+		return NULL;
+	if (*i + 1 >= argc) {
+		error("record: option '%s' needs a value", a);
+		return (const char *)-1;
+	}
+	return argv[++*i];
+}
+
+int record_parse_args(struct record_opts *o, int argc, char **argv)
+{
+	memset(o, 0, sizeof(*o));
+	o->output = "trace.dat";
+	o->buffer_kb = 8192;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		uint64_t u;
+
+		if (!strcmp(a, "--")) {
+			if (i + 1 >= argc) {
+				error("record: '--' needs a command after it");
+				return -1;
+			}
+			o->command = argv + i + 1;
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(record_usage, stdout);
+			return 1;
+		}
+		if ((v = opt_arg(argc, argv, &i, "-o", "--output"))) {
+			if (v == (const char *)-1)
+				return -1;
+			if (!*v) {
+				error("record: --output needs a file name");
+				return -1;
+			}
+			o->output = v;
+		} else if ((v = opt_arg(argc, argv, &i, "-d", "--duration"))) {
+			if (v == (const char *)-1)
+				return -1;
+			if (parse_duration_ns(v, &o->duration_ns) || !o->duration_ns) {
+				error("record: --duration: '%s' is not a positive time in seconds", v);
+				return -1;
+			}
+		} else if ((v = opt_arg(argc, argv, &i, "-C", "--cpu"))) {
+			if (v == (const char *)-1)
+				return -1;
+			if (ts_cpumask_parse_list(&o->cpus, v) || !ts_cpumask_weight(&o->cpus)) {
+				error("record: --cpu: '%s' is not a CPU list like 0,2-3", v);
+				return -1;
+			}
+			o->has_cpus = true;
+		} else if ((v = opt_arg(argc, argv, &i, "-b", "--buffer-kb"))) {
+			if (v == (const char *)-1)
+				return -1;
+			if (parse_u64(v, 10, &u) || u < 4 || u > (1ULL << 30)) {
+				error("record: --buffer-kb: '%s' is not a size in KiB (4 .. 1073741824)",
+				      v);
+				return -1;
+			}
+			o->buffer_kb = u;
+		} else if (a[0] == '-' && a[1]) {
+			error("record: unknown option '%s'\n%s", a, record_usage);
+			return -1;
+		} else {
+			error("record: unexpected argument '%s' (a command goes after '--')\n%s", a,
+			      record_usage);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- what is enabled, and what its absence hides ---- */
+
+struct tp {
+	const char *system, *event;
+	bool optional;		/* say nothing when the kernel lacks it */
+	const char *missing;	/* what the analyses cannot see without it */
+};
+
+static const struct tp tracepoints[] = {
+	{ "sched", "sched_switch", false, "which task (and mm) each CPU runs: no timeline at all" },
+	{ "sched", "sched_process_fork", false, "parent/child links; new processes' mms are guessed" },
+	{ "sched", "sched_process_exec", false, "exec loading a new mm" },
+	{ "sched", "sched_process_exit", false, "when a process and its mm end" },
+	{ "task", "task_newtask", false, "clone flags: threads and processes are told apart by guesses" },
+	{ "ipi", "ipi_send_cpu", false, "single-target IPIs" },
+	{ "ipi", "ipi_send_cpumask", false, "multi-target IPIs and their target masks" },
+	{ "ipi", "ipi_raise", true, NULL },
+	{ "ipi", "ipi_entry", true, NULL },
+	{ "ipi", "ipi_exit", true, NULL },
+	{ "csd", "csd_queue_cpu", false, "which CPU sent each flush IPI to which (sender side)" },
+	{ "csd", "csd_function_entry", false, "flush IPIs as handled on the target CPU" },
+	{ "csd", "csd_function_exit", false, "how long a flush IPI handler ran" },
+	{ "tlb", "tlb_flush", false, "local TLB flushes and their reasons (x86 tracepoint)" },
+};
+
+/*
+ * The RISC-V flush-function kprobes, as corpus/gen-probes.sh defines them (same group,
+ * event and argument names, so both sources read alike).  "@NAME" stands for a struct
+ * member offset read from the kernel's BTF: a fetch argument that needs an offset this
+ * kernel's BTF does not give is left out (and said so).
+ */
+struct kp {
+	const char *fn;
+	const char *args;
+	const char *what;	/* what the analyses miss without it */
+};
+
+static const struct kp kprobes[] = {
+	{ "switch_mm", "prev=%a0:x64 next=%a1:x64 next_mask=+@MM_CPUMASK(%a1):x64",
+	  "the mm pointer each CPU switches to and its cpumask" },
+	{ "__flush_tlb_range",
+	  "mm=%a0:x64 mask=+0(%a1):x64 start=%a2:x64 size=%a3:x64 stride=%a4:x64",
+	  "every flush request with its range and the kernel's target mask" },
+	{ "flush_tlb_mm", "mm=%a0:x64 mask=+@MM_CPUMASK(%a0):x64", "full-mm flush requests" },
+	{ "flush_tlb_mm_range",
+	  "mm=%a0:x64 start=%a1:x64 end=%a2:x64 page_size=%a3:u32 mask=+@MM_CPUMASK(%a0):x64",
+	  "range flushes from tlb_flush() (munmap, mprotect)" },
+	{ "flush_tlb_page",
+	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 addr=%a1:x64 mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
+	  "single-page flushes (COW, ptep_clear_flush)" },
+	{ "flush_tlb_range",
+	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 start=%a1:x64 end=%a2:x64 "
+	  "mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
+	  "range flushes on a vma" },
+	{ "flush_tlb_kernel_range", "start=%a0:x64 end=%a1:x64", "kernel-range flushes" },
+	{ "flush_tlb_all", "", "flush-everything requests" },
+	{ "arch_tlbbatch_flush", "batch=%a0:x64 mask=+@BATCH_MASK(%a0):x64",
+	  "deferred unmap batches (reclaim, migration)" },
+	{ "__ipi_flush_tlb_range_asid",
+	  "info=%a0:x64 asid=+@FTD_ASID(%a0):x64 start=+@FTD_START(%a0):x64 "
+	  "size=+@FTD_SIZE(%a0):x64 stride=+@FTD_STRIDE(%a0):x64",
+	  "flush IPIs as run on each target CPU" },
+	{ "sbi_remote_sfence_vma_asid", "mask=+0(%a0):x64 start=%a1:x64 size=%a2:x64 asid=%a3:x64",
+	  "remote flushes handed to the SBI firmware (no kernel IPI shows them)" },
+};
+
+#define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
+#define N_KP (sizeof(kprobes) / sizeof(kprobes[0]))
+#define KP_GROUP "tlbscope"
+
+/* ---- struct member offsets from /sys/kernel/btf/vmlinux ---- */
+
+struct btf {
+	unsigned char *data;
+	size_t len;
+	const unsigned char *types, *strs;
+	uint32_t types_len, strs_len;
+	const unsigned char **type;	/* type[id] -> its struct btf_type; id 0 is void */
+	uint32_t ntypes;
+};
+
+enum { BTF_STRUCT = 4, BTF_UNION = 5, BTF_TYPEDEF = 8, BTF_VOLATILE = 9, BTF_CONST = 10,
+       BTF_RESTRICT = 11, BTF_TYPE_TAG = 18 };
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Bytes after the 12-byte struct btf_type header for this kind; -1 unknown. */
+static long btf_extra(uint32_t info)
+{
+	uint32_t kind = (info >> 24) & 0x1f, vlen = info & 0xffff;
+
+	switch (kind) {
+	case 1: case 14: case 17: return 4;			/* int, var, decl_tag */
+	case 3: return 12;					/* array */
+	case 4: case 5: case 15: case 19: return 12L * vlen;	/* struct, union, datasec, enum64 */
+	case 6: case 13: return 8L * vlen;			/* enum, func_proto */
+	case 2: case 7: case 8: case 9: case 10: case 11: case 12: case 16: case 18: return 0;
+	default: return -1;
+	}
+}
+
+static void btf_free(struct btf *b)
+{
+	free(b->data);
+	free(b->type);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Load the running kernel's BTF; 0 ok, -1 none or malformed (then @b is empty). */
+static int btf_load(struct btf *b, const char *path)
+{
+	uint32_t hdr_len, type_off, type_len, str_off, str_len, alloc = 0;
+	size_t cap = 0;
+	ssize_t r;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ALLOC_GROW(b->data, b->len + 65536, cap);
+		r = read(fd, b->data + b->len, cap - b->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		b->len += r;
+	}
+	close(fd);
+	if (r < 0 || b->len < 24 || b->data[0] != 0x9f || b->data[1] != 0xeb)
+		goto out_bad;
+	hdr_len = rd32(b->data + 4);
+	type_off = rd32(b->data + 8);
+	type_len = rd32(b->data + 12);
+	str_off = rd32(b->data + 16);
+	str_len = rd32(b->data + 20);
+	if ((uint64_t)hdr_len + type_off + type_len > b->len ||
+	    (uint64_t)hdr_len + str_off + str_len > b->len)
+		goto out_bad;
+	b->types = b->data + hdr_len + type_off;
+	b->types_len = type_len;
+	b->strs = b->data + hdr_len + str_off;
+	b->strs_len = str_len;
+	ALLOC_GROW(b->type, 1, alloc);
+	b->type[0] = NULL;
+	b->ntypes = 1;
+	for (uint32_t off = 0; off + 12 <= type_len;) {
+		long extra = btf_extra(rd32(b->types + off + 4));
+
+		if (extra < 0 || off + 12 + extra > type_len)
+			goto out_bad;
+		ALLOC_GROW(b->type, b->ntypes + 1, alloc);
+		b->type[b->ntypes++] = b->types + off;
+		off += 12 + extra;
+	}
+	return 0;
+out_bad:
+	btf_free(b);
+	return -1;
+}
+
+static const char *btf_str(const struct btf *b, uint32_t off)
+{
+	return off < b->strs_len ? (const char *)b->strs + off : "";
+}
+
+/* Follow typedef/const/volatile to a struct or union id; 0 if it is neither. */
+static uint32_t btf_resolve_aggregate(const struct btf *b, uint32_t id)
+{
+	for (int depth = 0; id && id < b->ntypes && depth < 16; depth++) {
+		uint32_t kind = (rd32(b->type[id] + 4) >> 24) & 0x1f;
+
+		if (kind == BTF_STRUCT || kind == BTF_UNION)
+			return id;
+		if (kind != BTF_TYPEDEF && kind != BTF_VOLATILE && kind != BTF_CONST &&
+		    kind != BTF_RESTRICT && kind != BTF_TYPE_TAG)
+			return 0;
+		id = rd32(b->type[id] + 8);
+	}
+	return 0;
+}
+
+/* Byte offset of @member in aggregate @id, looking into anonymous members; -1 absent. */
+static long btf_member_offset(const struct btf *b, uint32_t id, const char *member, int depth)
+{
+	const unsigned char *t = b->type[id];
+	uint32_t info = rd32(t + 4), vlen = info & 0xffff;
+	bool kflag = info >> 31;
+
+	if (depth > 8)
+		return -1;
+	for (uint32_t i = 0; i < vlen; i++) {
+		const unsigned char *m = t + 12 + 12 * i;
+		uint32_t bits = rd32(m + 8) & (kflag ? 0xffffff : 0xffffffff);
+		uint32_t sub;
+		long o;
+
+		if (rd32(m) && !strcmp(btf_str(b, rd32(m)), member))
+			return bits / 8;
+		if (!rd32(m) && (sub = btf_resolve_aggregate(b, rd32(m + 4))) &&
+		    (o = btf_member_offset(b, sub, member, depth + 1)) >= 0)
+			return bits / 8 + o;
+	}
+	return -1;
+}
+
+/* Offset of @structname.@member in the kernel's BTF; -1 when it cannot be found. */
+static long btf_offset(const struct btf *b, const char *structname, const char *member)
+{
+	for (uint32_t id = 1; id < b->ntypes; id++) {
+		uint32_t info = rd32(b->type[id] + 4);
+		long o;
+
+		if (((info >> 24) & 0x1f) != BTF_STRUCT || !(info & 0xffff) ||
+		    strcmp(btf_str(b, rd32(b->type[id])), structname))
+			continue;
+		o = btf_member_offset(b, id, member, 0);
+		if (o >= 0)
+			return o;
+	}
+	return -1;
+}
+
+static const struct {
+	const char *macro, *structname, *member;
+} btf_offsets[] = {
+	{ "MM_CPUMASK", "mm_struct", "cpu_bitmap" },
+	{ "VMA_MM", "vm_area_struct", "vm_mm" },
+	{ "BATCH_MASK", "arch_tlbflush_unmap_batch", "cpumask" },
+	{ "FTD_ASID", "flush_tlb_range_data", "asid" },
+	{ "FTD_START", "flush_tlb_range_data", "start" },
+	{ "FTD_SIZE", "flush_tlb_range_data", "size" },
+	{ "FTD_STRIDE", "flush_tlb_range_data", "stride" },
+};
+#define N_OFFS (sizeof(btf_offsets) / sizeof(btf_offsets[0]))
+
+/*
+ * Expand the "@NAME" offsets in @args with @offs (-1 = unknown).  Arguments needing an
+ * unknown offset are dropped and their names appended to @dropped.  Returns a new string.
+ */
+static char *kprobe_args_expand(const char *args, const long *offs, char *dropped, size_t dlen)
+{
+	size_t cap = strlen(args) + 64, len = 0;
+	char *out = xmalloc(cap);
+
+	out[0] = '\0';
+	for (const char *next = args; *next;) {
+		size_t alen = strcspn(next, " ");
+		const char *arg = next, *end = next + alen;
+		char piece[256];
+		size_t plen = 0;
+		bool ok = true;
+
+		next = *end ? end + 1 : end;
+		if (!alen)
+			continue;
+		for (const char *p = arg; p < end && plen + 24 < sizeof(piece);) {
+			size_t k;
+
+			if (*p != '@') {
+				piece[plen++] = *p++;
+				continue;
+			}
+			for (k = 0; k < N_OFFS; k++) {
+				size_t ml = strlen(btf_offsets[k].macro);
+
+				if (!strncmp(p + 1, btf_offsets[k].macro, ml)) {
+					if (offs[k] < 0)
+						ok = false;
+					else
+						plen += snprintf(piece + plen, sizeof(piece) - plen, "%ld",
+								 offs[k]);
+					p += 1 + ml;
+					break;
+				}
+			}
+			if (k == N_OFFS)
+				piece[plen++] = *p++;
+		}
+		piece[plen] = '\0';
+		if (!ok) {
+			size_t dl = strlen(dropped);
+
+			snprintf(dropped + dl, dlen - dl, "%s%.*s", dl ? ", " : "",
+				 (int)strcspn(arg, "= "), arg);
+			continue;
+		}
+		ALLOC_GROW(out, len + plen + 2, cap);
+		len += snprintf(out + len, cap - len, "%s%s", len ? " " : "", piece);
+	}
+	return out;
+}
+
+/* ---- the recording ---- */
+
+struct cpu_reader {
+	struct recorder *rec;
+	int cpu;
+	int out_fd;			/* the per-CPU raw file */
+	struct tracefs_cpu *tcpu;	/* NULL for a CPU not recorded */
+	pthread_t thread;
+	bool started;
+	int err;			/* errno of a failed read or write; 0 ok */
+	uint64_t bytes;
+};
+
+struct recorder {
+	const struct record_opts *o;
+	struct tracefs_instance *inst;
+	char name[64];
+	const char *tracing_dir;	/* borrowed from libtracefs */
+	char tmpdir[PATH_MAX];
+	char tmpout[PATH_MAX + 16];
+	int ncpus;
+	struct cpu_reader *cpus;
+	struct tracefs_dynevent *kp_added[N_KP];	/* kprobes we created (removed at exit) */
+	atomic_int stop;		/* readers: drain what is left and return */
+	pid_t child;
+	int child_status;
+	bool child_done;
+};
+
+static volatile sig_atomic_t sig_count, sig_last;
+
+static void on_signal(int sig)
+{
+	sig_last = sig;
+	sig_count++;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short, which is what we want */
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Write all of @len or fail with errno set (ENOSPC for a full disk). */
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		if (w == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/* Move everything readable now from the CPU's ring buffer to its file; -1 on error. */
+static int reader_drain(struct cpu_reader *c, void *buf)
+{
+	for (;;) {
+		int r = tracefs_cpu_read(c->tcpu, buf, true);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return 0;
+		if (r < 0) {
+			c->err = errno;
+			return -1;
+		}
+		if (r == 0)
+			return 0;
+		if (write_all(c->out_fd, buf, r)) {
+			c->err = errno;
+			return -1;
+		}
+		c->bytes += r;
+	}
+}
+
+/*
+ * One thread per recorded CPU: every 100 ms, copy what the ring buffer holds to the CPU's
+ * file, so the buffer only has to hold 100 ms of events (no overwrite on long runs).
+ */
+static void *reader_main(void *arg)
+{
+	struct cpu_reader *c = arg;
+	void *buf = xmalloc(tracefs_cpu_read_size(c->tcpu));
+
+	for (;;) {
+		bool last = atomic_load(&c->rec->stop);
+
+		if (reader_drain(c, buf)) {
+			atomic_store(&c->rec->stop, 1);
+			break;
+		}
+		if (last)
+			break;
+		sleep_ms(100);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* "tracing_cpumask" format: hex words of 32 CPUs, most significant first, comma-separated. */
+static void cpumask_hex(const struct ts_cpumask *m, int ncpus, char *out, size_t len)
+{
+	size_t pos = 0;
+
+	out[0] = '\0';
+	for (int w = (ncpus - 1) / 32; w >= 0; w--) {
+		uint32_t word = m->bits[w / 2] >> (32 * (w % 2));
+
+		pos += snprintf(out + pos, len - pos, "%s%08x", pos ? "," : "", word);
+		if (pos >= len)
+			break;
+	}
+}
+
+static bool tracefs_mounted(void)
+{
+	FILE *f = fopen("/proc/mounts", "re");
+	char line[1024];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " tracefs ") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Find tracefs, mounting it at /sys/kernel/tracing when it is not mounted.  0 ok. */
+static int tracefs_find(struct recorder *rec)
+{
+	if (!tracefs_mounted()) {
+		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+			error("record: tracefs is not mounted, and mounting it at /sys/kernel/tracing "
+			      "failed: %s", strerror(errno));
+			return -1;
+		}
+		fprintf(stderr, "tlbscope: record: tracefs was not mounted; mounted it at "
+			"/sys/kernel/tracing\n");
+	}
+	rec->tracing_dir = tracefs_tracing_dir();
+	if (!rec->tracing_dir) {
+		error("record: cannot find the tracefs mount");
+		return -1;
+	}
+	return 0;
+}
+
+static int count_cpus(struct recorder *rec)
+{
+	char *dir = tracefs_instance_get_file(rec->inst, "per_cpu");
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	dp = dir ? opendir(dir) : NULL;
+	tracefs_put_tracing_file(dir);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		int cpu;
+
+		if (!strncmp(d->d_name, "cpu", 3) && !parse_int(d->d_name + 3, &cpu) && cpu + 1 > n)
+			n = cpu + 1;
+	}
+	closedir(dp);
+	return n;
+}
+
+static int enable_tracepoints(struct recorder *rec, bool riscv)
+{
+	int enabled = 0;
+	bool have_switch = false;
+
+	for (size_t i = 0; i < N_TP; i++) {
+		const struct tp *t = &tracepoints[i];
+
+		if (!tracefs_event_file_exists(rec->inst, t->system, t->event, "enable")) {
+			/* tlb_flush is x86's; RISC-V flushes are seen through the kprobes */
+			if (!t->optional && !(riscv && !strcmp(t->event, "tlb_flush")))
+				warning("record: this kernel has no %s:%s; the analyses will not see %s",
+					t->system, t->event, t->missing);
+			continue;
+		}
+		if (tracefs_event_enable(rec->inst, t->system, t->event)) {
+			warning("record: cannot enable %s:%s: %s; the analyses will not see %s",
+				t->system, t->event, strerror(errno), t->missing ? t->missing :
+				"it");
+			continue;
+		}
+		enabled++;
+		have_switch |= !strcmp(t->event, "sched_switch");
+	}
+	if (!enabled) {
+		error("record: none of the events the analyses need exist on this kernel "
+		      "(sched, task, ipi, csd, tlb tracepoints)");
+		return -1;
+	}
+	if (!have_switch)
+		warning("record: without sched:sched_switch the trace cannot be analyzed per CPU");
+	return 0;
+}
+
+/* Is @fn a traceable function (listed in available_filter_functions)? */
+static bool in_file(const char *path, const char *fn, bool kallsyms)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t n = strlen(fn);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		if (kallsyms) {	/* "ffffffff81000000 T name [module]" */
+			p = strchr(line, ' ');
+			if (!p || !(p[1] == 't' || p[1] == 'T') || p[2] != ' ')
+				continue;
+			p += 3;
+		}
+		found = !strncmp(p, fn, n) && (p[n] == '\n' || p[n] == ' ' || p[n] == '\t' ||
+					       p[n] == '\0');
+	}
+	fclose(f);
+	return found;
+}
+
+static void say_kprobes_missing(const char *why, size_t from)
+{
+	fprintf(stderr, "tlbscope: record: kprobes not added (%s):", why);
+	for (size_t i = from; i < N_KP; i++)
+		fprintf(stderr, " %s", kprobes[i].fn);
+	fprintf(stderr, "\ntlbscope: record: without them the analyses miss mm pointers, flush "
+		"ranges and target masks, flush IPIs as run on each CPU and SBI remote fences\n");
+}
+
+/*
+ * On riscv64, add a kprobe per flush function this kernel has, in the group "tlbscope",
+ * at sym+8 (a probe on the ftrace patch site at +0 is refused), arguments from registers.
+ * Every failure is a warning: the tracepoints alone still make a trace.
+ */
+static void add_kprobes(struct recorder *rec, const char *machine)
+{
+	bool riscv = !strcmp(machine, "riscv64");
+	char path[PATH_MAX], dropped[512];
+	long offs[N_OFFS];
+	struct btf btf;
+	bool have_btf;
+
+	if (!tracefs_file_exists(NULL, "kprobe_events")) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "this %s kernel has no kprobe_events: "
+			 "CONFIG_KPROBE_EVENTS is off%s", machine,
+			 riscv ? "" : "; the probes are on riscv64 flush functions anyway");
+		say_kprobes_missing(why, 0);
+		return;
+	}
+	if (!riscv) {
+		fprintf(stderr, "tlbscope: record: no kprobes: the flush-function probes are for "
+			"riscv64 kernels and this one is %s\n", machine);
+		return;
+	}
+	have_btf = !btf_load(&btf, "/sys/kernel/btf/vmlinux");
+	for (size_t k = 0; k < N_OFFS; k++)
+		offs[k] = have_btf ? btf_offset(&btf, btf_offsets[k].structname,
+						btf_offsets[k].member) : -1;
+	if (have_btf)
+		btf_free(&btf);
+	else
+		warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
+			"that read struct members (cpumasks, vma->vm_mm) are left out");
+	snprintf(path, sizeof(path), "%s/available_filter_functions", rec->tracing_dir);
+	for (size_t i = 0; i < N_KP; i++) {
+		const struct kp *k = &kprobes[i];
+		struct tracefs_dynevent *ev;
+		char addr[128], *args;
+		int off;
+
+		if (in_file(path, k->fn, false)) {
+			off = 8;	/* after the 8-byte ftrace patch site */
+		} else if (in_file("/proc/kallsyms", k->fn, true)) {
+			off = 0;	/* built without ftrace (sbi.c): no patch site */
+		} else {
+			warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
+				"not see %s", k->fn, k->what);
+			continue;
+		}
+		ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE, KP_GROUP, k->fn);
+		if (ev) {	/* someone else's (another tlbscope): use it, leave it */
+			tracefs_dynevent_free(ev);
+			fprintf(stderr, "tlbscope: record: kprobe %s/%s already exists; using it\n",
+				KP_GROUP, k->fn);
+		} else {
+			dropped[0] = '\0';
+			args = kprobe_args_expand(k->args, offs, dropped, sizeof(dropped));
+			if (dropped[0])
+				warning("record: %s: no BTF offset for %s; probed without them",
+					k->fn, dropped);
+			snprintf(addr, sizeof(addr), "%s+%d", k->fn, off);
+			ev = tracefs_kprobe_alloc(KP_GROUP, k->fn, addr, *args ? args : NULL);
+			free(args);
+			if (!ev || tracefs_dynevent_create(ev)) {
+				warning("record: cannot add kprobe %s/%s at %s: %s; the analyses will "
+					"not see %s", KP_GROUP, k->fn, addr, strerror(errno), k->what);
+				tracefs_dynevent_free(ev);
+				continue;
+			}
+			rec->kp_added[i] = ev;
+		}
+		if (tracefs_event_enable(rec->inst, KP_GROUP, k->fn))
+			warning("record: cannot enable kprobe %s/%s: %s", KP_GROUP, k->fn,
+				strerror(errno));
+	}
+}
+
+/* Undo everything added to tracefs; safe to call more than once. */
+static void recorder_cleanup(struct recorder *rec)
+{
+	if (rec->inst) {
+		tracefs_trace_off(rec->inst);
+		for (int i = 0; i < rec->ncpus && rec->cpus; i++) {
+			tracefs_cpu_close(rec->cpus[i].tcpu);
+			rec->cpus[i].tcpu = NULL;
+		}
+		if (tracefs_instance_destroy(rec->inst))
+			warning("record: cannot remove tracefs instance %s: %s", rec->name,
+				strerror(errno));
+		tracefs_instance_free(rec->inst);
+		rec->inst = NULL;
+	}
+	for (size_t i = 0; i < N_KP; i++) {
+		if (!rec->kp_added[i])
+			continue;
+		if (tracefs_dynevent_destroy(rec->kp_added[i], true))
+			warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
+				strerror(errno));
+		tracefs_dynevent_free(rec->kp_added[i]);
+		rec->kp_added[i] = NULL;
+	}
+}
+
+static void remove_tmpdir(struct recorder *rec)
+{
+	char path[PATH_MAX + 16];
+
+	if (!rec->tmpdir[0])
+		return;
+	for (int i = 0; i < rec->ncpus; i++) {
+		snprintf(path, sizeof(path), "%s/cpu%d", rec->tmpdir, i);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/head.dat", rec->tmpdir);
+	unlink(path);
+	rmdir(rec->tmpdir);
+	rec->tmpdir[0] = '\0';
+}
+
+static int setup_instance(struct recorder *rec, bool riscv)
+{
+	const struct record_opts *o = rec->o;
+
+	snprintf(rec->name, sizeof(rec->name), "tlbscope-%d", (int)getpid());
+	if (tracefs_instance_exists(rec->name)) {
+		error("record: tracefs instance %s already exists", rec->name);
+		return -1;
+	}
+	rec->inst = tracefs_instance_create(rec->name);
+	if (!rec->inst) {
+		error("record: cannot create tracefs instance %s: %s", rec->name, strerror(errno));
+		return -1;
+	}
+	tracefs_trace_off(rec->inst);	/* a new instance starts with tracing on */
+	rec->ncpus = count_cpus(rec);
+	if (rec->ncpus <= 0) {
+		error("record: %s: no per_cpu directories", rec->name);
+		return -1;
+	}
+	if (tracefs_instance_set_buffer_size(rec->inst, o->buffer_kb, -1)) {
+		error("record: cannot set the ring buffer to %lu KiB per CPU: %s", o->buffer_kb,
+		      strerror(errno));
+		return -1;
+	}
+	if (o->has_cpus) {
+		char hex[TS_MAX_CPUS / 4 + TS_MAX_CPUS / 32 + 8];
+
+		for (int c = rec->ncpus; c < TS_MAX_CPUS; c++)
+			if (ts_cpumask_test(&o->cpus, c)) {
+				error("record: --cpu: CPU %d does not exist (this machine has %d)", c,
+				      rec->ncpus);
+				return -1;
+			}
+		cpumask_hex(&o->cpus, rec->ncpus, hex, sizeof(hex));
+		if (tracefs_instance_file_write(rec->inst, "tracing_cpumask", hex) < 0) {
+			error("record: cannot set tracing_cpumask to %s: %s", hex, strerror(errno));
+			return -1;
+		}
+	}
+	if (tracefs_option_enable(rec->inst, TRACEFS_OPTION_RECORD_TGID))
+		warning("record: cannot set options/record-tgid; processes will be guessed from pids");
+	return enable_tracepoints(rec, riscv);
+}
+
+static int open_readers(struct recorder *rec)
+{
+	char path[PATH_MAX + 16];
+
+	rec->cpus = xcalloc(rec->ncpus, sizeof(*rec->cpus));
+	for (int i = 0; i < rec->ncpus; i++)
+		rec->cpus[i].out_fd = -1;
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct cpu_reader *c = &rec->cpus[i];
+
+		c->rec = rec;
+		c->cpu = i;
+		snprintf(path, sizeof(path), "%s/cpu%d", rec->tmpdir, i);
+		c->out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (c->out_fd < 0) {
+			error("record: %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (rec->o->has_cpus && !ts_cpumask_test(&rec->o->cpus, i))
+			continue;	/* an empty file keeps the CPU numbering */
+		c->tcpu = tracefs_cpu_open(rec->inst, i, true);
+		if (!c->tcpu) {
+			error("record: cannot open cpu %d's trace_pipe_raw: %s", i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int start_readers(struct recorder *rec)
+{
+	sigset_t all, old;
+	int r = 0;
+
+	/* signals go to the main thread only */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (int i = 0; i < rec->ncpus; i++) {
+		struct cpu_reader *c = &rec->cpus[i];
+
+		if (!c->tcpu)
+			continue;
+		if (pthread_create(&c->thread, NULL, reader_main, c)) {
+			error("record: cannot start a reader thread for cpu %d", i);
+			r = -1;
+			break;
+		}
+		c->started = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/* Stop the readers after their last drain; returns -1 (message printed) if one failed. */
+static int stop_readers(struct recorder *rec)
+{
+	int r = 0;
+
+	atomic_store(&rec->stop, 1);
+	for (int i = 0; i < rec->ncpus && rec->cpus; i++) {
+		struct cpu_reader *c = &rec->cpus[i];
+
+		if (c->started) {
+			pthread_join(c->thread, NULL);
+			c->started = false;
+		}
+		if (c->out_fd >= 0 && close(c->out_fd) && !c->err)
+			c->err = errno;
+		c->out_fd = -1;
+		if (c->err) {
+			error("record: %s: cpu %d's data: %s; %s not written", rec->tmpdir, i,
+			      strerror(c->err), rec->o->output);
+			r = -1;
+		}
+	}
+	return r;
+}
+
+/* Overruns and dropped events per CPU, from per_cpu/cpuN/stats; returns the total. */
+static uint64_t report_lost(struct recorder *rec)
+{
+	static const struct {
+		const char *key, *label;
+	} keys[] = { { "overrun:", "overrun" }, { "dropped events:", "dropped" } };
+	uint64_t total = 0;
+
+	for (int i = 0; i < rec->ncpus; i++) {
+		char file[64], *stats, *p;
+
+		if (rec->o->has_cpus && !ts_cpumask_test(&rec->o->cpus, i))
+			continue;
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
+		stats = tracefs_instance_file_read(rec->inst, file, NULL);
+		if (!stats)
+			continue;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			uint64_t v;
+
+			p = strstr(stats, keys[k].key);
+			if (!p)
+				continue;
+			v = strtoull(p + strlen(keys[k].key), NULL, 10);
+			if (v)
+				fprintf(stderr, "tlbscope: cpu %d: %llu events lost (%s)\n", i,
+					(unsigned long long)v, keys[k].label);
+			total += v;
+		}
+		free(stats);
+	}
+	return total;
+}
+
+/*
+ * In a child before exec: no descriptor of ours may survive, or the instance's
+ * trace_pipe_raw files stay open in the command and the instance cannot be removed (EBUSY).
+ */
+static void close_on_exec_all(void)
+{
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC)) {
+		for (int fd = 3; fd < 65536; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+}
+
+/* Run @argv (a trace-cmd command line), output to /dev/null unless it fails.  0 ok. */
+static int run_tool(char *const *argv)
+{
+	char errpath[] = "/tmp/tlbscope-restore-XXXXXX";
+	int errfd = mkstemp(errpath), status;
+	pid_t pid;
+
+	if (errfd >= 0)
+		unlink(errpath);
+	pid = fork();
+	if (pid < 0) {
+		if (errfd >= 0)
+			close(errfd);
+		return error("record: fork: %s", strerror(errno)), -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		signal(SIGINT, SIG_IGN);	/* the parent decides when to stop */
+		signal(SIGTERM, SIG_DFL);
+		dup2(null, 1);
+		dup2(errfd >= 0 ? errfd : null, 2);
+		close_on_exec_all();
+		execvp(argv[0], argv);
+		dprintf(errfd >= 0 ? errfd : 2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	if (status != 0 && errfd >= 0) {
+		char buf[2048];
+		ssize_t n = pread(errfd, buf, sizeof(buf) - 1, 0);
+
+		buf[n > 0 ? n : 0] = '\0';
+		fprintf(stderr, "tlbscope: record: %s %s failed:\n%s", argv[0], argv[1], buf);
+	}
+	if (errfd >= 0)
+		close(errfd);
+	return status == 0 ? 0 : -1;
+}
+
+/* The header part of the trace.dat (event formats, kallsyms, cmdlines), while our events exist. */
+static int write_head(struct recorder *rec)
+{
+	char head[PATH_MAX + 16];
+	char *argv[] = { "trace-cmd", "restore", "-c", "-t", (char *)rec->tracing_dir,
+			 "-k", "/proc/kallsyms", "-o", head, NULL };
+
+	snprintf(head, sizeof(head), "%s/head.dat", rec->tmpdir);
+	if (run_tool(argv))
+		return error("record: could not write the trace.dat header (trace-cmd restore -c)"),
+			-1;
+	return 0;
+}
+
+/* head.dat + cpu files -> @o->output (through a temporary name, so no half file). */
+static int write_tracedat(struct recorder *rec)
+{
+	char head[PATH_MAX + 16], **argv, **files;
+	int n = 0, r;
+
+	snprintf(head, sizeof(head), "%s/head.dat", rec->tmpdir);
+	snprintf(rec->tmpout, sizeof(rec->tmpout), "%s/out.dat", rec->tmpdir);
+	argv = xcalloc(rec->ncpus + 8, sizeof(*argv));
+	files = xcalloc(rec->ncpus, sizeof(*files));
+	argv[n++] = "trace-cmd";
+	argv[n++] = "restore";
+	argv[n++] = "-i";
+	argv[n++] = head;
+	argv[n++] = "-o";
+	argv[n++] = rec->tmpout;
+	for (int i = 0; i < rec->ncpus; i++) {
+		size_t len = strlen(rec->tmpdir) + 16;
+
+		files[i] = xmalloc(len);
+		snprintf(files[i], len, "%s/cpu%d", rec->tmpdir, i);
+		argv[n++] = files[i];
+	}
+	r = run_tool(argv);
+	if (r) {
+		error("record: could not assemble %s (trace-cmd restore -i)", rec->o->output);
+	} else if (rename(rec->tmpout, rec->o->output)) {
+		error("record: %s: %s", rec->o->output, strerror(errno));
+		r = -1;
+	}
+	unlink(rec->tmpout);
+	for (int i = 0; i < rec->ncpus; i++)
+		free(files[i]);
+	free(files);
+	free(argv);
+	return r;
+}
+
+/* Start the command once tracing is on; exec failure comes back through a CLOEXEC pipe. */
+static int start_command(struct recorder *rec)
+{
+	int pfd[2], err = 0;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return error("record: pipe: %s", strerror(errno)), -1;
+	rec->child = fork();
+	if (rec->child < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error("record: fork: %s", strerror(errno)), -1;
+	}
+	if (rec->child == 0) {
+		sigset_t none;
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(pfd[0]);
+		close_on_exec_all();
+		execvp(rec->o->command[0], rec->o->command);
+		err = errno;
+		n = write(pfd[1], &err, sizeof(err));
+		(void)n;
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	if (n == sizeof(err)) {
+		waitpid(rec->child, NULL, 0);
+		rec->child = 0;
+		return error("record: cannot run '%s': %s", rec->o->command[0], strerror(err)), -1;
+	}
+	return 0;
+}
+
+static void reap_child(struct recorder *rec, bool block)
+{
+	int status;
+	pid_t p;
+
+	if (!rec->child || rec->child_done)
+		return;
+	p = waitpid(rec->child, &status, block ? 0 : WNOHANG);
+	if (p == rec->child) {
+		rec->child_done = true;
+		rec->child_status = status;
+	}
+}
+
+/*
+ * Record until the command ends, the duration is over, a reader fails or a signal comes.
+ * Returns 0 to write the trace, -1 to abort (second signal).
+ */
+static int record_loop(struct recorder *rec)
+{
+	const struct record_opts *o = rec->o;
+	uint64_t end = o->duration_ns ? now_ns() + o->duration_ns : 0;
+	int seen = 0;
+
+	for (;;) {
+		reap_child(rec, false);
+		if (rec->child_done || atomic_load(&rec->stop) || (end && now_ns() >= end))
+			break;
+		if (sig_count) {
+			seen = sig_count;
+			break;
+		}
+		sleep_ms(50);
+	}
+	if (rec->child && !rec->child_done) {
+		/* the command is stopped with the signal record got, or SIGTERM at -d's end */
+		kill(rec->child, seen ? sig_last : SIGTERM);
+	}
+	if (seen)
+		fprintf(stderr, "tlbscope: record: stopping (again to abort)\n");
+	return 0;
+}
+
+static void report_child(struct recorder *rec)
+{
+	int st = rec->child_status;
+
+	if (!rec->child)
+		return;
+	if (!rec->child_done) {
+		warning("record: '%s' still running at exit; killed", rec->o->command[0]);
+		kill(rec->child, SIGKILL);
+		waitpid(rec->child, NULL, 0);
+		return;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st))
+		warning("record: '%s' exited with status %d", rec->o->command[0], WEXITSTATUS(st));
+	else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGINT && WTERMSIG(st) != SIGTERM)
+		warning("record: '%s' was killed by signal %d", rec->o->command[0], WTERMSIG(st));
+}
+
+/* Wait for the command after recording stopped; a further signal kills it. */
+static void wait_child(struct recorder *rec, int signals_before)
+{
+	while (rec->child && !rec->child_done) {
+		reap_child(rec, false);
+		if (rec->child_done)
+			break;
+		if (sig_count > signals_before) {
+			kill(rec->child, SIGKILL);
+			signals_before = sig_count;
+		}
+		sleep_ms(50);
+	}
+}
+
+static int make_tmpdir(struct recorder *rec)
+{
+	const char *out = rec->o->output, *slash = strrchr(out, '/');
+
+	/* next to the output: same file system, so a full disk shows while recording */
+	if (!slash)
+		snprintf(rec->tmpdir, sizeof(rec->tmpdir), ".tlbscope-record-XXXXXX");
+	else
+		snprintf(rec->tmpdir, sizeof(rec->tmpdir), "%.*s/.tlbscope-record-XXXXXX",
+			 (int)(slash - out), out);
+	if (!mkdtemp(rec->tmpdir)) {
+		error("record: cannot create a directory next to %s: %s", out, strerror(errno));
+		rec->tmpdir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static bool have_trace_cmd(void)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	for (const char *d = path;;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(file, sizeof(file), "%.*s/trace-cmd", n ? (int)n : 1, n ? d : ".");
+		if (!access(file, X_OK))
+			return true;
+		if (!d[n])
+			return false;
+		d += n + 1;
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct recorder rec = { 0 };
+	struct record_opts o;
+	struct utsname un;
+	uint64_t bytes = 0, lost, t0;
+	int status = EXIT_BAD, r, ncpu;
+	double secs;
+	bool riscv;
+
+	r = record_parse_args(&o, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
+	rec.o = &o;
+	if (geteuid() != 0)
+		return error("record: needs root (tracefs)");
+	if (!have_trace_cmd())
+		return error("record: needs trace-cmd (it assembles the trace.dat); "
+			     "install the trace-cmd package");
+	if (uname(&un))
+		return error("record: uname: %s", strerror(errno));
+	riscv = !strcmp(un.machine, "riscv64");
+
+	/* before tracefs is touched; no SA_RESTART: a signal must cut sleeps and waits short */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	if (tracefs_find(&rec) || make_tmpdir(&rec))
+		goto out_signals;
+	if (setup_instance(&rec, riscv))
+		goto out_cleanup;
+	add_kprobes(&rec, un.machine);
+	if (sig_count)
+		goto out_cleanup;
+	if (open_readers(&rec) || start_readers(&rec))
+		goto out_stop;
+	t0 = now_ns();
+	if (tracefs_trace_on(rec.inst)) {
+		error("record: cannot turn tracing on in %s: %s", rec.name, strerror(errno));
+		goto out_stop;
+	}
+	if (o.command && start_command(&rec)) {
+		tracefs_trace_off(rec.inst);
+		goto out_stop;
+	}
+	ncpu = o.has_cpus ? ts_cpumask_weight(&o.cpus) : rec.ncpus;
+	fprintf(stderr, "tlbscope: record: recording %d CPU%s into %s (instance %s)%s\n",
+		ncpu, ncpu == 1 ? "" : "s", o.output, rec.name,
+		o.command || o.duration_ns ? "" : "; Ctrl-C stops");
+	record_loop(&rec);
+	tracefs_trace_off(rec.inst);
+	secs = (now_ns() - t0) / 1e9;
+	if (stop_readers(&rec))
+		goto out_cleanup;
+	for (int i = 0; i < rec.ncpus; i++)
+		bytes += rec.cpus[i].bytes;
+	lost = report_lost(&rec);
+	if (sig_count > 1)
+		goto out_abort;
+	if (write_head(&rec))
+		goto out_cleanup;
+	recorder_cleanup(&rec);
+	wait_child(&rec, sig_count);
+	if (sig_count > 1)
+		goto out_abort;
+	if (write_tracedat(&rec))
+		goto out_cleanup;
+	fprintf(stderr, "tlbscope: record: wrote %s: %.1f s, %d CPU%s, %llu KiB of events, "
+		"%llu lost\n", o.output, secs, ncpu, ncpu == 1 ? "" : "s",
+		(unsigned long long)(bytes / 1024), (unsigned long long)lost);
+	status = EXIT_OK;
+	goto out_cleanup;
+
+out_abort:
+	error("record: aborted; %s not written", o.output);
+	goto out_cleanup;
+out_stop:
+	stop_readers(&rec);
+out_cleanup:
+	recorder_cleanup(&rec);
+	wait_child(&rec, sig_count);
+	report_child(&rec);
+	remove_tmpdir(&rec);
+	free(rec.cpus);
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return status;
+}

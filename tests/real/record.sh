@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope record on this machine's tracefs: the trace.dat it writes is read alike by
+# trace-cmd and tlbscope, and tracefs is left exactly as it was (instances, dynamic events,
+# enabled top-level events, tracing_on, buffer size, tracer, options) after a normal run,
+# SIGINT, SIGTERM, a failing command and bad usage.  Needs root and tracefs.
+T=record
+. "$(dirname "$0")/../lib.sh"
+tr=/sys/kernel/tracing
+
+# usage errors need neither root nor tracefs
+for args in "-x" "-d 0" "-d abc" "-b 1" "-C x" "-o" "--" "stray"; do
+	# shellcheck disable=SC2086
+	tls record $args > /dev/null 2>&1
+	same "bad usage 'record $args' exits 2" 2 $?
+done
+check "record --help exits 0 and shows -o" sh -c "'$prog' record --help | grep -q -- --output"
+
+if [ "$(id -u)" != 0 ]; then
+	skip "live recording" "not root: cannot use tracefs"; exit 0
+fi
+[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
+if [ ! -d $tr/instances ]; then
+	skip "live recording" "tracefs is not available at $tr"; exit 0
+fi
+for c in trace-cmd hackbench jq; do
+	command -v $c > /dev/null || { skip "live recording" "$c not installed"; exit 0; }
+done
+
+# Other tracefs users (a concurrent `make check`: tests/fixtures/capture.sh, another
+# record.sh) may come and go in instances of their own, named tlbscope-*: those are left out
+# of the snapshot, and ours (tlbscope-<pid of each record run>) are checked by name.
+state() {
+	ls $tr/instances | grep -v '^tlbscope-'
+	cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb \
+		$tr/current_tracer $tr/trace_options
+	for p in $pids; do [ -e $tr/instances/tlbscope-$p ] && echo "left behind: tlbscope-$p"; done
+}
+pids=""
+# rec ARGS...: tlbscope record in the background (so that its pid, and instance name, are
+# known), waited for; returns its exit status
+rec() { ${TLBSCOPE_WRAP:-} "$prog" record "$@" & pids="$pids $!"; wait $!; }
+# two `make check` at once: their record.sh runs take turns (the workloads would skew each other)
+if command -v flock > /dev/null; then
+	exec 9> /tmp/tlbscope-record-test.lock
+	flock -w 300 9
+fi
+switches_tc() { trace-cmd report "$1" 2> /dev/null | grep -c ' sched_switch: '; }
+tc_reads() { trace-cmd report "$1" > /dev/null 2>&1; }
+before=$(state)
+
+# a normal run under hackbench
+rec -o "$tmp/r.dat" -- hackbench -g 2 -l 100 > /dev/null 2> "$tmp/r.err"
+rc=$?
+same "record -- hackbench exits 0" 0 $rc
+[ $rc = 0 ] || sed 's/^/#   /' "$tmp/r.err"
+check "record -- hackbench wrote the file" [ -s "$tmp/r.dat" ]
+tc=$(switches_tc "$tmp/r.dat")
+check "trace-cmd report reads it: $tc sched_switch lines" [ "${tc:-0}" -gt 0 ]
+ours=$(tls report --json "$tmp/r.dat" | jq '.totals.switches')
+same "tlbscope report: switches = trace-cmd report's" "$tc" "$ours"
+check "stderr names the instance" grep -q "instance tlbscope-" "$tmp/r.err"
+check "stderr counts lost events" grep -q "lost" "$tmp/r.err"
+if [ ! -e $tr/kprobe_events ]; then
+	check "no kprobe_events: says which probes are not added" \
+		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
+fi
+same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
+
+# a signal mid-run stops recording, writes the file, removes everything
+for sig in INT TERM; do
+	start=$(date +%s)
+	# not through a function: a backgrounded function is a subshell, $! would be its pid
+	${TLBSCOPE_WRAP:-} "$prog" record -o "$tmp/$sig.dat" -- sleep 10 > /dev/null 2>&1 &
+	pid=$!
+	pids="$pids $pid"
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	took=$(($(date +%s) - start))
+	same "SIG$sig: record exits 0" 0 $rc
+	check "SIG$sig: record ends within 5 s (took $took s)" [ $took -le 5 ]
+	check "SIG$sig: trace-cmd reads the file" [ "$(switches_tc "$tmp/$sig.dat")" -gt 0 ]
+	same "tracefs is as it was after SIG$sig mid-run" "$before" "$(state)"
+done
+
+# a second signal aborts (the command ignores the first), still cleaning up
+${TLBSCOPE_WRAP:-} "$prog" record -o "$tmp/abort.dat" -- sh -c 'trap "" INT; sleep 3' \
+	> /dev/null 2>&1 &
+pid=$!
+pids="$pids $pid"
+sleep 1
+kill -INT $pid
+sleep 0.5
+kill -INT $pid
+wait $pid
+same "second SIGINT aborts with status 2" 2 $?
+check "aborted run wrote no file" [ ! -e "$tmp/abort.dat" ]
+same "tracefs is as it was after an aborted run" "$before" "$(state)"
+
+# a failing command: a warning, the trace is written, status 0
+rec -o "$tmp/false.dat" -- false > /dev/null 2> "$tmp/false.err"
+same "record -- false exits 0" 0 $?
+check "record -- false warns about the status" grep -q "exited with status 1" "$tmp/false.err"
+check "record -- false wrote a readable file" tc_reads "$tmp/false.dat"
+same "tracefs is as it was after a failing command" "$before" "$(state)"
+
+# a command that cannot run: status 2, nothing left behind
+rec -o "$tmp/none.dat" -- /nonexistent/command > /dev/null 2>&1
+same "record -- /nonexistent/command exits 2" 2 $?
+same "tracefs is as it was after a command that cannot run" "$before" "$(state)"
+
+# -d, -C, -b
+rec -o "$tmp/d.dat" -d 1 -b 1024 > /dev/null 2>&1
+same "record -d 1 -b 1024 exits 0" 0 $?
+check "record -d 1 wrote a readable file" tc_reads "$tmp/d.dat"
+rec -o "$tmp/c.dat" -C 0 -- hackbench -g 1 -l 50 > /dev/null 2>&1
+same "record -C 0 exits 0" 0 $?
+cpus=$(trace-cmd report "$tmp/c.dat" 2> /dev/null | grep -o '\[[0-9]\{3\}\] \+[0-9]\+\.[0-9]\+:' |
+	cut -c1-5 | sort -u)
+same "record -C 0: events from CPU 0 only" "[000]" "$cpus"
+same "tracefs is as it was after -d and -C" "$before" "$(state)"
+
+# errors that name what
+rec -o "$tmp/x.dat" -C 500 -d 1 > /dev/null 2> "$tmp/cpu.err"
+same "record -C 500 exits 2" 2 $?
+check "record -C 500 says the CPU does not exist" grep -q "does not exist" "$tmp/cpu.err"
+rec -o /nonexistent-dir/x.dat -d 1 > /dev/null 2> "$tmp/dir.err"
+same "record into a missing directory exits 2" 2 $?
+if command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$prog" record -d 1 \
+		> /dev/null 2> "$tmp/root.err"
+	same "record as a normal user exits 2" 2 $?
+	check "record as a normal user says it needs root" \
+		grep -q "tlbscope: record: needs root (tracefs)" "$tmp/root.err"
+fi
+mkdir "$tmp/small"
+if mount -t tmpfs -o size=256k tmpfs "$tmp/small" 2> /dev/null; then
+	rec -o "$tmp/small/full.dat" -- hackbench -g 2 -l 200 > /dev/null 2> "$tmp/full.err"
+	same "record onto a full disk exits 2" 2 $?
+	check "record onto a full disk says so" grep -q "No space left on device" "$tmp/full.err"
+	umount "$tmp/small"
+fi
+same "tracefs is as it was after the error cases" "$before" "$(state)"
