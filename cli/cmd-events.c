@@ -97,6 +97,15 @@ static json_t *cpus_array(const struct ts_cpumask *m)
 	return a;
 }
 
+/* Kernel pointers exceed JSON's signed 64-bit integers: "0xff60000000846000". */
+static json_t *ptr_json(uint64_t p)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)p);
+	return json_string(buf);
+}
+
 static const char *role_name(uint8_t role)
 {
 	static const char *const names[] = { "request", "local", "received" };
@@ -137,6 +146,8 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		mm = mm_ref(w, tl, ev->u.exit.mm, ev->ts);
 	else if (ev->kind == TS_EV_EXEC)
 		mm = mm_ref(w, tl, ev->u.exec.mm, ev->ts);
+	else if (ev->kind == TS_EV_LOAD_MM)
+		mm = mm_ref(w, tl, ev->u.load.mm, ev->ts);
 
 	j = json_object();
 	json_object_set_new(j, "ts", json_integer((json_int_t)ev->ts));
@@ -200,7 +211,21 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.flush.src)));
 		if (ev->u.flush.reason != TS_NO_REASON)
 			json_object_set_new(j, "reason", json_integer(ev->u.flush.reason));
+		if (ev->u.flush.fflags & TS_FF_PTR)
+			json_object_set_new(j, "mm_ptr", ptr_json(ev->u.flush.mm_ptr));
+		if (ev->u.flush.fflags & TS_FF_KMASK)
+			json_object_set_new(j, "kernel_mask", cpus_array(&ev->u.flush.kmask));
 		break;
+	case TS_EV_LOAD_MM: {
+		struct ts_cpumask m = { .bits = { ev->u.load.next_mask } };
+
+		json_object_set_new(j, "mm", mm);
+		mm = NULL;
+		json_object_set_new(j, "prev_ptr", ptr_json(ev->u.load.prev));
+		json_object_set_new(j, "next_ptr", ptr_json(ev->u.load.next));
+		json_object_set_new(j, "next_mask", cpus_array(&m));
+		break;
+	}
 	case TS_EV_IPI:
 		if (ev->flags & TS_F_RECV) {
 			json_object_set_new(j, "recv", json_true());

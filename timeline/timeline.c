@@ -5,8 +5,10 @@
  *    the idle task have none and leave the CPU's active mm as it was (they borrow it);
  *  - mm ids are dense indexes into tl->mms, 0 meaning "no mm";
  *  - state is updated for every event, counters only for events inside the filter.
- * When the input carries the tgid column, events are held in a short lookahead queue so
- * that a task first switched to before it ever ran in the trace gets its real process.
+ * Events are held in a short lookahead queue (for inputs tlbscope did not normalize itself)
+ * so that a task first switched to before it ever ran in the trace gets its real process
+ * from the tgid column, and a sched_switch is resolved with the switch_mm kprobe event
+ * that follows it on its CPU (the mm pointer: exact identity, DESIGN.md section 3).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,8 @@ struct task {
 	bool kthread_guessed;	/* by its name, no fork seen */
 	bool tgid_guessed;	/* pid taken as tgid */
 	bool by_newtask;	/* created by task_newtask (sched_process_fork adds nothing) */
+	bool exec_loaded;	/* exec's activate_mm (switch_mm) came before its exec event */
+	uint32_t exec_old;	/* and the mm it left */
 };
 
 struct cpu_state {
@@ -52,6 +56,11 @@ struct cpu_state {
 	int32_t pending_from;	/* the last CPU that sent this CPU a cross-call */
 	uint32_t pending_mm;	/* and the mm that was running there */
 	bool pending_known;
+	bool load_done;		/* the switch_mm after the last switch was resolved with it */
+	bool after_switch;	/* the last event of this CPU was a sched_switch */
+	uint8_t csd_entry;	/* last TLB csd_function_entry: 0 none, 1 local, 2 remote */
+	bool kreq_open;		/* a kprobe request with remote targets, since the switch */
+	uint32_t kreq_mm;	/* its mm (the SBI fence that follows is its) */
 };
 
 struct timeline {
@@ -60,6 +69,10 @@ struct timeline {
 	bool filtered;
 	bool derive;		/* derive requests from csd_queue_cpu groups */
 	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
+	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
+	uint64_t kprobe_requests;
+	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
+	struct tl_ptr_stats ps;
 
 	struct task *tasks;
 	size_t ntasks, tasks_alloc;
@@ -87,6 +100,44 @@ struct timeline {
 	struct ts_event *ring;		/* lookahead queue, used when the input has tgids */
 	size_t ring_head, ring_len, ring_cap;
 };
+
+/* The next queued event recorded on @cpu, or NULL (borrowed, valid until the next feed). */
+static struct ts_event *ring_next_on_cpu(struct timeline *tl, int cpu)
+{
+	for (size_t i = 0; i < tl->ring_len; i++) {
+		struct ts_event *e = &tl->ring[(tl->ring_head + i) % tl->ring_cap];
+
+		if (e->cpu == cpu)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Does a __flush_tlb_range event follow on @cpu before the CPU does anything else than take
+ * interrupts (a caller probe's request is then that event's)?  Looks a few events ahead.
+ */
+static bool ring_request_follows(struct timeline *tl, int cpu)
+{
+	int seen = 0;
+
+	for (size_t i = 0; i < tl->ring_len && seen < 64; i++) {
+		struct ts_event *e = &tl->ring[(tl->ring_head + i) % tl->ring_cap];
+
+		if (e->cpu != cpu)
+			continue;
+		seen++;
+		if (e->kind == TS_EV_FLUSH && e->u.flush.src == TS_SRC_KPROBE &&
+		    e->u.flush.role == TS_FLUSH_REQUEST)
+			return e->u.flush.fflags & TS_FF_PTR;
+		/* IPI handlers (csd, flushes run for others) may interleave */
+		if (e->kind == TS_EV_IPI || e->kind == TS_EV_OTHER ||
+		    (e->kind == TS_EV_FLUSH && e->u.flush.role != TS_FLUSH_REQUEST))
+			continue;
+		return false;
+	}
+	return false;
+}
 
 static const char *const kthread_prefixes[] = {
 	"kworker/", "ksoftirqd/", "migration/", "rcu_", "rcub/", "rcuc/", "rcuop/", "rcuos/",
@@ -308,6 +359,67 @@ static void load_mm(struct timeline *tl, int cpu, uint32_t mm, bool count)
 	}
 }
 
+static void ptr_bind(struct timeline *tl, uint64_t ptr, uint32_t mm)
+{
+	bool added;
+
+	*u64map_get(&tl->ptr_mm, ptr, 0, &added) = mm;
+	if (added)
+		tl->ps.pointers++;
+	tl->mms[mm].mm_ptr = ptr;
+	tl->mms[mm].how = TL_HOW_POINTER;
+}
+
+/* The live mm last bound to @ptr, 0 when none (never seen, or its mm ended). */
+static uint32_t ptr_live(const struct timeline *tl, uint64_t ptr)
+{
+	uint64_t *b = ptr ? u64map_find(&tl->ptr_mm, ptr) : NULL;
+
+	return b && *b && !tl->mms[*b].exited ? (uint32_t)*b : 0;
+}
+
+/*
+ * Task @t switches to the mm at kernel address @ptr: the mm it uses from now on.  The
+ * address names the mm bound to it while that mm lives and its process (or a task sharing
+ * it, as a vfork child does) is the one switching; an ended mm's address, or one another
+ * process switches to, is a new mm (the kernel reuses freed mm_structs at once).
+ */
+static uint32_t ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, const char *comm,
+			    uint64_t ts)
+{
+	uint64_t *b = u64map_find(&tl->ptr_mm, ptr);
+	uint32_t m = b ? (uint32_t)*b : 0, cur = t->mm;
+
+	if (m && !tl->mms[m].exited) {
+		if (cur == m)
+			return m;
+		if (tl->mms[m].pid == t->tgid || t->tgid_guessed) {
+			/* a thread of the owner, or a task whose process was only guessed */
+			if (t->tgid_guessed && tl->mms[m].pid > 0)
+				t->tgid = tl->mms[m].pid;
+			if (tl->mms[m].pid < 0) {
+				/* named by a flush request before anyone switched to it */
+				tl->mms[m].pid = t->tgid;
+				strlcpy_ts(tl->mms[m].comm, comm, sizeof(tl->mms[m].comm));
+			}
+			t->tgid_guessed = false;
+			t->mm = m;
+			tl->ps.adopted++;
+			return m;
+		}
+		tl->ps.owner_changes++;
+	} else if (m) {
+		tl->ps.reuses++;
+	}
+	if (cur && !tl->mms[cur].exited && (!tl->mms[cur].mm_ptr || tl->mms[cur].mm_ptr == ptr)) {
+		ptr_bind(tl, ptr, cur);		/* the task's own mm gets its address */
+		return cur;
+	}
+	t->mm = mm_for_process(tl, t->tgid, comm, TL_HOW_POINTER, ts);
+	ptr_bind(tl, ptr, t->mm);
+	return t->mm;
+}
+
 static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
@@ -327,9 +439,27 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 		next->kthread = !mm;
 		next->mm = mm;
 	} else {
+		struct ts_event *load = tl->ring_cap ? ring_next_on_cpu(tl, ev->cpu) : NULL;
+
 		next = task_get(tl, ev->u.sw.next_pid, ev->u.sw.next_comm, ev->ts);
+		/* the switch_mm right after a switch is that switch's: the task's mm pointer */
+		if (load && load->kind == TS_EV_LOAD_MM && !(load->flags & TS_F_MM_GIVEN) &&
+		    ev->u.sw.next_pid > 0 && load->u.load.next) {
+			if (next->kthread && next->kthread_guessed) {
+				/* a kernel-thread-like name, but it has an mm: a user task */
+				next->kthread = next->kthread_guessed = false;
+				next->mm = process_mm(tl, next->tgid, ev->u.sw.next_comm,
+						      TL_HOW_GUESS_PID, ev->ts);
+			}
+			if (!next->kthread) {
+				ptr_resolve(tl, next, load->u.load.next, ev->u.sw.next_comm, ev->ts);
+				c->load_done = true;
+				tl->ps.at_switch++;
+			}
+		}
 		mm = next->kthread ? 0 : next->mm;
 	}
+	c->after_switch = true;
 	c->cur_pid = ev->u.sw.next_pid;
 	c->since = ev->ts;
 	ev->u.sw.mm = mm;
@@ -339,6 +469,74 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 	}
 	ev->flags &= ~TS_F_KTHREAD;
 	load_mm(tl, ev->cpu, mm, count);
+}
+
+/*
+ * A switch_mm kprobe event.  After a sched_switch it was resolved there already; with no
+ * sched_switch before it on its CPU it is exec's activate_mm: the exec'ing process's new mm
+ * (the exec event itself comes later); in a kernel thread, use_mm of a live mm.
+ */
+static void do_load(struct timeline *tl, struct ts_event *ev, bool count)
+{
+	struct cpu_state *c = &tl->cpus[ev->cpu];
+	uint64_t ptr = ev->u.load.next;
+	struct task *t;
+	uint32_t m;
+
+	if (ev->flags & TS_F_MM_GIVEN) {
+		ev->u.load.mm = ev->u.load.mm ? given_mm(tl, ev->u.load.mm, "", -1, TL_HOW_GIVEN,
+							 ev->ts) : 0;
+		t = c->cur_pid > 0 ? task_find(tl, c->cur_pid) : NULL;
+		if (ev->u.load.mm && t && !t->kthread && !c->after_switch &&
+		    t->mm != ev->u.load.mm) {
+			/* exec's activate_mm, as in a trace (below) */
+			if (!t->exec_loaded) {
+				t->exec_old = t->mm;
+				t->exec_loaded = true;
+			}
+			t->mm = ev->u.load.mm;
+		}
+		if (ev->u.load.mm)
+			load_mm(tl, ev->cpu, ev->u.load.mm, count);
+		return;
+	}
+	if (count)
+		tl->ps.load_mm++;
+	if (c->load_done) {
+		c->load_done = false;
+		ev->u.load.mm = ptr_live(tl, ptr);
+		if (ev->u.load.mm)
+			load_mm(tl, ev->cpu, ev->u.load.mm, count);
+		return;
+	}
+	t = c->cur_pid > 0 ? task_find(tl, c->cur_pid) : NULL;
+	if (!ptr || !t || t->kthread) {
+		ev->u.load.mm = ptr_live(tl, ptr);
+		if (ev->u.load.mm)
+			load_mm(tl, ev->cpu, ev->u.load.mm, count);
+		return;
+	}
+	if (c->after_switch) {
+		/* the switch could not see it (no lookahead): resolved late */
+		m = ptr_resolve(tl, t, ptr, t->pid == ev->pid ? ev->comm : "", ev->ts);
+	} else {
+		m = ptr_live(tl, ptr);
+		if (m && m != t->mm)
+			tl->ps.owner_changes++;	/* a freshly exec'd mm cannot be live */
+		else if (!m && u64map_find(&tl->ptr_mm, ptr))
+			tl->ps.reuses++;
+		if (!t->exec_loaded) {
+			t->exec_old = t->mm;
+			t->exec_loaded = true;
+		}
+		m = mm_for_process(tl, t->tgid, ev->comm, TL_HOW_POINTER, ev->ts);
+		ptr_bind(tl, ptr, m);
+		t->mm = m;
+		if (count)
+			tl->ps.at_exec++;
+	}
+	ev->u.load.mm = m;
+	load_mm(tl, ev->cpu, m, count);
 }
 
 /* @mm's last user is gone: it leaves every CPU (its stock mask empties). */
@@ -452,10 +650,24 @@ static void do_exec(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		t->kthread = false;
 		t->tgid = t->pid;
 	}
-	if (ev->flags & TS_F_MM_GIVEN)
+	if (ev->flags & TS_F_MM_GIVEN) {
+		if (t->exec_loaded) {
+			old = t->exec_old;
+			t->exec_loaded = false;
+		}
 		t->mm = ev->u.exec.mm ? given_mm(tl, ev->u.exec.mm, ev->comm, t->tgid,
 						  TL_HOW_GIVEN, ev->ts) : 0;
-	else {
+	} else if (t->exec_loaded) {
+		/* switch_mm (activate_mm) already gave the new mm: the program names it */
+		const char *file = ts_source_str(tl->src, ev->u.exec.filename);
+		const char *base = strrchr(file, '/');
+
+		base = base ? base + 1 : file;
+		old = t->exec_old;
+		t->exec_loaded = false;
+		if (t->mm && *base)
+			strlcpy_ts(tl->mms[t->mm].comm, base, sizeof(tl->mms[t->mm].comm));
+	} else {
 		/* the task column may still show the old name: the new program names it */
 		const char *file = ts_source_str(tl->src, ev->u.exec.filename);
 		const char *base = strrchr(file, '/');
@@ -504,14 +716,82 @@ static void do_exit(struct timeline *tl, struct ts_event *ev)
 	}
 }
 
+/* The mm a request's kernel pointer names; an address no switch_mm named yet is bound here. */
+static uint32_t request_ptr_mm(struct timeline *tl, struct ts_event *ev, bool count)
+{
+	uint64_t ptr = ev->u.flush.mm_ptr;
+	uint32_t mm = ptr_live(tl, ptr), cur;
+
+	if (!ptr)
+		return 0;
+	if (mm) {
+		if (count)
+			tl->ps.requests_by_ptr++;
+		return mm;
+	}
+	if (count)
+		tl->ps.requests_ptr_unknown++;
+	/* mostly the requesting task's own mm before its first switch_mm in the trace */
+	cur = current_mm(tl, ev->cpu);
+	if (!cur && ev->pid > 0) {
+		struct task *t = task_find(tl, ev->pid);
+
+		cur = t && !t->kthread ? t->mm : 0;
+	}
+	if (cur && !tl->mms[cur].mm_ptr) {
+		ptr_bind(tl, ptr, cur);
+		return cur;
+	}
+	{
+		char name[32];
+
+		snprintf(name, sizeof(name), "m%llx", (unsigned long long)ptr);
+		mm = mm_new(tl, name, "", -1, TL_HOW_POINTER, ev->ts);
+		ptr_bind(tl, ptr, mm);
+	}
+	return mm;
+}
+
+/* The kernel's own target mask of a kprobe request: its remote CPUs, and a local flush. */
+static void count_kmask(struct timeline *tl, struct ts_event *ev, uint32_t mm, bool count)
+{
+	struct cpu_state *c = &tl->cpus[ev->cpu];
+	struct ts_cpumask rem = ev->u.flush.kmask;
+	bool self = ts_cpumask_test(&rem, ev->cpu);
+	uint64_t n;
+
+	rem.bits[ev->cpu / 64] &= ~(1ULL << (ev->cpu % 64));
+	n = (uint64_t)ts_cpumask_weight(&rem);
+	c->kreq_open = n > 0;
+	c->kreq_mm = mm;
+	if (!count)
+		return;
+	c->st.kmask_requests++;
+	c->st.kernel_targets += n;
+	c->st.remote_requests += n > 0;
+	if (mm)
+		tl->mms[mm].kernel_targets += n;
+	/* __flush_tlb_range flushes locally when no other CPU is targeted, else if in mask */
+	if (!n || self)
+		c->st.local_flushes++;
+}
+
 static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	uint32_t mm = 0;
+	bool kprobe = ev->u.flush.src == TS_SRC_KPROBE || ev->u.flush.src == TS_SRC_KPROBE_CALLER;
 
 	ev->u.flush.role = TS_FLUSH_REQUEST;
+	if (kprobe) {
+		tl->saw_kprobe_req = true;
+		if (count)
+			tl->kprobe_requests++;
+	}
 	if (ev->flags & TS_F_MM_GIVEN) {
 		if (ev->u.flush.mm)
 			mm = given_mm(tl, ev->u.flush.mm, "", -1, TL_HOW_GIVEN, ev->ts);
+	} else if (ev->u.flush.fflags & TS_FF_PTR) {
+		mm = request_ptr_mm(tl, ev, count);
 	} else if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_MM) {
 		mm = current_mm(tl, ev->cpu);
 		if (count) {
@@ -522,6 +802,10 @@ static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
 		}
 	}
 	ev->u.flush.mm = mm;
+	if (ev->u.flush.fflags & TS_FF_KMASK)
+		count_kmask(tl, ev, mm, count);
+	else if (kprobe && count)
+		tl->cpus[ev->cpu].st.local_flushes++;	/* no mask: all CPUs, this one too */
 	if (!count)
 		return;
 	tl->cpus[ev->cpu].st.flush_requests++;
@@ -533,6 +817,31 @@ static void do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
 
+	if (ev->u.flush.src == TS_SRC_KPROBE && ev->u.flush.role != TS_FLUSH_REQUEST) {
+		/* __ipi_flush_tlb_range_asid: the sender's own call, or a target's */
+		bool local = c->csd_entry ? c->csd_entry == 1 : c->kreq_open;
+
+		if (ev->flags & TS_F_MM_GIVEN)
+			local = ev->u.flush.role == TS_FLUSH_LOCAL;	/* resolved already */
+		c->csd_entry = 0;
+		ev->u.flush.role = local ? TS_FLUSH_LOCAL : TS_FLUSH_RECEIVED;
+		ev->u.flush.mm = 0;
+		if (local)
+			c->kreq_open = false;
+		else if (count)
+			c->st.flushes_received_kprobe++;
+		return;
+	}
+	if (ev->u.flush.src == TS_SRC_KPROBE_CALLER && ev->u.flush.role == TS_FLUSH_REQUEST &&
+	    !(ev->flags & TS_F_MM_GIVEN) && tl->ring_cap) {
+		/* its __flush_tlb_range follows: that one is the request, this is evidence */
+		if (ring_request_follows(tl, ev->cpu)) {
+			ev->kind = TS_EV_OTHER;
+			if (count)
+				tl->ps.callers_evidence++;
+			return;
+		}
+	}
 	if (ev->u.flush.src != TS_SRC_TLB_FLUSH || ev->u.flush.reason == TS_NO_REASON) {
 		if (ev->u.flush.role == TS_FLUSH_REQUEST) {
 			count_request(tl, ev, count);
@@ -632,6 +941,7 @@ static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 	if (ev->flags & TS_F_RECV) {
 		if (!tlb)
 			return;
+		c->csd_entry = (ev->flags & TS_F_LOCAL) ? 1 : 2;
 		if (ev->flags & TS_F_LOCAL) {
 			if (count)
 				c->st.local_flushes_csd++;
@@ -643,7 +953,9 @@ static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 		return;
 	}
 	/* send side: remember, per target, who called last (target-side attribution) */
-	mm = current_mm(tl, ev->cpu);
+	mm = ev->u.ipi.src == TS_SRC_SBI && c->kreq_open ? c->kreq_mm : current_mm(tl, ev->cpu);
+	if (ev->u.ipi.src == TS_SRC_SBI)
+		c->kreq_open = false;	/* the request's remote part went to the firmware */
 	for (int t = 0; t < TS_MAX_CPUS; t++) {
 		struct cpu_state *tc;
 
@@ -660,7 +972,8 @@ static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 		tc->pending_known = true;
 		if (!tlb || t == ev->cpu)
 			continue;
-		count_ipi(tl, ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE : TL_IPI_MASK,
+		count_ipi(tl, ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
+			  ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK,
 			  ev->cpu, t, mm, ev->ts);
 	}
 	if (!tlb || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
@@ -680,7 +993,7 @@ static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 	c->group_open = true;
 	c->group_func = ev->u.ipi.func;
 	c->group_targets = ev->u.ipi.targets;
-	if (tl->derive && !tl->saw_tlb_tp)
+	if (tl->derive && !tl->saw_tlb_tp && !tl->saw_kprobe_req)
 		derive_request(tl, ev, emit, ctx, count);
 }
 
@@ -731,8 +1044,11 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	/* a csd_queue_cpu group ends at any other event of its CPU */
 	if (ev->kind != TS_EV_IPI || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
 		c->group_open = false;
-	if (ev->kind == TS_EV_SWITCH)
+	if (ev->kind == TS_EV_SWITCH) {
 		c->tlb_req_open = false;
+		c->kreq_open = false;
+		c->csd_entry = 0;
+	}
 	learn_tgid(tl, ev);
 	if (ev->pid > 0 && ev->kind != TS_EV_LOST && ev->kind != TS_EV_MM)
 		task_get(tl, ev->pid, ev->comm, ev->ts);
@@ -759,6 +1075,9 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	case TS_EV_IPI:
 		do_ipi(tl, ev, emit, ctx, count);
 		break;
+	case TS_EV_LOAD_MM:
+		do_load(tl, ev, count);
+		break;
 	case TS_EV_LOST:
 		if (count) {
 			c->st.lost += ev->u.lost.count;
@@ -782,6 +1101,8 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	default:
 		break;
 	}
+	if (ev->kind != TS_EV_SWITCH)
+		c->after_switch = false;
 	emit(ctx, tl, ev);
 }
 
@@ -802,8 +1123,10 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	u64map_init(&tl->given_mm);
 	u64map_init(&tl->tgid_hint);
 	u64map_init(&tl->names);
+	u64map_init(&tl->ptr_mm);
 	mm_new(tl, "", "", -1, TL_HOW_NONE, 0);	/* id 0: no mm */
-	if (info->has_tgid) {
+	/* lookahead: tgids of later events, the switch_mm after each sched_switch */
+	if (info->has_tgid || !info->normalized) {
 		tl->ring_cap = LOOKAHEAD;
 		tl->ring = xcalloc(tl->ring_cap, sizeof(*tl->ring));
 	}
@@ -824,6 +1147,7 @@ void timeline_free(struct timeline *tl)
 	u64map_release(&tl->given_mm);
 	u64map_release(&tl->tgid_hint);
 	u64map_release(&tl->names);
+	u64map_release(&tl->ptr_mm);
 	free(tl);
 }
 
@@ -935,6 +1259,9 @@ int timeline_ipi_source(const struct timeline *tl)
 		return TL_IPI_CSD_QUEUE;
 	if (tl->evidence[TS_SRC_CSD_ENTRY][1])
 		return TL_IPI_CSD_ENTRY;
+	/* riscv with SBI remote fences: no kernel IPI, only the fence kprobe sees them */
+	if (tl->evidence[TS_SRC_SBI][1])
+		return TL_IPI_SBI;
 	if (tl->evidence[TS_SRC_IPI_CPU][1] || tl->evidence[TS_SRC_IPI_MASK][1])
 		return TL_IPI_MASK;
 	if (sum[TL_IPI_TLB_FLUSH])
@@ -946,7 +1273,7 @@ const char *timeline_ipi_source_name(int src)
 {
 	static const char *const names[TL_IPI__COUNT] = {
 		"csd_queue_cpu", "csd_function_entry", "ipi_send_cpu/cpumask",
-		"tlb_flush (remote shootdown)",
+		"tlb_flush (remote shootdown)", "sbi_remote_sfence_vma_asid (remote harts)",
 	};
 
 	return src >= 0 && src < TL_IPI__COUNT ? names[src] : "none";
@@ -958,6 +1285,7 @@ const char *timeline_how_name(enum tl_how how)
 		[TL_HOW_NONE] = "none", [TL_HOW_GIVEN] = "given", [TL_HOW_TGID] = "tgid",
 		[TL_HOW_CLONE] = "clone", [TL_HOW_EXEC] = "exec",
 		[TL_HOW_GUESS_FORK] = "guess-fork", [TL_HOW_GUESS_PID] = "guess-pid",
+		[TL_HOW_POINTER] = "pointer",
 	};
 
 	return how < TL_HOW__COUNT ? names[how] : "?";
@@ -965,7 +1293,17 @@ const char *timeline_how_name(enum tl_how how)
 
 bool timeline_how_guessed(enum tl_how how)
 {
-	return how >= TL_HOW_GUESS_FORK;
+	return how == TL_HOW_GUESS_FORK || how == TL_HOW_GUESS_PID;
+}
+
+const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl)
+{
+	return &tl->ps;
+}
+
+uint64_t timeline_kprobe_requests(const struct timeline *tl)
+{
+	return tl->kprobe_requests;
 }
 
 uint64_t timeline_requests_mm_guessed(const struct timeline *tl)
@@ -993,7 +1331,8 @@ uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed)
 uint64_t timeline_local_flushes(const struct timeline *tl, int cpu)
 {
 	const struct tl_cpu *c = timeline_cpu(tl, cpu);
-	bool flush_events = tl->evidence[TS_SRC_TLB_FLUSH][1] || tl->evidence[TS_SRC_JSON][1];
+	bool flush_events = tl->evidence[TS_SRC_TLB_FLUSH][1] || tl->evidence[TS_SRC_JSON][1] ||
+			    tl->saw_kprobe_req;
 
 	if (!c)
 		return 0;

@@ -12,7 +12,7 @@
 
 #include "../parsers/parsers.h"
 
-/* How an mm's identity was established; everything from TL_HOW_GUESS_FORK on is a guess. */
+/* How an mm's identity was established; TL_HOW_GUESS_* are the guesses. */
 enum tl_how {
 	TL_HOW_NONE,
 	TL_HOW_GIVEN,		/* named by the input (JSON lines, switch_mm probes) */
@@ -21,6 +21,11 @@ enum tl_how {
 	TL_HOW_EXEC,		/* sched_process_exec started it */
 	TL_HOW_GUESS_FORK,	/* sched_process_fork without clone flags: assumed a new process */
 	TL_HOW_GUESS_PID,	/* task first seen mid-trace: its pid taken as its process */
+	/*
+	 * the kernel's mm pointer (switch_mm kprobe), bound to the process that switches to
+	 * it until that mm ends (exit, exec) or another process switches to the address
+	 */
+	TL_HOW_POINTER,
 	TL_HOW__COUNT
 };
 
@@ -30,6 +35,7 @@ enum tl_ipi_ev {
 	TL_IPI_CSD_ENTRY,	/* target side, names the function */
 	TL_IPI_MASK,		/* ipi_send_cpu/cpumask with a flush callback */
 	TL_IPI_TLB_FLUSH,	/* x86 tlb_flush "remote shootdown" on the target */
+	TL_IPI_SBI,		/* riscv SBI remote fence (kprobe): one per remote hart in its mask */
 	TL_IPI__COUNT
 };
 
@@ -46,6 +52,11 @@ struct tl_cpu {
 	uint64_t events;
 	uint64_t lost;			/* events lost on this CPU (lost markers) */
 	uint64_t lost_marks;		/* lost markers with an unknown count */
+	/* kprobe facts (tlbscope-probes(7)); 0 without those probes */
+	uint64_t kmask_requests;	/* requests carrying the kernel's own target mask */
+	uint64_t kernel_targets;	/* remote CPUs in those masks (mask minus this CPU) */
+	uint64_t remote_requests;	/* requests whose kernel mask has a remote CPU */
+	uint64_t flushes_received_kprobe;	/* __ipi_flush_tlb_range_asid run for another CPU */
 };
 
 struct tl_mm {
@@ -60,6 +71,22 @@ struct tl_mm {
 	uint64_t flush_requests;
 	uint64_t ipis_caused[TL_IPI__COUNT];
 	uint64_t switches_in;		/* mm switches to it */
+	uint64_t mm_ptr;		/* the kernel's struct mm_struct * (TL_HOW_POINTER), else 0 */
+	uint64_t kernel_targets;	/* remote CPUs in the kernel masks of its flush requests */
+};
+
+/* mm identity from switch_mm pointers (all 0 when the trace has no switch_mm probe). */
+struct tl_ptr_stats {
+	uint64_t load_mm;		/* switch_mm events */
+	uint64_t at_switch;		/* resolved with the sched_switch just before them */
+	uint64_t at_exec;		/* exec's activate_mm: the new mm of the exec'ing process */
+	uint64_t pointers;		/* distinct pointers */
+	uint64_t reuses;		/* an ended mm's address given to a new mm */
+	uint64_t owner_changes;		/* another process switched to a live mm's address */
+	uint64_t adopted;		/* tasks whose guessed process the pointer corrected */
+	uint64_t requests_by_ptr;	/* flush requests attributed by their mm pointer */
+	uint64_t requests_ptr_unknown;	/* with a pointer no switch_mm had named */
+	uint64_t callers_evidence;	/* flush_tlb_* events counted as evidence, not requests */
 };
 
 struct tl_filter {
@@ -120,6 +147,9 @@ uint64_t timeline_requests_mm_guessed(const struct timeline *tl);
 /* Requests made while a kernel thread ran: no user mm to attribute. */
 uint64_t timeline_requests_unattributed(const struct timeline *tl);
 uint64_t timeline_ipis_unattributed(const struct timeline *tl, int src);
+const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl);
+/* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
+uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /* Tasks whose tgid was learned from later events (lookahead); for the evidence block. */
 uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed);
 
