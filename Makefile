@@ -62,7 +62,9 @@ endif
 
 CFLAGS ?=
 LDFLAGS ?=
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) $(SAN_FLAGS) -MMD -MP $(PC_CFLAGS) $(CFLAGS)
+DATADIR ?= $(PREFIX)/share/tlbscope
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
+	-DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' $(OPT) $(WARN) $(HARDEN) $(SAN_FLAGS) -MMD -MP $(PC_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
@@ -131,10 +133,13 @@ install: $(PROG)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(DATADIR)/platforms
+	install -m 644 tuner/platforms/*.json $(DESTDIR)$(DATADIR)/platforms/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/$(PROG)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN)))
+	rm -rf $(DESTDIR)$(DATADIR)
 
 corpus:
 	$(MAKE) -C corpus

@@ -67,6 +67,7 @@ void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567 s" style second
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "where TLB flushes and flush IPIs come from, per CPU and process" },
 	{ "info", cmd_info, "what a trace is: format, CPUs, span, kernel, events by name" },
 	{ "events", cmd_events, "the normalized event stream as JSON lines" },
+	{ "tune", cmd_tune, "replay under stock and lazy flushing; recommend T and Q" },
 	{ "record", cmd_record, "capture a trace.dat of this machine from a tracefs instance" },
 };
 

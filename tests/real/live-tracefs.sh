@@ -19,11 +19,16 @@ for c in trace-cmd hackbench jq; do
 	command -v $c > /dev/null || { skip "capture" "$c not installed"; exit 0; }
 done
 
-state() { ls $tr/instances; cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb; }
+# the top level's settings; instances of other tracers may come and go meanwhile, so ours
+# is checked by its name (capture.sh names it after its pid)
+state() { cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb $tr/current_tracer; }
 before=$(state)
-"$fx/capture.sh" "$tmp/live" 4096 0 -- hackbench -g 2 -l 100
+"$fx/capture.sh" "$tmp/live" 4096 0 -- hackbench -g 2 -l 100 &
+pid=$!
+wait $pid
 check "capture wrote a trace.dat and its text" [ -s "$tmp/live.dat" -a -s "$tmp/live.txt" ]
 same "tracefs is as it was after the capture" "$before" "$(state)"
+check "the capture's instance is gone" [ ! -e $tr/instances/tlbscope-capture-$pid ]
 
 tc=$(trace-cmd report "$tmp/live.dat" 2>/dev/null | grep -c ' sched_switch: ')
 ours=$(tls report --json "$tmp/live.dat" | jq '.totals.switches')
@@ -41,3 +46,4 @@ sleep 1
 kill -INT $pid
 wait $pid 2> /dev/null
 same "tracefs is as it was after a SIGINT mid-capture" "$before" "$(state)"
+check "the interrupted capture's instance is gone" [ ! -e $tr/instances/tlbscope-capture-$pid ]

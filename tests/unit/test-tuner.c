@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of tuner/: every lazy(T, Q) rule of DESIGN.md section 4 on a tiny event list
+ * with answers computed by hand, checked on both the one-pass sweep and the direct replay,
+ * and the stock and ideal models.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../tuner/tuner.h"
+
+static const int Ts[] = { 1, 2, 3 };
+static const int Qs[] = { 0, 1, 2 };
+
+struct fx {
+	struct tuner *t;
+	int (*pts)[2];
+	uint64_t ts;
+};
+
+static int setup_warm(void **state, uint64_t warmup)
+{
+	static int pts[9][2];
+	struct fx *f = calloc(1, sizeof(*f));
+	struct tuner_opts o = {
+		.thresholds = Ts, .nthresholds = 3, .queues = Qs, .nqueues = 3,
+		.flush_all_threshold = 64, .tlb_reach_mms = 16, .ncpus = 2,
+		.warmup_ns = warmup,
+	};
+
+	for (int i = 0; i < 9; i++) {
+		pts[i][0] = Ts[i / 3];
+		pts[i][1] = Qs[i % 3];
+	}
+	o.replay = (const int (*)[2])pts;
+	o.nreplay = 9;
+	f->t = tuner_new(&o);
+	f->ts = 1000;
+	*state = f;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_warm(state, 0);
+}
+
+static int setup_warmup(void **state)
+{
+	return setup_warm(state, 2500);	/* counts from the first event + 2500 ns */
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	tuner_free(f->t);
+	free(f);
+	return 0;
+}
+
+static void feed(struct fx *f, struct ts_event *ev)
+{
+	ev->ts = f->ts += 1000;
+	tuner_feed(f->t, NULL, ev);
+}
+
+static void sw(struct fx *f, int cpu, uint32_t mm)
+{
+	struct ts_event ev = { .kind = TS_EV_SWITCH, .cpu = cpu };
+
+	ev.u.sw.mm = mm;
+	if (!mm)
+		ev.flags = TS_F_KTHREAD;
+	feed(f, &ev);
+}
+
+static void flush(struct fx *f, int cpu, uint32_t mm, int scope, uint64_t pages)
+{
+	struct ts_event ev = { .kind = TS_EV_FLUSH, .cpu = cpu };
+
+	ev.u.flush.role = TS_FLUSH_REQUEST;
+	ev.u.flush.mm = mm;
+	ev.u.flush.scope = (uint8_t)scope;
+	ev.u.flush.pages = pages;
+	feed(f, &ev);
+}
+
+static void mm_exit(struct fx *f, uint32_t mm)
+{
+	struct ts_event ev = { .kind = TS_EV_EXIT, .cpu = 0 };
+
+	ev.u.exit.mm = mm;
+	feed(f, &ev);
+}
+
+/* Both the sweep and the direct replay of (T, Q) must give @want's lazy counters. */
+static void expect(struct fx *f, int T, int Q, struct tuner_counts want)
+{
+	int ti = T - 1, qi = Q == 0 ? 0 : Q == 1 ? 1 : 2;
+	struct tuner_counts s;
+	const struct tuner_counts *d = tuner_replayed(f->t, ti * 3 + qi);
+
+	tuner_grid_point(f->t, ti, qi, &s);
+	assert_int_equal(s.ipis, want.ipis);
+	assert_int_equal(d->ipis, want.ipis);
+	assert_int_equal(s.deferred, want.deferred);
+	assert_int_equal(d->deferred, want.deferred);
+	assert_int_equal(s.deferred_flushes, want.deferred_flushes);
+	assert_int_equal(d->deferred_flushes, want.deferred_flushes);
+	assert_int_equal(s.overflows, want.overflows);
+	assert_int_equal(d->overflows, want.overflows);
+	assert_int_equal(s.evictions, want.evictions);
+	assert_int_equal(d->evictions, want.evictions);
+	assert_int_equal(s.table_resets, want.table_resets);
+	assert_int_equal(d->table_resets, want.table_resets);
+}
+
+/* Eviction picks the least recently loaded (smallest generation). */
+static void test_lru(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 0, 2);
+	sw(f, 0, 3);	/* T=2 evicts 1; T=1 evicts 2 */
+	sw(f, 0, 1);	/* T=2 evicts 2 (1 was evicted); T=3 hits */
+	sw(f, 0, 4);	/* T=3 evicts 2, the least recent after 1's refresh */
+	tuner_finish(f->t);
+	expect(f, 1, 0, (struct tuner_counts){ .evictions = 4 });
+	expect(f, 2, 0, (struct tuner_counts){ .evictions = 3 });
+	expect(f, 3, 0, (struct tuner_counts){ .evictions = 1 });
+}
+
+/* A miss takes an empty slot before evicting; exit empties the mm's slots. */
+static void test_empty_slot_and_exit(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 0, 2);		/* T=1 evicts 1 */
+	mm_exit(f, 1);		/* T=2, 3: slot of 1 is free again */
+	sw(f, 0, 3);		/* T=1 evicts 2; T=2 takes the free slot */
+	tuner_finish(f->t);
+	expect(f, 1, 0, (struct tuner_counts){ .evictions = 2 });
+	expect(f, 2, 0, (struct tuner_counts){ .evictions = 0 });
+	expect(f, 3, 0, (struct tuner_counts){ .evictions = 0 });
+}
+
+/* Queue: append below Q, the (Q+1)-th range sets the flag and overflows, then absorbed. */
+static void test_queue_overflow(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	sw(f, 1, 2);		/* CPU 1 holds 1 (T >= 2) without running it */
+	for (int i = 0; i < 3; i++)
+		flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	sw(f, 1, 1);		/* back: the queued flushes run here */
+	tuner_finish(f->t);
+	/* T=1: CPU 1 evicted mm 1 at its switch to 2; it leaves the mask: nothing to send */
+	expect(f, 1, 0, (struct tuner_counts){ .evictions = 2 });
+	expect(f, 2, 0, (struct tuner_counts){ .deferred = 3, .deferred_flushes = 1, .overflows = 1 });
+	expect(f, 2, 1, (struct tuner_counts){ .deferred = 3, .deferred_flushes = 1, .overflows = 1 });
+	expect(f, 2, 2, (struct tuner_counts){ .deferred = 3, .deferred_flushes = 1, .overflows = 1 });
+	expect(f, 3, 2, (struct tuner_counts){ .deferred = 3, .deferred_flushes = 1, .overflows = 1 });
+	assert_int_equal(tuner_model(f->t, TUNER_STOCK_ASID)->ipis, 3);
+	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 0);
+}
+
+/* Two ranges fit a queue of 2; a whole-mm flush sets the flag without an overflow. */
+static void test_full_flag(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	sw(f, 1, 2);
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	flush(f, 0, 1, TS_SCOPE_MM, 0);		/* flag, no overflow */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);	/* absorbed */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 100);	/* past the threshold: a full flush, absorbed */
+	tuner_finish(f->t);
+	expect(f, 2, 0, (struct tuner_counts){ .deferred = 4, .overflows = 1 });	/* Q=0: the 1st range */
+	expect(f, 2, 1, (struct tuner_counts){ .deferred = 4, .overflows = 0 });
+	expect(f, 2, 2, (struct tuner_counts){ .deferred = 4, .overflows = 0 });
+}
+
+/* Kernel threads keep the active mm: its flushes still interrupt that CPU. */
+static void test_kthread_keeps_mm(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	sw(f, 1, 0);		/* a kernel thread on CPU 1 */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	sw(f, 1, 1);		/* same mm: nothing at all */
+	tuner_finish(f->t);
+	for (int T = 1; T <= 3; T++)
+		expect(f, T, 1, (struct tuner_counts){ .ipis = 1 });
+	assert_int_equal(tuner_mm_switches(f->t), 2);
+	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 1);
+	assert_int_equal(tuner_model(f->t, TUNER_STOCK_NOASID)->ipis, 1);
+}
+
+/* flush_tlb_all on every CPU keeps only each CPU's active mm. */
+static void test_full_flush_resets(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 0, 2);
+	sw(f, 0, 3);
+	flush(f, 1, 0, TS_SCOPE_ALL, 0);	/* 1 IPI (2 CPUs), 2 resets */
+	sw(f, 0, 1);		/* T=3 would have hit: a miss without eviction now */
+	tuner_finish(f->t);
+	expect(f, 3, 0, (struct tuner_counts){ .ipis = 1, .table_resets = 2, .evictions = 0 });
+	expect(f, 2, 0, (struct tuner_counts){ .ipis = 1, .table_resets = 2, .evictions = 1 });
+	expect(f, 1, 0, (struct tuner_counts){ .ipis = 1, .table_resets = 2, .evictions = 3 });
+}
+
+/* Warm-up: the first events build state but are not counted. */
+static void test_warmup(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);		/* ts 2000: the first event; counts start at 4500 */
+	sw(f, 0, 2);		/* 3000: T=1 eviction, not counted */
+	sw(f, 0, 3);		/* 4000: not counted */
+	sw(f, 0, 1);		/* 5000: counted: T=1 and T=2 evict */
+	tuner_finish(f->t);
+	expect(f, 1, 0, (struct tuner_counts){ .evictions = 1 });
+	expect(f, 2, 0, (struct tuner_counts){ .evictions = 1 });
+	expect(f, 3, 0, (struct tuner_counts){ .evictions = 0 });
+	assert_int_equal(tuner_mm_switches(f->t), 1);
+}
+
+/* Reuse distances: the depth in the recency stack at each mm switch. */
+static void test_reuse(void **state)
+{
+	struct fx *f = *state;
+	uint64_t h[TUNER_MAX_T + 1];
+
+	sw(f, 0, 1);
+	sw(f, 0, 2);
+	sw(f, 0, 1);		/* distance 2 */
+	sw(f, 0, 3);
+	sw(f, 0, 2);		/* distance 3 */
+	tuner_finish(f->t);
+	tuner_reuse_hist(f->t, 0, h);
+	assert_int_equal(h[0], 3);	/* first loads */
+	assert_int_equal(h[2], 1);
+	assert_int_equal(h[3], 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_lru, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_slot_and_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kthread_keeps_mm, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_flush_resets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_warmup, setup_warmup, teardown),
+		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("tuner", tests, NULL, NULL);
+}

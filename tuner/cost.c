@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The cost model: platform profiles (JSON files in tuner/platforms/, each figure with its source or
+ * marked as an assumption), the cost of a configuration as the sum of counts times unit
+ * costs (DESIGN.md section 4), and the recommendation drawn from it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+#ifndef PLATFORM_DIR
+#define PLATFORM_DIR "/usr/local/share/tlbscope/platforms"
+#endif
+#ifndef SRC_PLATFORM_DIR
+#define SRC_PLATFORM_DIR "tuner/platforms"
+#endif
+
+static const char *const fig_names[PF__COUNT] = {
+	"ipi_send_ns", "ipi_receive_ns", "remote_flush_ns", "local_asid_flush_ns",
+	"sfence_page_ns", "tlb_refill_ns", "queue_entry_ns", "deferred_flush_ns",
+	"table_scan_slot_ns", "memory_byte_ns", "tlb_entries", "working_set_pages",
+};
+
+const char *platform_fig_name(enum platform_fig f)
+{
+	return f < PF__COUNT ? fig_names[f] : "?";
+}
+
+/* Apply the figures of one JSON profile on top of @p. */
+static int apply_file(const char *path, struct platform *p, char *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), *figs, *v;
+	const char *key, *s;
+	int ret = -1;
+
+	if (!root) {
+		snprintf(err, TS_ERR_LEN, "%s: line %d: %s", path, jerr.line, jerr.text);
+		return -1;
+	}
+	if (!json_is_object(root)) {
+		snprintf(err, TS_ERR_LEN, "%s: not a JSON object", path);
+		goto out;
+	}
+	if ((s = json_string_value(json_object_get(root, "name"))))
+		strlcpy_ts(p->name, s, sizeof(p->name));
+	if ((s = json_string_value(json_object_get(root, "description"))))
+		strlcpy_ts(p->description, s, sizeof(p->description));
+	figs = json_object_get(root, "figures");
+	if (figs && !json_is_object(figs)) {
+		snprintf(err, TS_ERR_LEN, "%s: \"figures\" is not an object", path);
+		goto out;
+	}
+	json_object_foreach(figs, key, v) {
+		json_t *val = json_is_object(v) ? json_object_get(v, "value") : v;
+		int f;
+
+		for (f = 0; f < PF__COUNT; f++)
+			if (!strcmp(key, fig_names[f]))
+				break;
+		if (f == PF__COUNT) {
+			snprintf(err, TS_ERR_LEN, "%s: unknown figure \"%s\"", path, key);
+			goto out;
+		}
+		if (!json_is_number(val) || json_number_value(val) < 0) {
+			snprintf(err, TS_ERR_LEN, "%s: \"%s\" needs a number >= 0", path, key);
+			goto out;
+		}
+		p->v[f] = json_number_value(val);
+		s = json_is_object(v) ? json_string_value(json_object_get(v, "source")) : NULL;
+		if (s)
+			strlcpy_ts(p->source[f], s, sizeof(p->source[f]));
+		else
+			snprintf(p->source[f], sizeof(p->source[f]), "given in %s", path);
+	}
+	if (p->v[PF_TLB_ENTRIES] < 1 || p->v[PF_WORKING_SET] < 1) {
+		snprintf(err, TS_ERR_LEN, "%s: tlb_entries and working_set_pages must be >= 1",
+			 path);
+		goto out;
+	}
+	ret = 0;
+out:
+	json_decref(root);
+	return ret;
+}
+
+static int find_profile(const char *name, char *path, size_t len)
+{
+	const char *dirs[] = { getenv("TLBSCOPE_PLATFORM_DIR"), PLATFORM_DIR, SRC_PLATFORM_DIR };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		FILE *f;
+
+		if (!dirs[i])
+			continue;
+		snprintf(path, len, "%s/%s.json", dirs[i], name);
+		f = fopen(path, "r");
+		if (f) {
+			fclose(f);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int platform_load(const char *spec, struct platform *p, char *err)
+{
+	char path[512];
+
+	memset(p, 0, sizeof(*p));
+	if (find_profile("generic", path, sizeof(path))) {
+		snprintf(err, TS_ERR_LEN, "platform: the generic profile is not installed "
+			 "(looked in $TLBSCOPE_PLATFORM_DIR, %s, %s)", PLATFORM_DIR, SRC_PLATFORM_DIR);
+		return -1;
+	}
+	if (apply_file(path, p, err))
+		return -1;
+	if (!spec || !strcmp(spec, "generic"))
+		return 0;
+	if (strchr(spec, '/') || strstr(spec, ".json"))
+		return apply_file(spec, p, err);
+	if (find_profile(spec, path, sizeof(path))) {
+		snprintf(err, TS_ERR_LEN, "platform: no profile named '%s' (a name from "
+			 "tuner/platforms/, or a JSON file)", spec);
+		return -1;
+	}
+	return apply_file(path, p, err);
+}
+
+int platform_reach_mms(const struct platform *p)
+{
+	int r = (int)(p->v[PF_TLB_ENTRIES] / p->v[PF_WORKING_SET]);
+
+	return r < 1 ? 1 : r;
+}
+
+double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T, int Q,
+		  uint64_t mm_switches, int ncpus)
+{
+	const double *v = p->v;
+
+	return c->ipis * (v[PF_IPI_SEND] + v[PF_IPI_RECV] + v[PF_REMOTE_FLUSH]) +
+	       c->evictions * v[PF_LOCAL_ASID_FLUSH] +
+	       c->refills * v[PF_TLB_REFILL] +
+	       c->deferred * v[PF_QUEUE_ENTRY] +
+	       c->deferred_flushes * v[PF_DEFERRED_FLUSH] +
+	       /* a whole-ASID flush and its refill instead of a few page flushes */
+	       c->overflows * (v[PF_LOCAL_ASID_FLUSH] + v[PF_TLB_REFILL]) +
+	       c->table_resets * v[PF_LOCAL_ASID_FLUSH] +
+	       (double)mm_switches * T * v[PF_TABLE_SCAN] +
+	       (double)ncpus * T * Q * QUEUE_ENTRY_BYTES * v[PF_MEMORY_BYTE];
+}
+
+double tuner_model_cost(const struct platform *p, const struct tuner_counts *c)
+{
+	const double *v = p->v;
+
+	return c->ipis * (v[PF_IPI_SEND] + v[PF_IPI_RECV] + v[PF_REMOTE_FLUSH]) +
+	       c->local_flushes * v[PF_LOCAL_ASID_FLUSH];
+}
+
+int tuner_ncpus(const struct tuner *t)
+{
+	return t->ncpus;
+}
+
+void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r)
+{
+	int nT = t->o.nthresholds, nQ = t->o.nqueues;
+	double best = -1;
+
+	memset(r, 0, sizeof(*r));
+	for (int ti = 0; ti < nT; ti++)
+		for (int qi = 0; qi < nQ; qi++) {
+			struct tuner_counts c;
+			double cost;
+
+			tuner_grid_point(t, ti, qi, &c);
+			cost = tuner_cost(p, &c, t->thresholds[ti], t->queues[qi],
+					  t->mm_switches, t->ncpus);
+			if (best < 0 || cost < best) {
+				best = cost;
+				r->ti = ti;
+				r->qi = qi;
+			}
+		}
+	r->cost = best;
+	/* the smallest table, then the shortest queue, within 1 % of the cheapest */
+	r->small_ti = r->ti;
+	r->small_qi = r->qi;
+	r->small_cost = best;
+	for (int ti = 0; ti < nT; ti++)
+		for (int qi = 0; qi < nQ; qi++) {
+			struct tuner_counts c;
+			double cost;
+			int T = t->thresholds[ti], Q = t->queues[qi];
+			int sT = t->thresholds[r->small_ti], sQ = t->queues[r->small_qi];
+
+			tuner_grid_point(t, ti, qi, &c);
+			cost = tuner_cost(p, &c, T, Q, t->mm_switches, t->ncpus);
+			if (cost <= best * 1.01 && (T < sT || (T == sT && Q < sQ))) {
+				r->small_ti = ti;
+				r->small_qi = qi;
+				r->small_cost = cost;
+			}
+		}
+}
+
+uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p)
+{
+	double best = -1;
+	uint64_t best_thr = 64;
+
+	/* a range of 2^k pages costs 2^k page flushes, or one ASID flush plus a refill */
+	for (int k = 0; k <= NSIZES - 2; k++) {
+		double cost = 0;
+
+		for (int b = 0; b < NSIZES - 1; b++) {
+			double pages = (double)(1ULL << b);
+
+			cost += t->sizes[b] * (b <= k ? pages * p->v[PF_SFENCE_PAGE] :
+					       p->v[PF_LOCAL_ASID_FLUSH] + p->v[PF_TLB_REFILL]);
+		}
+		if (best < 0 || cost < best) {
+			best = cost;
+			best_thr = 1ULL << k;
+		}
+	}
+	return best_thr;
+}

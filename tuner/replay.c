@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Direct replay of the kernel's flush decisions, one configuration at a time: the stock
+ * models (upstream RISC-V with and without ASIDs, the ideal floor) and lazy(T, Q) following
+ * DESIGN.md section 4 rules 1-5 literally - slots, generations, queues and flags - so that
+ * the one-pass sweep of sweep.c has something independent to be checked against.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+/* ---- stock and ideal ---- */
+
+void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
+{
+	uint32_t old = t->active[cpu];
+
+	mm_reserve(t, mm);
+	if (old)
+		cpumask_clear(&t->mm[old].active_on, cpu);
+	cpumask_set(&t->mm[mm].active_on, cpu);
+	cpumask_set(&t->mm[mm].ever_on, cpu);
+	/* without ASIDs, loading another mm flushes the whole local TLB */
+	if (count)
+		t->models[TUNER_STOCK_NOASID].local_flushes++;
+}
+
+void stock_exit(struct tuner *t, uint32_t mm)
+{
+	memset(&t->mm[mm].ever_on, 0, sizeof(t->mm[mm].ever_on));
+	memset(&t->mm[mm].active_on, 0, sizeof(t->mm[mm].active_on));
+}
+
+/* A request for @mm from @cpu: one IPI per remote CPU in each model's mask. */
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool count)
+{
+	const struct mm_state *m = &t->mm[mm];
+	int ever = cpumask_weight(&m->ever_on), act = cpumask_weight(&m->active_on);
+
+	if (!count)
+		return;
+	ever -= cpumask_test(&m->ever_on, cpu);
+	act -= cpumask_test(&m->active_on, cpu);
+	t->models[TUNER_STOCK_ASID].ipis += ever;
+	t->models[TUNER_STOCK_NOASID].ipis += act;
+	t->models[TUNER_IDEAL].ipis += act;
+	if (cpumask_test(&m->ever_on, cpu))
+		t->models[TUNER_STOCK_ASID].local_flushes++;
+	if (cpumask_test(&m->active_on, cpu)) {
+		t->models[TUNER_STOCK_NOASID].local_flushes++;
+		t->models[TUNER_IDEAL].local_flushes++;
+	}
+}
+
+/* ---- lazy(T, Q), literally ---- */
+
+struct slot {
+	uint32_t mm;		/* 0: empty */
+	uint32_t queued;	/* range entries waiting */
+	uint64_t gen;
+	bool flag;		/* flush the whole ASID at switch-back */
+};
+
+struct lazy {
+	int T, Q;
+	int ncpus;
+	struct slot *slots;	/* ncpus * T */
+	uint64_t *gen;		/* per-CPU generation counter */
+	struct ts_cpumask *mask;	/* per mm: CPUs holding it in their table */
+	size_t nmask;
+	struct tuner_counts c;
+};
+
+struct lazy *lazy_new(int T, int Q, int ncpus)
+{
+	struct lazy *l = xcalloc(1, sizeof(*l));
+
+	l->T = T;
+	l->Q = Q;
+	l->ncpus = ncpus;
+	l->slots = xcalloc((size_t)ncpus * T, sizeof(*l->slots));
+	l->gen = xcalloc(ncpus, sizeof(*l->gen));
+	return l;
+}
+
+void lazy_free(struct lazy *l)
+{
+	if (!l)
+		return;
+	free(l->slots);
+	free(l->gen);
+	free(l->mask);
+	free(l);
+}
+
+const struct tuner_counts *lazy_counts(const struct lazy *l)
+{
+	return &l->c;
+}
+
+static struct ts_cpumask *lazy_mask(struct lazy *l, uint32_t mm)
+{
+	if (mm >= l->nmask) {
+		size_t n = mm * 2 + 64;
+
+		l->mask = xrealloc(l->mask, n * sizeof(*l->mask));
+		memset(l->mask + l->nmask, 0, (n - l->nmask) * sizeof(*l->mask));
+		l->nmask = n;
+	}
+	return &l->mask[mm];
+}
+
+static struct slot *slot_of(struct lazy *l, int cpu, uint32_t mm)
+{
+	struct slot *s = &l->slots[(size_t)cpu * l->T];
+
+	for (int i = 0; i < l->T; i++)
+		if (s[i].mm == mm)
+			return &s[i];
+	return NULL;
+}
+
+/* Rule 1: @cpu loads @mm (the caller checked it is not a kernel thread nor active). */
+void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
+{
+	struct slot *s = slot_of(l, cpu, mm), *row = &l->slots[(size_t)cpu * l->T];
+
+	if (s) {
+		s->gen = ++l->gen[cpu];
+		if (s->queued || s->flag) {
+			if (count)
+				l->c.deferred_flushes++;
+			s->queued = 0;
+			s->flag = false;
+		}
+		return;
+	}
+	/* miss: the lowest-index empty slot, else the least recently loaded */
+	for (int i = 0; i < l->T && !s; i++)
+		if (!row[i].mm)
+			s = &row[i];
+	if (!s) {
+		s = &row[0];
+		for (int i = 1; i < l->T; i++)
+			if (row[i].gen < s->gen)
+				s = &row[i];
+		if (count)
+			l->c.evictions++;
+		cpumask_clear(lazy_mask(l, s->mm), cpu);
+	}
+	*s = (struct slot){ .mm = mm, .gen = ++l->gen[cpu] };
+	cpumask_set(lazy_mask(l, mm), cpu);
+}
+
+/* Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold). */
+void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
+		bool count)
+{
+	struct ts_cpumask *m = lazy_mask(l, mm);
+
+	if (count && cpumask_test(m, cpu))
+		l->c.local_flushes++;
+	for (int t = 0; t < l->ncpus; t++) {
+		struct slot *s;
+
+		if (!m->bits[t / 64]) {
+			t |= 63;
+			continue;
+		}
+		if (t == cpu || !cpumask_test(m, t))
+			continue;
+		if (active[t] == mm) {
+			if (count)
+				l->c.ipis++;
+			continue;
+		}
+		if (count)
+			l->c.deferred++;
+		s = slot_of(l, t, mm);
+		if (s->flag)
+			continue;		/* absorbed */
+		if (full) {
+			s->flag = true;
+		} else if (s->queued < (uint32_t)l->Q) {
+			s->queued++;
+		} else {
+			s->flag = true;
+			s->queued = 0;
+			if (count)
+				l->c.overflows++;
+		}
+	}
+}
+
+/* Rule 3: the mm is gone from every table. */
+void lazy_exit(struct lazy *l, uint32_t mm)
+{
+	for (int c = 0; c < l->ncpus; c++) {
+		struct slot *s = slot_of(l, c, mm);
+
+		if (s)
+			*s = (struct slot){ 0 };
+	}
+	memset(lazy_mask(l, mm), 0, sizeof(struct ts_cpumask));
+}
+
+/* Rule 4: a full local flush on @cpu keeps only the active mm. */
+void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count)
+{
+	struct slot *row = &l->slots[(size_t)cpu * l->T];
+
+	for (int i = 0; i < l->T; i++) {
+		if (!row[i].mm || row[i].mm == active)
+			continue;
+		cpumask_clear(lazy_mask(l, row[i].mm), cpu);
+		row[i] = (struct slot){ 0 };
+	}
+	if (count)
+		l->c.table_resets++;
+}
+
+void lazy_kernel_flush(struct lazy *l, int ncpus, bool count)
+{
+	if (count)
+		l->c.ipis += ncpus - 1;
+}

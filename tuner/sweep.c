@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one-pass sweep of lazy(T, Q) over a whole grid.  The loaded-mm table is an exact LRU
+ * (generations only grow), so each CPU keeps one recency stack and table T holds the mms
+ * in its top T positions (Mattson's inclusion property).  Deletions (exit, full flush)
+ * leave holes in place instead of closing the gap: a hole is an empty slot in every table
+ * that reaches it, and the next miss fills the topmost hole.  Invariants:
+ *  - positions only grow while an mm is not switched to, so the flush entries that landed
+ *    in table T during one absence are a prefix of that absence's entries;
+ *  - an eviction from table T happens on a miss at depth > T when the top T positions
+ *    hold no hole and the stack is at least T deep.
+ * Counts for every T come from difference arrays over depth; overflows, which depend on
+ * Q, from the first Q+1 range entries of each absence.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+struct range_entry {
+	uint16_t pos;		/* depth of the mm on the target when the entry arrived */
+	uint64_t ts;
+};
+
+/* One absence of an mm from a CPU (switched away, entries queued until it returns). */
+struct absence {
+	bool any;		/* some entry (range or full) arrived */
+	bool full_seen;		/* a whole-mm entry arrived: later ranges are absorbed */
+	int nranges;		/* range entries before the first full one, up to qcap */
+	struct range_entry *ranges;
+};
+
+struct stack {
+	uint32_t mm[CAP];	/* position i + 1; 0 is a hole */
+	int len;		/* no trailing holes */
+};
+
+struct sweep {
+	int ncpus, nT, nQ, qcap, reach;
+	const int *T, *Q;
+	uint64_t warm_ts;
+	struct stack *st;
+	uint64_t (*hist)[CAP + 1];	/* per CPU reuse distances */
+	struct u64map open;		/* (cpu << 32 | mm) -> absence index + 1 */
+	struct absence *abs;
+	size_t nabs, abs_alloc;
+	size_t *free_abs;
+	size_t nfree, free_alloc;
+	/* difference arrays over depth 1..CAP (index CAP + 1 absorbs the tail) */
+	int64_t evict[CAP + 2], refill[CAP + 2];
+	uint64_t deferred[CAP + 2], dfl[CAP + 2], local[CAP + 2];
+	uint64_t *overflow;		/* nT * nQ */
+	uint64_t resets;
+};
+
+struct sweep *sweep_new(const struct tuner *t)
+{
+	struct sweep *s = xcalloc(1, sizeof(*s));
+
+	s->ncpus = t->ncpus;
+	s->nT = t->o.nthresholds;
+	s->nQ = t->o.nqueues;
+	s->T = t->thresholds;
+	s->Q = t->queues;
+	for (int i = 0; i < s->nQ; i++)
+		if (s->Q[i] + 1 > s->qcap)
+			s->qcap = s->Q[i] + 1;
+	s->reach = t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms;
+	s->st = xcalloc(s->ncpus, sizeof(*s->st));
+	s->hist = xcalloc(s->ncpus, sizeof(*s->hist));
+	s->overflow = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->overflow));
+	u64map_init(&s->open);
+	return s;
+}
+
+void sweep_free(struct sweep *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nabs; i++)
+		free(s->abs[i].ranges);
+	free(s->abs);
+	free(s->free_abs);
+	free(s->st);
+	free(s->hist);
+	free(s->overflow);
+	u64map_release(&s->open);
+	free(s);
+}
+
+void sweep_set_start(struct sweep *s, uint64_t warm_ts);
+void sweep_set_start(struct sweep *s, uint64_t warm_ts)
+{
+	s->warm_ts = warm_ts;
+}
+
+static int pos_of(const struct stack *st, uint32_t mm)
+{
+	for (int i = 0; i < st->len; i++)
+		if (st->mm[i] == mm)
+			return i + 1;
+	return 0;
+}
+
+static uint64_t key(int cpu, uint32_t mm)
+{
+	return (uint64_t)cpu << 32 | mm;
+}
+
+static struct absence *absence_get(struct sweep *s, int cpu, uint32_t mm)
+{
+	bool added;
+	uint64_t *v = u64map_get(&s->open, key(cpu, mm), 0, &added);
+	size_t i;
+
+	if (*v)
+		return &s->abs[*v - 1];
+	if (s->nfree) {
+		i = s->free_abs[--s->nfree];
+	} else {
+		ALLOC_GROW(s->abs, s->nabs + 1, s->abs_alloc);
+		i = s->nabs++;
+		s->abs[i].ranges = xcalloc(s->qcap ? s->qcap : 1, sizeof(struct range_entry));
+	}
+	s->abs[i].any = s->abs[i].full_seen = false;
+	s->abs[i].nranges = 0;
+	*v = i + 1;
+	return &s->abs[i];
+}
+
+/*
+ * The absence of @mm from @cpu ends: switched back at depth @back (a hit for T >= back),
+ * or removed from the stack (@back = 0).  Overflows happened when the (Q+1)-th range
+ * entry arrived, whatever came later.
+ */
+static void absence_close(struct sweep *s, int cpu, uint32_t mm, int back, bool count)
+{
+	uint64_t *v = u64map_find(&s->open, key(cpu, mm));
+	struct absence *a;
+
+	if (!v || !*v)
+		return;
+	a = &s->abs[*v - 1];
+	for (int ti = 0; ti < s->nT; ti++) {
+		int k = 0;
+
+		while (k < a->nranges && a->ranges[k].pos <= s->T[ti])
+			k++;
+		for (int qi = 0; qi < s->nQ; qi++)
+			if (k > s->Q[qi] && a->ranges[s->Q[qi]].ts >= s->warm_ts)
+				s->overflow[ti * s->nQ + qi]++;
+	}
+	if (back && a->any && count)
+		s->dfl[back]++;
+	ALLOC_GROW(s->free_abs, s->nfree + 1, s->free_alloc);
+	s->free_abs[s->nfree++] = *v - 1;
+	*v = 0;
+}
+
+static void trim(struct stack *st)
+{
+	while (st->len && !st->mm[st->len - 1])
+		st->len--;
+}
+
+static void range_add(int64_t *diff, int from, int to)
+{
+	if (to < from)
+		return;
+	diff[from]++;
+	diff[to + 1]--;
+}
+
+/* Rule 1 for every T at once: @cpu loads @mm (not a kernel thread, not already active). */
+void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count)
+{
+	struct stack *st = &s->st[cpu];
+	int dx = pos_of(st, mm), h = 0, e;
+	int far = CAP + 1;
+
+	for (int i = 0; i < st->len && !h; i++)
+		if (!st->mm[i])
+			h = i + 1;
+	if (count) {
+		s->hist[cpu][dx ? dx : 0]++;
+		/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
+		e = dx ? dx - 1 : far - 1;
+		if (h && h - 1 < e)
+			e = h - 1;
+		if (st->len < e)
+			e = st->len;
+		range_add(s->evict, 1, e);
+		/*
+		 * Evicted from the tables smaller than dx, and back while fewer than `reach`
+		 * other mms ran: its entries would still have been in the TLB, so the eviction
+		 * cost a refill.
+		 */
+		if (dx && dx <= s->reach)
+			range_add(s->refill, 1, dx - 1);
+	}
+	if (dx)
+		absence_close(s, cpu, mm, dx, count);
+
+	if (h && (!dx || h < dx)) {
+		/* the miss (for small T) fills the topmost hole */
+		memmove(&st->mm[1], &st->mm[0], (h - 1) * sizeof(st->mm[0]));
+		if (dx)
+			st->mm[dx - 1] = 0;
+	} else if (dx) {
+		memmove(&st->mm[1], &st->mm[0], (dx - 1) * sizeof(st->mm[0]));
+	} else {
+		if (st->len == CAP) {
+			/* deeper than any table: gone for every T */
+			absence_close(s, cpu, st->mm[CAP - 1], 0, count);
+			st->len--;
+		}
+		memmove(&st->mm[1], &st->mm[0], st->len * sizeof(st->mm[0]));
+		st->len++;
+	}
+	st->mm[0] = mm;
+	trim(st);
+}
+
+/* Rule 2 for every T: entries land in the tables deep enough to hold the mm. */
+void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
+		 uint64_t ts, bool count)
+{
+	const struct ts_cpumask *ever = &t->mm[mm].ever_on;
+	int pc = pos_of(&s->st[cpu], mm);
+
+	if (pc && count)
+		s->local[pc]++;
+	/* only CPUs that ever loaded the mm can hold it in a table */
+	for (int c = 0; c < s->ncpus; c++) {
+		struct absence *a;
+		int p;
+
+		if (!ever->bits[c / 64]) {
+			c |= 63;
+			continue;
+		}
+		if (c == cpu || !cpumask_test(ever, c))
+			continue;
+		p = pos_of(&s->st[c], mm);
+		if (p <= 1)	/* not held, or active there: an IPI (the ideal model counts it) */
+			continue;
+		if (count)
+			s->deferred[p]++;
+		a = absence_get(s, c, mm);
+		a->any = true;
+		if (a->full_seen)
+			continue;
+		if (full)
+			a->full_seen = true;
+		else if (a->nranges < s->qcap)
+			a->ranges[a->nranges++] = (struct range_entry){ .pos = (uint16_t)p, .ts = ts };
+	}
+}
+
+/* Rule 3: the mm leaves every stack; its place becomes a hole. */
+void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm)
+{
+	for (int c = 0; c < s->ncpus; c++) {
+		struct stack *st = &s->st[c];
+		int p;
+
+		if (!cpumask_test(&t->mm[mm].ever_on, c))
+			continue;
+		p = pos_of(st, mm);
+		if (!p)
+			continue;
+		absence_close(s, c, mm, 0, true);
+		st->mm[p - 1] = 0;
+		trim(st);
+	}
+}
+
+/* Rule 4: a full local flush keeps only the active mm (position 1). */
+void sweep_reset(struct sweep *s, int cpu, bool count)
+{
+	struct stack *st = &s->st[cpu];
+
+	for (int i = 1; i < st->len; i++)
+		if (st->mm[i])
+			absence_close(s, cpu, st->mm[i], 0, true);
+	st->len = st->len && st->mm[0] ? 1 : 0;
+	if (count)
+		s->resets++;
+}
+
+void sweep_finish(struct sweep *s)
+{
+	for (int c = 0; c < s->ncpus; c++)
+		for (int i = 0; i < s->st[c].len; i++)
+			if (s->st[c].mm[i])
+				absence_close(s, c, s->st[c].mm[i], 0, true);
+}
+
+void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out)
+{
+	int T = s->T[ti];
+	int64_t ev = 0, rf = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int d = 1; d <= T && d <= CAP; d++) {
+		ev += s->evict[d];
+		rf += s->refill[d];
+		out->deferred += s->deferred[d];
+		out->deferred_flushes += s->dfl[d];
+		out->local_flushes += s->local[d];
+	}
+	/* a difference array's value at T is the sum of its first T cells */
+	out->evictions = (uint64_t)ev;
+	out->refills = (uint64_t)rf;
+	out->overflows = s->overflow[ti * s->nQ + qi];
+	out->table_resets = s->resets;
+}
+
+void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1])
+{
+	memset(hist, 0, (CAP + 1) * sizeof(*hist));
+	for (int c = 0; c < s->ncpus; c++)
+		if (cpu < 0 || c == cpu)
+			for (int d = 0; d <= CAP; d++)
+				hist[d] += s->hist[c][d];
+}

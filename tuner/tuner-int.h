@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Internal to tuner/: the shared replay state and the pieces replay.c and sweep.c export. */
+#ifndef TLBSCOPE_TUNER_INT_H
+#define TLBSCOPE_TUNER_INT_H
+
+#include "tuner.h"
+
+#define CAP		TUNER_MAX_T	/* recency-stack depth kept per CPU */
+#define NSIZES		22
+
+static inline void cpumask_set(struct ts_cpumask *m, int cpu)
+{
+	ts_cpumask_set(m, cpu);
+}
+
+static inline void cpumask_clear(struct ts_cpumask *m, int cpu)
+{
+	m->bits[cpu / 64] &= ~(1ULL << (cpu % 64));
+}
+
+static inline bool cpumask_test(const struct ts_cpumask *m, int cpu)
+{
+	return ts_cpumask_test(m, cpu);
+}
+
+static inline int cpumask_weight(const struct ts_cpumask *m)
+{
+	return ts_cpumask_weight(m);
+}
+
+struct mm_state {
+	struct ts_cpumask ever_on;	/* stock-asid mask: CPUs that ever loaded it */
+	struct ts_cpumask active_on;	/* CPUs whose active mm it is */
+};
+
+struct sweep;
+struct lazy;
+
+struct tuner {
+	struct tuner_opts o;
+	int *thresholds, *queues;
+	int (*replay)[2];
+	int ncpus;			/* arrays below are sized for this many CPUs */
+	uint32_t *active;		/* per CPU: the loaded mm (kernel threads keep it) */
+	struct mm_state *mm;
+	size_t nmm;
+	struct tuner_counts models[TUNER__MODELS];
+	struct sweep *sweep;
+	struct lazy **lazy;		/* the directly replayed points */
+	bool started;
+	uint64_t t0;
+	uint64_t switches, mm_switches, requests, unattributed;
+	uint64_t sizes[NSIZES];
+};
+
+void mm_reserve(struct tuner *t, uint32_t mm);
+
+void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count);
+void stock_exit(struct tuner *t, uint32_t mm);
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool count);
+
+struct lazy *lazy_new(int T, int Q, int ncpus);
+void lazy_free(struct lazy *l);
+const struct tuner_counts *lazy_counts(const struct lazy *l);
+void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
+void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
+		bool count);
+void lazy_exit(struct lazy *l, uint32_t mm);
+void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
+void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);
+
+struct sweep *sweep_new(const struct tuner *t);
+void sweep_free(struct sweep *s);
+void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count);
+void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
+		 uint64_t ts, bool count);
+void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm);
+void sweep_reset(struct sweep *s, int cpu, bool count);
+void sweep_finish(struct sweep *s);
+void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out);
+void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1]);
+
+#endif

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner: one consumer of the resolved stream that feeds every model at once - the
+ * stock and ideal models, the lazy(T, Q) sweep over the whole grid, and the directly
+ * replayed points - so a trace is read once whatever the grid.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+void sweep_set_start(struct sweep *s, uint64_t warm_ts);
+
+static void cpus_reserve(struct tuner *t, int cpu)
+{
+	if (cpu < t->ncpus)
+		return;
+	/* the sweep and replays are sized at the first event; a CPU past the declared
+	 * count is a bad input the timeline already bounds to TS_MAX_CPUS */
+	t->active = xrealloc(t->active, (cpu + 1) * sizeof(*t->active));
+	memset(t->active + t->ncpus, 0, (cpu + 1 - t->ncpus) * sizeof(*t->active));
+	t->ncpus = cpu + 1;
+}
+
+void mm_reserve(struct tuner *t, uint32_t mm)
+{
+	if (mm < t->nmm)
+		return;
+	size_t n = mm * 2 + 64;
+
+	t->mm = xrealloc(t->mm, n * sizeof(*t->mm));
+	memset(t->mm + t->nmm, 0, (n - t->nmm) * sizeof(*t->mm));
+	t->nmm = n;
+}
+
+struct tuner *tuner_new(const struct tuner_opts *o)
+{
+	struct tuner *t = xcalloc(1, sizeof(*t));
+
+	t->o = *o;
+	t->thresholds = xcalloc(o->nthresholds, sizeof(int));
+	memcpy(t->thresholds, o->thresholds, o->nthresholds * sizeof(int));
+	t->queues = xcalloc(o->nqueues, sizeof(int));
+	memcpy(t->queues, o->queues, o->nqueues * sizeof(int));
+	t->o.thresholds = t->thresholds;
+	t->o.queues = t->queues;
+	if (o->nreplay) {
+		t->replay = xcalloc(o->nreplay, sizeof(*t->replay));
+		memcpy(t->replay, o->replay, o->nreplay * sizeof(*t->replay));
+	}
+	t->o.replay = (const int (*)[2])t->replay;
+	cpus_reserve(t, (o->ncpus > 0 ? o->ncpus : 1) - 1);
+	return t;
+}
+
+void tuner_free(struct tuner *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; t->lazy && i < t->o.nreplay; i++)
+		lazy_free(t->lazy[i]);
+	free(t->lazy);
+	sweep_free(t->sweep);
+	free(t->thresholds);
+	free(t->queues);
+	free(t->replay);
+	free(t->active);
+	free(t->mm);
+	free(t);
+}
+
+static void start(struct tuner *t, const struct ts_event *ev)
+{
+	t->started = true;
+	t->t0 = ev->ts;
+	t->sweep = sweep_new(t);
+	sweep_set_start(t->sweep, ev->ts + t->o.warmup_ns);
+	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
+	for (int i = 0; i < t->o.nreplay; i++)
+		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus);
+}
+
+/* A switch_mm (or exec's activate_mm) of @cpu to @mm. */
+static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
+{
+	if (!mm || t->active[cpu] == mm)
+		return;
+	if (count)
+		t->mm_switches++;
+	mm_reserve(t, mm);
+	sweep_switch(t->sweep, cpu, mm, ts, count);
+	for (int i = 0; i < t->o.nreplay; i++)
+		lazy_switch(t->lazy[i], cpu, mm, count);
+	stock_switch(t, cpu, mm, count);
+	t->active[cpu] = mm;
+}
+
+static void mm_exit(struct tuner *t, uint32_t mm)
+{
+	mm_reserve(t, mm);
+	sweep_exit(t->sweep, t, mm);
+	for (int i = 0; i < t->o.nreplay; i++)
+		lazy_exit(t->lazy[i], mm);
+	stock_exit(t, mm);
+	for (int c = 0; c < t->ncpus; c++)
+		if (t->active[c] == mm)
+			t->active[c] = 0;
+}
+
+static int size_bucket(uint64_t pages)
+{
+	int b = 0;
+
+	while (b < NSIZES - 2 && (1ULL << b) < pages)
+		b++;
+	return b;
+}
+
+static void request(struct tuner *t, const struct ts_event *ev, bool count)
+{
+	int cpu = ev->cpu;
+	uint32_t mm = ev->u.flush.mm;
+	uint8_t scope = ev->u.flush.scope;
+	uint64_t pages = ev->u.flush.pages;
+
+	if (count) {
+		t->requests++;
+		t->sizes[scope == TS_SCOPE_RANGE && pages ? size_bucket(pages) : NSIZES - 1]++;
+	}
+	if (scope == TS_SCOPE_KERNEL || scope == TS_SCOPE_ALL) {
+		/* kernel mappings are global: every CPU flushes, none can defer */
+		bool all = scope == TS_SCOPE_ALL || pages > t->o.flush_all_threshold;
+		int n = t->o.ncpus > t->ncpus ? t->o.ncpus : t->ncpus;
+
+		if (count)
+			for (int m = 0; m < TUNER__MODELS; m++)
+				t->models[m].ipis += n - 1;
+		for (int i = 0; i < t->o.nreplay; i++)
+			lazy_kernel_flush(t->lazy[i], n, count);
+		if (!all)
+			return;
+		/* rule 4: a full flush on every CPU keeps only each one's active mm */
+		for (int c = 0; c < t->ncpus; c++) {
+			sweep_reset(t->sweep, c, count);
+			for (int i = 0; i < t->o.nreplay; i++)
+				lazy_reset(t->lazy[i], c, t->active[c], count);
+		}
+		return;
+	}
+	if (!mm) {
+		if (count)
+			t->unattributed++;
+		return;
+	}
+	mm_reserve(t, mm);
+	{
+		/* a range larger than tlb_flush_all_threshold flushes the whole ASID */
+		bool full = scope == TS_SCOPE_MM || pages > t->o.flush_all_threshold;
+
+		sweep_flush(t->sweep, t, cpu, mm, full, ev->ts, count);
+		for (int i = 0; i < t->o.nreplay; i++)
+			lazy_flush(t->lazy[i], t->active, cpu, mm, full, count);
+		stock_flush(t, cpu, mm, count);
+	}
+}
+
+void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct tuner *t = ctx;
+	bool count;
+
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
+		return;
+	if (!t->started)
+		start(t, ev);
+	if (ev->cpu >= t->ncpus)
+		return;		/* a CPU the trace did not declare: not modelled */
+	count = ev->ts >= t->t0 + t->o.warmup_ns;
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		if (count)
+			t->switches++;
+		/* kernel threads do not call switch_mm: the CPU keeps its active mm */
+		if (!(ev->flags & TS_F_KTHREAD))
+			load(t, ev->cpu, ev->u.sw.mm, ev->ts, count);
+		break;
+	case TS_EV_EXEC:
+		load(t, ev->cpu, ev->u.exec.mm, ev->ts, count);
+		break;
+	case TS_EV_EXIT:
+		if (ev->u.exit.mm)
+			mm_exit(t, ev->u.exit.mm);
+		break;
+	case TS_EV_FLUSH:
+		if (ev->u.flush.role == TS_FLUSH_REQUEST)
+			request(t, ev, count);
+		break;
+	default:
+		break;
+	}
+}
+
+void tuner_finish(struct tuner *t)
+{
+	if (t->sweep)
+		sweep_finish(t->sweep);
+}
+
+const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m)
+{
+	return &t->models[m];
+}
+
+const char *tuner_model_name(enum tuner_model m)
+{
+	static const char *const names[TUNER__MODELS] = { "stock_asid", "stock_noasid", "ideal" };
+
+	return m < TUNER__MODELS ? names[m] : "?";
+}
+
+void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts *out)
+{
+	if (!t->sweep) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	sweep_point(t->sweep, ti, qi, out);
+	/* lazy interrupts only CPUs running the mm: exactly the ideal model's IPIs */
+	out->ipis = t->models[TUNER_IDEAL].ipis;
+}
+
+const struct tuner_counts *tuner_replayed(const struct tuner *t, int i)
+{
+	static const struct tuner_counts none;
+
+	return t->lazy && i < t->o.nreplay ? lazy_counts(t->lazy[i]) : &none;
+}
+
+void tuner_reuse_hist(const struct tuner *t, int cpu, uint64_t hist[TUNER_MAX_T + 1])
+{
+	if (t->sweep)
+		sweep_reuse(t->sweep, cpu, hist);
+	else
+		memset(hist, 0, (TUNER_MAX_T + 1) * sizeof(*hist));
+}
+
+void tuner_flush_sizes(const struct tuner *t, uint64_t sizes[22])
+{
+	memcpy(sizes, t->sizes, sizeof(t->sizes));
+}
+
+uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed)
+{
+	if (unattributed)
+		*unattributed = t->unattributed;
+	return t->requests;
+}
+
+uint64_t tuner_mm_switches(const struct tuner *t)
+{
+	return t->mm_switches;
+}
+
+uint64_t tuner_switches(const struct tuner *t)
+{
+	return t->switches;
+}

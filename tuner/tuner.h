@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * tuner/ - replays the normalized stream under the kernel's flush mechanisms (DESIGN.md
+ * section 4): stock RISC-V with and without ASIDs, the ideal floor, and lazy(T, Q) for a
+ * whole grid of thresholds T (MAX_LOADED_MM) and queue sizes Q (MAX_TLB_FLUSH_TASK) in one
+ * pass, plus a direct replay of single (T, Q) points to check the sweep against.  Then a
+ * cost model over platform profiles turns counts into a recommendation.
+ */
+#ifndef TLBSCOPE_TUNER_H
+#define TLBSCOPE_TUNER_H
+
+#include "../timeline/timeline.h"
+
+#define TUNER_MAX_T	64	/* thresholds the sweep can answer for */
+
+enum tuner_model {
+	TUNER_STOCK_ASID,	/* mask = CPUs that ever ran the mm (until it exits) */
+	TUNER_STOCK_NOASID,	/* mask = CPUs running it; every mm switch flushes locally */
+	TUNER_IDEAL,		/* mask = CPUs running it: nothing fewer is safe */
+	TUNER__MODELS
+};
+
+struct tuner_counts {
+	uint64_t ipis;			/* flush IPIs: (request, remote target) pairs */
+	uint64_t deferred;		/* lazy: pairs queued instead of interrupting */
+	uint64_t deferred_flushes;	/* lazy: switch-backs that ran queued flushes */
+	uint64_t overflows;		/* lazy: a full queue turned into a whole-ASID flag */
+	uint64_t evictions;		/* lazy: mms evicted from a full table (local ASID flush) */
+	uint64_t table_resets;		/* lazy: full local flushes that emptied a table */
+	uint64_t local_flushes;		/* requests the requester's own CPU flushed */
+	uint64_t refills;		/* evicted mms that came back within TLB reach */
+};
+
+struct tuner_opts {
+	const int *thresholds;		/* T values, each 1..TUNER_MAX_T */
+	int nthresholds;
+	const int *queues;		/* Q values, each >= 0 */
+	int nqueues;
+	uint64_t warmup_ns;		/* counts start this long after the first event */
+	uint64_t flush_all_threshold;	/* pages: a bigger range flushes everything (64) */
+	int tlb_reach_mms;		/* reuse distance within which an evicted mm's entries
+					 * would still be resident (from the platform) */
+	int ncpus;			/* CPUs of the machine (kernel flushes go to all) */
+	const int (*replay)[2];		/* (T, Q) points to replay directly, may be NULL */
+	int nreplay;
+};
+
+struct tuner;
+
+/* Returns a new tuner (free with tuner_free()); the arrays in @o are copied. */
+struct tuner *tuner_new(const struct tuner_opts *o);
+void tuner_free(struct tuner *t);
+/* A timeline consumer (tl_emit_fn): feed every resolved event. */
+void tuner_feed(void *tuner, struct timeline *tl, const struct ts_event *ev);
+/* Close open queue intervals at the end of the trace. */
+void tuner_finish(struct tuner *t);
+
+const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m);
+const char *tuner_model_name(enum tuner_model m);
+/* Counts of lazy(thresholds[ti], queues[qi]) from the one-pass sweep. */
+void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts *out);
+/* Counts of the directly replayed point @i of opts.replay. */
+const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
+
+/* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
+ * or farther.  Summed over CPUs when @cpu < 0. */
+void tuner_reuse_hist(const struct tuner *t, int cpu, uint64_t hist[TUNER_MAX_T + 1]);
+/* Flush requests by size: buckets of 2^k pages (k = 0..20), [21] = whole mm / unknown. */
+void tuner_flush_sizes(const struct tuner *t, uint64_t sizes[22]);
+uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed);
+uint64_t tuner_mm_switches(const struct tuner *t);
+uint64_t tuner_switches(const struct tuner *t);
+
+#endif
+
+/* ---- cost model (cost.c) ---- */
+
+enum platform_fig {
+	PF_IPI_SEND, PF_IPI_RECV, PF_REMOTE_FLUSH, PF_LOCAL_ASID_FLUSH, PF_SFENCE_PAGE,
+	PF_TLB_REFILL, PF_QUEUE_ENTRY, PF_DEFERRED_FLUSH, PF_TABLE_SCAN, PF_MEMORY_BYTE,
+	PF_TLB_ENTRIES, PF_WORKING_SET,
+	PF__COUNT
+};
+#define PF__COSTS	PF_TLB_ENTRIES	/* figures before this one are unit costs (ns) */
+
+struct platform {
+	char name[64];
+	char description[256];
+	double v[PF__COUNT];
+	char source[PF__COUNT][160];
+};
+
+const char *platform_fig_name(enum platform_fig f);
+/*
+ * platform_load - the generic profile, overridden by @spec: a profile name
+ * (tuner/platforms/NAME.json) or a JSON file of one's own giving any subset of figures.
+ * Returns 0, or -1 with a message in @err (TS_ERR_LEN bytes).
+ */
+int platform_load(const char *spec, struct platform *p, char *err);
+/* mms whose working sets fit in the TLB together: the reach of the refill account */
+int platform_reach_mms(const struct platform *p);
+
+#define QUEUE_ENTRY_BYTES	24	/* start, size, stride */
+
+/* Cost in ns of lazy(T, Q) given its counts; @mm_switches for the table scans. */
+double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T, int Q,
+		  uint64_t mm_switches, int ncpus);
+/* Cost of a stock model: its IPIs and local flushes. */
+double tuner_model_cost(const struct platform *p, const struct tuner_counts *c);
+
+struct tuner_rec {
+	int ti, qi;		/* the cheapest grid point */
+	double cost;
+	int small_ti, small_qi;	/* the smallest point within 1 % of it */
+	double small_cost;
+};
+void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r);
+/* tlb_flush_all_threshold (pages, a power of two) that minimizes flush cost over the
+ * trace's flush-size distribution. */
+uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p);
+int tuner_ncpus(const struct tuner *t);
