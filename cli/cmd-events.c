@@ -49,6 +49,13 @@ static void header(struct writer *w)
 	json_object_set_new(h, "format", json_string(info->format));
 	if (info->uname)
 		json_object_set_new(h, "kernel", json_string(info->uname));
+	if (info->nkprobes_defined) {
+		json_t *k = json_array();
+
+		for (size_t i = 0; i < info->nkprobes_defined; i++)
+			json_array_append_new(k, json_string(info->kprobes_defined[i]));
+		json_object_set_new(h, "kprobes_defined", k);
+	}
 	put(h);
 	w->header_done = true;
 }
@@ -156,6 +163,8 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 				   ev->u.exit.pid >= 0 ? "task_exit" : ts_kind_name(ev->kind)));
 	if (ev->name)
 		json_object_set_new(j, "event", json_string(ts_source_str(w->src, ev->name)));
+	if (ev->probe)
+		json_object_set_new(j, "probe", json_string(ts_source_str(w->src, ev->probe)));
 	if (ev->pid >= 0) {
 		json_object_set_new(j, "pid", json_integer(ev->pid));
 		json_object_set_new(j, "comm", json_string(ev->comm));

@@ -78,6 +78,7 @@ static void no_consumer(void *ctx, struct timeline *tl, const struct ts_event *e
 
 struct totals {
 	uint64_t switches, mm_switches, requests, ipis, local, mms, guessed;
+	uint64_t kmask_requests, kernel_targets, remote_requests, csd_flush_ipis;
 	uint64_t how[TL_HOW__COUNT];
 };
 
@@ -116,6 +117,10 @@ static void sum_totals(const struct timeline *tl, int src, struct totals *t)
 		t->requests += c->flush_requests;
 		t->ipis += ipis_recv(c, src);
 		t->local += timeline_local_flushes(tl, i);
+		t->kmask_requests += c->kmask_requests;
+		t->kernel_targets += c->kernel_targets;
+		t->remote_requests += c->remote_requests;
+		t->csd_flush_ipis += c->ipis_sent[TL_IPI_CSD_QUEUE];
 	}
 	for (uint32_t id = 1; id < timeline_mm_count(tl); id++) {
 		const struct tl_mm *m = timeline_mm(tl, id);
@@ -198,6 +203,145 @@ static size_t collect_evidence(struct ts_source *src, struct timeline *tl, struc
 	return n;
 }
 
+/* The kprobes of tlbscope-probes(7), by probed function, and what each one's absence hides. */
+static const struct {
+	const char *func, *missing;
+} kprobes[] = {
+	{ "switch_mm", "mm pointers: address spaces are derived from pids and clone flags, "
+		       "not exact" },
+	{ "__flush_tlb_range", "the kernel's own target mask, range and mm of every request "
+			       "(local-only requests too)" },
+	{ "flush_tlb_mm", "which caller made a whole-mm request" },
+	{ "flush_tlb_mm_range", "which caller made a range request (munmap, mprotect)" },
+	{ "flush_tlb_page", "which caller made a one-page request (COW)" },
+	{ "flush_tlb_range", "which caller made a vma range request" },
+	{ "flush_tlb_kernel_range", "kernel-range requests (vmalloc, module unload)" },
+	{ "flush_tlb_all", "flush-everything requests" },
+	{ "arch_tlbbatch_flush", "batched unmap flushes (reclaim, migration)" },
+	{ "__ipi_flush_tlb_range_asid", "the flush each target (and the sender) runs" },
+	{ "sbi_remote_sfence_vma_asid", "remote flushes handed to SBI firmware (plain virt, "
+					"PLIC: no kernel IPI at all)" },
+};
+#define NKPROBES (sizeof(kprobes) / sizeof(kprobes[0]))
+
+struct probe_state {
+	uint64_t count[NKPROBES];
+	bool defined[NKPROBES];		/* the input defines an event for it */
+	uint64_t total;
+	size_t ndefined_other;		/* defined kprobe events of other functions */
+	bool nmi_drop;			/* defined, none recorded, sched_switch recorded */
+};
+
+static void collect_probes(struct ts_source *src, struct timeline *tl, struct probe_state *p)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < NKPROBES; i++) {
+		p->count[i] = timeline_probe_count(tl, ts_source_intern(src, kprobes[i].func));
+		p->total += p->count[i];
+	}
+	/* without a record, a defined event is known by its name only */
+	for (size_t d = 0; d < info->nkprobes_defined; d++) {
+		const char *f = ts_kprobe_func(info->kprobes_defined[d]);
+		size_t i;
+
+		for (i = 0; f && i < NKPROBES; i++)
+			if (!strcmp(f, kprobes[i].func))
+				break;
+		if (f && i < NKPROBES)
+			p->defined[i] = true;
+		else
+			p->ndefined_other++;
+	}
+	for (size_t i = 0; i < NKPROBES; i++)
+		p->defined[i] |= p->count[i] > 0;
+	p->nmi_drop = info->nkprobes_defined && !p->total &&
+		      timeline_name_count(tl, ts_source_intern(src, "sched_switch"));
+}
+
+/* "switch_mm, __flush_tlb_range, ..." of the defined kprobe events, into @buf. */
+static void defined_list(struct ts_source *src, char *buf, size_t len)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t d = 0; d < info->nkprobes_defined && n + 1 < len; d++) {
+		int w = snprintf(buf + n, len - n, "%s%s", d ? ", " : "", info->kprobes_defined[d]);
+
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+static const char nmi_drop_why[] =
+	"on riscv 6.12 kprobe events are dropped in NMI context (ARCH_HAVE_NMI_SAFE_CMPXCHG "
+	"missing); see tlbscope-probes(7)";
+
+static void print_probes_text(struct ts_source *src, struct timeline *tl, const struct totals *t,
+			      int isrc)
+{
+	const struct tl_ptr_stats *ps = timeline_ptr_stats(tl);
+	struct probe_state p;
+	char list[1024];
+
+	collect_probes(src, tl, &p);
+	if (!p.total && !ts_source_info(src)->nkprobes_defined) {
+		printf("  kprobes on the flush path: none in this trace -> cannot see: mm pointers "
+		       "(identity is derived, not exact), the kernel's own target mask and range of "
+		       "each request, local-only requests, SBI remote fences (tlbscope-probes(7))\n");
+		return;
+	}
+	printf("  kprobes on the flush path (tlbscope-probes(7)):\n");
+	for (size_t i = 0; i < NKPROBES; i++) {
+		if (p.count[i])
+			printf("    %-28s %10llu\n", kprobes[i].func, (unsigned long long)p.count[i]);
+		else if (p.defined[i])
+			printf("    %-28s %10d  (defined, no event)\n", kprobes[i].func, 0);
+		else
+			printf("    %-28s    missing  -> cannot see: %s\n", kprobes[i].func,
+			       kprobes[i].missing);
+	}
+	if (p.nmi_drop) {
+		defined_list(src, list, sizeof(list));
+		printf("  kprobe events for %s are defined but none were recorded: %s\n", list,
+		       nmi_drop_why);
+	}
+	if (ps->load_mm || ps->pointers) {
+		printf("  mm pointers: %llu distinct, %llu switch_mm events (%llu resolved at their "
+		       "sched_switch, %llu exec), %llu reuses of an ended mm's address, %llu "
+		       "owner changes, %llu tasks' guessed process corrected\n",
+		       (unsigned long long)ps->pointers, (unsigned long long)ps->load_mm,
+		       (unsigned long long)ps->at_switch, (unsigned long long)ps->at_exec,
+		       (unsigned long long)ps->reuses, (unsigned long long)ps->owner_changes,
+		       (unsigned long long)ps->adopted);
+	}
+	if (timeline_kprobe_requests(tl))
+		printf("  flush requests from kprobes: %llu (by mm pointer %llu, pointer not yet "
+		       "named by switch_mm %llu); flush_tlb_* caller events taken as evidence: "
+		       "%llu\n", (unsigned long long)timeline_kprobe_requests(tl),
+		       (unsigned long long)ps->requests_by_ptr,
+		       (unsigned long long)ps->requests_ptr_unknown,
+		       (unsigned long long)ps->callers_evidence);
+	if (t->kmask_requests) {
+		uint64_t sbi = p.count[NKPROBES - 1];
+
+		if (sbi || isrc == TL_IPI_SBI)
+			printf("  kernel check: requests with remote targets = SBI remote fences: "
+			       "%llu = %llu (%s)\n", (unsigned long long)t->remote_requests,
+			       (unsigned long long)sbi,
+			       t->remote_requests == sbi ? "equal" : "DIFFERENT");
+		else
+			printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
+			       "flush IPIs queued in csd events: %llu = %llu (%s)\n",
+			       (unsigned long long)t->kernel_targets,
+			       (unsigned long long)t->csd_flush_ipis,
+			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT");
+	}
+}
+
 static void print_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl)
 {
 	const struct ts_source_info *info = ts_source_info(src);
@@ -238,6 +382,10 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	printf("  address spaces     %12llu  (%llu identified by guesses)\n",
 	       (unsigned long long)t.mms, (unsigned long long)t.guessed);
 	printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
+	if (t.kmask_requests)
+		printf("  kernel flush targets %10llu  (remote CPUs in the kernel's masks of %llu "
+		       "requests)\n", (unsigned long long)t.kernel_targets,
+		       (unsigned long long)t.kmask_requests);
 	if (isrc >= 0)
 		printf("  flush IPIs         %12llu  (counted from %s)\n",
 		       (unsigned long long)t.ipis, timeline_ipi_source_name(isrc));
@@ -327,11 +475,12 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 		       "cross-call (%llu without one)\n",
 		       (unsigned long long)timeline_ipis_unattributed(tl, isrc));
 	printf("  address spaces: %llu, of which guessed %llu (guess-pid %llu, guess-fork %llu); "
-	       "tgid %llu, clone %llu, exec %llu, given %llu\n",
+	       "tgid %llu, clone %llu, exec %llu, given %llu, pointer %llu\n",
 	       (unsigned long long)t.mms, (unsigned long long)t.guessed,
 	       (unsigned long long)t.how[TL_HOW_GUESS_PID], (unsigned long long)t.how[TL_HOW_GUESS_FORK],
 	       (unsigned long long)t.how[TL_HOW_TGID], (unsigned long long)t.how[TL_HOW_CLONE],
-	       (unsigned long long)t.how[TL_HOW_EXEC], (unsigned long long)t.how[TL_HOW_GIVEN]);
+	       (unsigned long long)t.how[TL_HOW_EXEC], (unsigned long long)t.how[TL_HOW_GIVEN],
+	       (unsigned long long)t.how[TL_HOW_POINTER]);
 	timeline_tasks(tl, &kguess);
 	printf("  kernel threads recognized by name only: %llu\n", (unsigned long long)kguess);
 	printf("  flush requests attributed to the requesting task's mm: %llu; with no user mm "
@@ -341,8 +490,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	if (!info->has_tgid && !info->normalized)
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
 		       "guessed (pid as process)\n");
-	printf("  mm pointers and flush ranges: not in this trace (needs kprobes on switch_mm "
-	       "and the flush functions)\n");
+	print_probes_text(src, tl, &t, isrc);
 	printf("  lost events: %llu%s\n", (unsigned long long)lost,
 	       marks ? " (and sub-buffers that lost an unknown number)" : "");
 	if (ts_source_skipped(src, &where))
@@ -360,6 +508,46 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 static json_t *jint(uint64_t v)
 {
 	return json_integer((json_int_t)v);
+}
+
+/* evidence.kprobes, .kprobe_nmi_drop, .mm_pointers, .kernel_check (not for JSON input) */
+static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
+			const struct totals *t)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+	const struct tl_ptr_stats *ps = timeline_ptr_stats(tl);
+	json_t *k = json_object(), *d = json_array(), *j;
+	struct probe_state p;
+
+	collect_probes(src, tl, &p);
+	for (size_t i = 0; i < NKPROBES; i++)
+		json_object_set_new(k, kprobes[i].func, p.defined[i] ? jint(p.count[i]) :
+				    json_null());
+	json_object_set_new(ev, "kprobes", k);
+	for (size_t i = 0; i < info->nkprobes_defined; i++)
+		json_array_append_new(d, json_string(info->kprobes_defined[i]));
+	json_object_set_new(ev, "kprobes_defined", d);
+	json_object_set_new(ev, "kprobe_nmi_drop", json_boolean(p.nmi_drop));
+	j = json_object();
+	json_object_set_new(j, "switch_mm_events", jint(ps->load_mm));
+	json_object_set_new(j, "resolved_at_switch", jint(ps->at_switch));
+	json_object_set_new(j, "resolved_at_exec", jint(ps->at_exec));
+	json_object_set_new(j, "distinct", jint(ps->pointers));
+	json_object_set_new(j, "reuses", jint(ps->reuses));
+	json_object_set_new(j, "owner_changes", jint(ps->owner_changes));
+	json_object_set_new(j, "guessed_process_corrected", jint(ps->adopted));
+	json_object_set_new(j, "requests_by_pointer", jint(ps->requests_by_ptr));
+	json_object_set_new(j, "requests_pointer_unknown", jint(ps->requests_ptr_unknown));
+	json_object_set_new(j, "caller_events_as_evidence", jint(ps->callers_evidence));
+	json_object_set_new(ev, "mm_pointers", j);
+	j = json_object();
+	json_object_set_new(j, "kprobe_requests", jint(timeline_kprobe_requests(tl)));
+	json_object_set_new(j, "requests_with_kernel_mask", jint(t->kmask_requests));
+	json_object_set_new(j, "requests_with_remote_targets", jint(t->remote_requests));
+	json_object_set_new(j, "kernel_remote_targets", jint(t->kernel_targets));
+	json_object_set_new(j, "csd_flush_ipis_queued", jint(t->csd_flush_ipis));
+	json_object_set_new(j, "sbi_remote_fences", jint(p.count[NKPROBES - 1]));
+	json_object_set_new(ev, "kernel_check", j);
 }
 
 static void print_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl)
@@ -414,6 +602,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	json_object_set_new(j, "flush_requests", jint(t.requests));
 	json_object_set_new(j, "flush_ipis", isrc >= 0 ? jint(t.ipis) : json_null());
 	json_object_set_new(j, "local_flushes", jint(t.local));
+	json_object_set_new(j, "kernel_flush_targets", jint(t.kernel_targets));
 	json_object_set_new(root, "totals", j);
 
 	arr = json_array();
@@ -434,6 +623,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "kthread_ns", jint(c->kthread_ns));
 		json_object_set_new(j, "idle_ns", jint(c->idle_ns));
 		json_object_set_new(j, "lost_events", jint(c->lost));
+		json_object_set_new(j, "kernel_flush_targets", jint(c->kernel_targets));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "cpus", arr);
@@ -453,6 +643,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "flush_ipis", jint(isrc >= 0 ? m->ipis_caused[isrc] : 0));
 		json_object_set_new(j, "cpus", json_integer(ts_cpumask_weight(&m->ran_on)));
 		json_object_set_new(j, "mm_switches_in", jint(m->switches_in));
+		json_object_set_new(j, "kernel_flush_targets", jint(m->kernel_targets));
 		json_array_append_new(arr, j);
 	}
 	free(mms);
@@ -483,6 +674,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));
+		json_probes(j, src, tl, &t);
 	}
 	json_object_set_new(root, "evidence", j);
 

@@ -5,6 +5,7 @@
  * kinds and keys are ignored; a line that is not a JSON object, or lacks ts/cpu/kind, is
  * counted as malformed and skipped.  mm names are opaque strings given by the input.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -113,6 +114,24 @@ static bool jcpus(json_t *o, const char *key, struct ts_cpumask *m)
 	return true;
 }
 
+/* The header's "kprobes_defined" names (the trace's own list, kept for the NMI-drop check). */
+static void set_kprobes_defined(struct ts_source *src, json_t *arr)
+{
+	const char **names;
+	size_t i, n = 0;
+	json_t *v;
+
+	if (!json_is_array(arr) || src->priv)
+		return;
+	names = xcalloc(json_array_size(arr) + 1, sizeof(*names));
+	json_array_foreach(arr, i, v)
+		if (json_is_string(v))
+			names[n++] = ts_source_str(src, ts_source_intern(src, json_string_value(v)));
+	src->priv = names;
+	src->info.kprobes_defined = names;
+	src->info.nkprobes_defined = n;
+}
+
 /* Fill @ev from one object; 1 = an event, 0 = a line to pass over, -1 = malformed. */
 static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const char **why)
 {
@@ -129,6 +148,7 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 			src->info.cpus = (int)cpus;
 		if (k)
 			src->info.uname = ts_source_str(src, ts_source_intern(src, k));
+		set_kprobes_defined(src, json_object_get(o, "kprobes_defined"));
 		return 0;
 	}
 	if (!json_is_integer(ts) || json_integer_value(ts) < 0)
@@ -156,6 +176,7 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->flags |= TS_F_TGID;
 	jcomm(o, "comm", ev->comm);
 	ev->name = jstr_id(src, o, "event");
+	ev->probe = jstr_id(src, o, "probe");
 	ev->flags |= TS_F_MM_GIVEN;
 
 	if (!strcmp(kind, "switch")) {
@@ -296,9 +317,15 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 	}
 }
 
+static void jsonl_close(struct ts_source *src)
+{
+	free(src->priv);
+}
+
 const struct ts_format ts_format_jsonl = {
 	.name = "jsonl",
 	.probe = jsonl_probe,
 	.open = jsonl_open,
 	.next = jsonl_next,
+	.close = jsonl_close,
 };

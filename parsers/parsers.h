@@ -126,6 +126,7 @@ struct ts_event {
 	uint8_t kind;		/* enum ts_kind */
 	uint8_t flags;
 	uint32_t name;		/* string id of the tracepoint name ("sched_switch") */
+	uint32_t probe;		/* kprobe events: string id of the probed function, else 0 */
 	int32_t pid;		/* current task when recorded, -1 unknown */
 	int32_t tgid;		/* its process, -1 unknown */
 	char comm[TS_COMM_LEN];	/* current task's name, may be empty */

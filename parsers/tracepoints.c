@@ -199,6 +199,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			func = ts_kprobe_func(sym);
 		if (!func)
 			func = ts_kprobe_func(name);
+		if (func)
+			ev->probe = ts_source_intern(src, func);
 		return func ? kprobe_decode(src, func, f, ev, name, why, why_len) : 0;
 	}
 	if (!strcmp(name, "sched_switch")) {

@@ -72,6 +72,7 @@ struct timeline {
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
 	uint64_t kprobe_requests;
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
+	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
 	struct tl_ptr_stats ps;
 
 	struct task *tasks;
@@ -89,6 +90,7 @@ struct timeline {
 	int ncpus, cpus_alloc;
 
 	struct u64map names;		/* event name id -> count (filtered) */
+	struct u64map probes;		/* probed function id -> kprobe events (filtered) */
 	uint64_t evidence[TS_SRC__COUNT][2];	/* [src][tlb] events seen (unfiltered) */
 	uint64_t req_mm_guessed, req_unattributed;
 	uint64_t ipi_unattributed[TL_IPI__COUNT];
@@ -390,7 +392,9 @@ static uint32_t ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, c
 	uint64_t *b = u64map_find(&tl->ptr_mm, ptr);
 	uint32_t m = b ? (uint32_t)*b : 0, cur = t->mm;
 
-	if (m && !tl->mms[m].exited) {
+	if (m && !tl->mms[m].exited && u64map_find(&tl->dying, m) && cur != m) {
+		tl->ps.reuses++;	/* its process exec'd away from it */
+	} else if (m && !tl->mms[m].exited) {
 		if (cur == m)
 			return m;
 		if (tl->mms[m].pid == t->tgid || t->tgid_guessed) {
@@ -476,7 +480,11 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
  * sched_switch before it on its CPU it is exec's activate_mm: the exec'ing process's new mm
  * (the exec event itself comes later); in a kernel thread, use_mm of a live mm.
  */
-static void do_load(struct timeline *tl, struct ts_event *ev, bool count)
+static void emit_mm_exit(struct timeline *tl, const struct ts_event *ev, uint32_t mm,
+			 tl_emit_fn emit, void *ctx);
+
+static void do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+		    bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
 	uint64_t ptr = ev->u.load.next;
@@ -521,9 +529,9 @@ static void do_load(struct timeline *tl, struct ts_event *ev, bool count)
 		m = ptr_resolve(tl, t, ptr, t->pid == ev->pid ? ev->comm : "", ev->ts);
 	} else {
 		m = ptr_live(tl, ptr);
-		if (m && m != t->mm)
+		if (m && m != t->mm && !u64map_find(&tl->dying, m))
 			tl->ps.owner_changes++;	/* a freshly exec'd mm cannot be live */
-		else if (!m && u64map_find(&tl->ptr_mm, ptr))
+		else if (u64map_find(&tl->ptr_mm, ptr))
 			tl->ps.reuses++;
 		if (!t->exec_loaded) {
 			t->exec_old = t->mm;
@@ -534,6 +542,13 @@ static void do_load(struct timeline *tl, struct ts_event *ev, bool count)
 		t->mm = m;
 		if (count)
 			tl->ps.at_exec++;
+		/*
+		 * exec_mmap() drops the old mm right after activating the new one (its last
+		 * flushes follow), and the kernel may give its address to the next mm before
+		 * the exec event ends it: a dying mm, whose address is free for a new one
+		 */
+		if (t->exec_old && tl->mms[t->exec_old].pid == t->tgid)
+			*u64map_get(&tl->dying, t->exec_old, 0, NULL) = 1;
 	}
 	ev->u.load.mm = m;
 	load_mm(tl, ev->cpu, m, count);
@@ -1040,6 +1055,8 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		c->st.events++;
 		if (ev->name)
 			(*u64map_get(&tl->names, ev->name, 0, NULL))++;
+		if (ev->probe)
+			(*u64map_get(&tl->probes, ev->probe, 0, NULL))++;
 	}
 	/* a csd_queue_cpu group ends at any other event of its CPU */
 	if (ev->kind != TS_EV_IPI || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
@@ -1076,7 +1093,7 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		do_ipi(tl, ev, emit, ctx, count);
 		break;
 	case TS_EV_LOAD_MM:
-		do_load(tl, ev, count);
+		do_load(tl, ev, emit, ctx, count);
 		break;
 	case TS_EV_LOST:
 		if (count) {
@@ -1124,6 +1141,8 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	u64map_init(&tl->tgid_hint);
 	u64map_init(&tl->names);
 	u64map_init(&tl->ptr_mm);
+	u64map_init(&tl->dying);
+	u64map_init(&tl->probes);
 	mm_new(tl, "", "", -1, TL_HOW_NONE, 0);	/* id 0: no mm */
 	/* lookahead: tgids of later events, the switch_mm after each sched_switch */
 	if (info->has_tgid || !info->normalized) {
@@ -1148,6 +1167,8 @@ void timeline_free(struct timeline *tl)
 	u64map_release(&tl->tgid_hint);
 	u64map_release(&tl->names);
 	u64map_release(&tl->ptr_mm);
+	u64map_release(&tl->dying);
+	u64map_release(&tl->probes);
 	free(tl);
 }
 
@@ -1299,6 +1320,13 @@ bool timeline_how_guessed(enum tl_how how)
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl)
 {
 	return &tl->ps;
+}
+
+uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func)
+{
+	uint64_t *n = u64map_find(&tl->probes, func);
+
+	return n ? *n : 0;
 }
 
 uint64_t timeline_kprobe_requests(const struct timeline *tl)

@@ -150,6 +150,8 @@ uint64_t timeline_ipis_unattributed(const struct timeline *tl, int src);
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
+/* kprobe events of probed function @func (a string id of the source), in the filter. */
+uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func);
 /* Tasks whose tgid was learned from later events (lookahead); for the evidence block. */
 uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed);
 
