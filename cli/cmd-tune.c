@@ -387,11 +387,36 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	printf("\nRecommendation\n");
 	printf("  MAX_LOADED_MM            %d\n", T);
 	printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
-	printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
+	if (fat)
+		printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
+	else
+		printf("  tlb_flush_all_threshold  64 (kept: no flush request in this trace has a "
+		       "size; kprobes on __flush_tlb_range give them)\n");
 	printf("  cheapest point           T=%d Q=%d (%.3f ms); recommended is the smallest "
 	       "within 1 %% (%.3f ms)\n", r->o->T[rec->ti], r->o->Q[rec->qi], rec->cost / 1e6,
 	       rec->small_cost / 1e6);
 	printf("\n  %s\n", why);
+
+	{
+		struct tuner_rec w[4];
+		uint64_t until[4];
+		int n = tuner_windows(r->tu, &r->pf, 4, w, until), same = 0;
+
+		if (n) {
+			printf("\nStability (the recommendation in each quarter of the trace)\n");
+			for (int k = 0; k < n; k++) {
+				char ts[32];
+
+				format_ns(ts, sizeof(ts), until[k]);
+				same += w[k].small_ti == rec->small_ti && w[k].small_qi == rec->small_qi;
+				printf("  until %s s: T=%d Q=%d\n", ts, r->o->T[w[k].small_ti],
+				       r->o->Q[w[k].small_qi]);
+			}
+			printf("  the whole trace's choice in %d of %d quarters\n", same, n);
+		} else {
+			printf("\nStability: the trace is too short to split into quarters\n");
+		}
+	}
 
 	printf("\nSensitivity (each unit cost x0.5 and x2; the recommendation moves to)\n");
 	for (int f = 0; f < PF__COSTS; f++) {
@@ -415,10 +440,12 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	printf("--- a/arch/riscv/include/asm/tlbflush.h\n+++ b/arch/riscv/include/asm/tlbflush.h\n");
 	printf("@@ -1 +1 @@\n-#define MAX_LOADED_MM 6\n+#define MAX_LOADED_MM %d\n", T);
 	printf("@@ -1 +1 @@\n-#define MAX_TLB_FLUSH_TASK 32\n+#define MAX_TLB_FLUSH_TASK %d\n", Q);
-	printf("--- a/arch/riscv/mm/tlbflush.c\n+++ b/arch/riscv/mm/tlbflush.c\n");
-	printf("@@ -1 +1 @@\n-unsigned long tlb_flush_all_threshold __read_mostly = 64;\n"
-	       "+unsigned long tlb_flush_all_threshold __read_mostly = %llu;\n",
-	       (unsigned long long)fat);
+	if (fat && fat != 64)
+		printf("--- a/arch/riscv/mm/tlbflush.c\n+++ b/arch/riscv/mm/tlbflush.c\n");
+	if (fat && fat != 64)
+		printf("@@ -1 +1 @@\n-unsigned long tlb_flush_all_threshold __read_mostly = 64;\n"
+		       "+unsigned long tlb_flush_all_threshold __read_mostly = %llu;\n",
+		       (unsigned long long)fat);
 }
 
 static json_t *jcounts(const struct tuner_counts *c)
@@ -487,7 +514,8 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 	j = json_object();
 	json_object_set_new(j, "threshold", json_integer(r->o->T[rec->small_ti]));
 	json_object_set_new(j, "queue", json_integer(r->o->Q[rec->small_qi]));
-	json_object_set_new(j, "tlb_flush_all_threshold", json_integer((json_int_t)fat));
+	json_object_set_new(j, "tlb_flush_all_threshold", fat ? json_integer((json_int_t)fat) :
+			    json_null());
 	json_object_set_new(j, "ipi_reduction", json_real(stock->ipis ?
 			    (double)(stock->ipis - ideal->ipis) / stock->ipis : 0.0));
 	json_object_set_new(j, "cost_ns", json_real(rec->small_cost));
@@ -507,6 +535,18 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 				r->o->T[x.small_ti], "queue", r->o->Q[x.small_qi]));
 		}
 	json_object_set_new(j, "sensitivity", arr);
+	{
+		struct tuner_rec w[4];
+		uint64_t until[4];
+		int n = tuner_windows(r->tu, &r->pf, 4, w, until);
+
+		arr = json_array();
+		for (int k = 0; k < n; k++)
+			json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
+				(json_int_t)until[k], "threshold", r->o->T[w[k].small_ti], "queue",
+				r->o->Q[w[k].small_qi]));
+		json_object_set_new(j, "stability", arr);
+	}
 	json_object_set_new(root, "recommendation", j);
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(verified));

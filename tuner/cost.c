@@ -169,22 +169,24 @@ int tuner_ncpus(const struct tuner *t)
 	return t->ncpus;
 }
 
-void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r)
+void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
+		    uint64_t ideal_ipis, uint64_t mm_switches, struct tuner_rec *r)
 {
 	int nT = t->o.nthresholds, nQ = t->o.nqueues;
-	double best = -1;
+	double best = -1, *cost = xcalloc((size_t)nT * nQ, sizeof(*cost));
 
 	memset(r, 0, sizeof(*r));
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
 			struct tuner_counts c;
-			double cost;
+			double *k = &cost[ti * nQ + qi];
 
-			tuner_grid_point(t, ti, qi, &c);
-			cost = tuner_cost(p, &c, t->thresholds[ti], t->queues[qi],
-					  t->mm_switches, t->ncpus);
-			if (best < 0 || cost < best) {
-				best = cost;
+			sweep_counts_point(t->sweep, sc, ti, qi, &c);
+			c.ipis = ideal_ipis;
+			*k = tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], mm_switches,
+					t->ncpus);
+			if (best < 0 || *k < best) {
+				best = *k;
 				r->ti = ti;
 				r->qi = qi;
 			}
@@ -196,26 +198,36 @@ void tuner_recommend(const struct tuner *t, const struct platform *p, struct tun
 	r->small_cost = best;
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
-			struct tuner_counts c;
-			double cost;
 			int T = t->thresholds[ti], Q = t->queues[qi];
 			int sT = t->thresholds[r->small_ti], sQ = t->queues[r->small_qi];
 
-			tuner_grid_point(t, ti, qi, &c);
-			cost = tuner_cost(p, &c, T, Q, t->mm_switches, t->ncpus);
-			if (cost <= best * 1.01 && (T < sT || (T == sT && Q < sQ))) {
+			if (cost[ti * nQ + qi] <= best * 1.01 && (T < sT || (T == sT && Q < sQ))) {
 				r->small_ti = ti;
 				r->small_qi = qi;
-				r->small_cost = cost;
+				r->small_cost = cost[ti * nQ + qi];
 			}
 		}
+	free(cost);
+}
+
+void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r)
+{
+	if (!t->sweep) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	recommend_from(t, p, sweep_counts(t->sweep), t->models[TUNER_IDEAL].ipis, t->mm_switches, r);
 }
 
 uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p)
 {
 	double best = -1;
-	uint64_t best_thr = 64;
+	uint64_t best_thr = 0, known = 0;
 
+	for (int b = 0; b < NSIZES - 1; b++)
+		known += t->sizes[b];
+	if (!known)
+		return 0;	/* no request with a size: nothing to choose from */
 	/* a range of 2^k pages costs 2^k page flushes, or one ASID flush plus a refill */
 	for (int k = 0; k <= NSIZES - 2; k++) {
 		double cost = 0;

@@ -47,11 +47,7 @@ struct sweep {
 	size_t nabs, abs_alloc;
 	size_t *free_abs;
 	size_t nfree, free_alloc;
-	/* difference arrays over depth 1..CAP (index CAP + 1 absorbs the tail) */
-	int64_t evict[CAP + 2], refill[CAP + 2];
-	uint64_t deferred[CAP + 2], dfl[CAP + 2], local[CAP + 2];
-	uint64_t *overflow;		/* nT * nQ */
-	uint64_t resets;
+	struct sweep_counts c;
 };
 
 struct sweep *sweep_new(const struct tuner *t)
@@ -69,7 +65,7 @@ struct sweep *sweep_new(const struct tuner *t)
 	s->reach = t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms;
 	s->st = xcalloc(s->ncpus, sizeof(*s->st));
 	s->hist = xcalloc(s->ncpus, sizeof(*s->hist));
-	s->overflow = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->overflow));
+	s->c.overflow = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->c.overflow));
 	u64map_init(&s->open);
 	return s;
 }
@@ -84,7 +80,7 @@ void sweep_free(struct sweep *s)
 	free(s->free_abs);
 	free(s->st);
 	free(s->hist);
-	free(s->overflow);
+	free(s->c.overflow);
 	u64map_release(&s->open);
 	free(s);
 }
@@ -149,10 +145,10 @@ static void absence_close(struct sweep *s, int cpu, uint32_t mm, int back, bool 
 			k++;
 		for (int qi = 0; qi < s->nQ; qi++)
 			if (k > s->Q[qi] && a->ranges[s->Q[qi]].ts >= s->warm_ts)
-				s->overflow[ti * s->nQ + qi]++;
+				s->c.overflow[ti * s->nQ + qi]++;
 	}
 	if (back && a->any && count)
-		s->dfl[back]++;
+		s->c.dfl[back]++;
 	ALLOC_GROW(s->free_abs, s->nfree + 1, s->free_alloc);
 	s->free_abs[s->nfree++] = *v - 1;
 	*v = 0;
@@ -190,14 +186,14 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 			e = h - 1;
 		if (st->len < e)
 			e = st->len;
-		range_add(s->evict, 1, e);
+		range_add(s->c.evict, 1, e);
 		/*
 		 * Evicted from the tables smaller than dx, and back while fewer than `reach`
 		 * other mms ran: its entries would still have been in the TLB, so the eviction
 		 * cost a refill.
 		 */
 		if (dx && dx <= s->reach)
-			range_add(s->refill, 1, dx - 1);
+			range_add(s->c.refill, 1, dx - 1);
 	}
 	if (dx)
 		absence_close(s, cpu, mm, dx, count);
@@ -230,7 +226,7 @@ void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, b
 	int pc = pos_of(&s->st[cpu], mm);
 
 	if (pc && count)
-		s->local[pc]++;
+		s->c.local[pc]++;
 	/* only CPUs that ever loaded the mm can hold it in a table */
 	for (int c = 0; c < s->ncpus; c++) {
 		struct absence *a;
@@ -246,7 +242,7 @@ void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, b
 		if (p <= 1)	/* not held, or active there: an IPI (the ideal model counts it) */
 			continue;
 		if (count)
-			s->deferred[p]++;
+			s->c.deferred[p]++;
 		a = absence_get(s, c, mm);
 		a->any = true;
 		if (a->full_seen)
@@ -286,7 +282,7 @@ void sweep_reset(struct sweep *s, int cpu, bool count)
 			absence_close(s, cpu, st->mm[i], 0, true);
 	st->len = st->len && st->mm[0] ? 1 : 0;
 	if (count)
-		s->resets++;
+		s->c.resets++;
 }
 
 void sweep_finish(struct sweep *s)
@@ -297,24 +293,60 @@ void sweep_finish(struct sweep *s)
 				absence_close(s, c, s->st[c].mm[i], 0, true);
 }
 
-void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out)
+void sweep_counts_point(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
+			struct tuner_counts *out)
 {
 	int T = s->T[ti];
 	int64_t ev = 0, rf = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int d = 1; d <= T && d <= CAP; d++) {
-		ev += s->evict[d];
-		rf += s->refill[d];
-		out->deferred += s->deferred[d];
-		out->deferred_flushes += s->dfl[d];
-		out->local_flushes += s->local[d];
+		ev += c->evict[d];
+		rf += c->refill[d];
+		out->deferred += c->deferred[d];
+		out->deferred_flushes += c->dfl[d];
+		out->local_flushes += c->local[d];
 	}
-	/* a difference array's value at T is the sum of its first T cells */
 	out->evictions = (uint64_t)ev;
 	out->refills = (uint64_t)rf;
-	out->overflows = s->overflow[ti * s->nQ + qi];
-	out->table_resets = s->resets;
+	out->overflows = c->overflow[ti * s->nQ + qi];
+	out->table_resets = c->resets;
+}
+
+void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out)
+{
+	sweep_counts_point(s, &s->c, ti, qi, out);
+}
+
+const struct sweep_counts *sweep_counts(const struct sweep *s)
+{
+	return &s->c;
+}
+
+void sweep_counts_copy(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *src)
+{
+	uint64_t *ov = dst->overflow;
+
+	if (!ov)
+		ov = xcalloc((size_t)s->nT * s->nQ, sizeof(*ov));
+	*dst = *src;
+	dst->overflow = ov;
+	memcpy(ov, src->overflow, (size_t)s->nT * s->nQ * sizeof(*ov));
+}
+
+void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *a,
+		      const struct sweep_counts *b)
+{
+	for (int d = 0; d < CAP + 2; d++) {
+		dst->evict[d] = a->evict[d] - b->evict[d];
+		dst->refill[d] = a->refill[d] - b->refill[d];
+		dst->deferred[d] = a->deferred[d] - b->deferred[d];
+		dst->dfl[d] = a->dfl[d] - b->dfl[d];
+		dst->local[d] = a->local[d] - b->local[d];
+	}
+	dst->resets = a->resets - b->resets;
+	for (int i = 0; i < s->nT * s->nQ; i++)
+		dst->overflow[i] = a->overflow[i] - b->overflow[i];
 }
 
 void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1])

@@ -36,6 +36,25 @@ struct mm_state {
 struct sweep;
 struct lazy;
 
+/* Everything the sweep counts; additive, so a window is the difference of two snapshots. */
+struct sweep_counts {
+	/* difference arrays over depth 1..CAP: the value at T is the sum of cells 1..T */
+	int64_t evict[CAP + 2], refill[CAP + 2];
+	/* histograms over depth: the count for T is the sum of cells 1..T */
+	uint64_t deferred[CAP + 2], dfl[CAP + 2], local[CAP + 2];
+	uint64_t resets;
+	uint64_t *overflow;		/* nT * nQ, counts per grid point */
+};
+
+/* The counters of the whole tuner at one moment (for time windows). */
+struct snapshot {
+	uint64_t ts;
+	struct sweep_counts sc;
+	uint64_t ideal_ipis, stock_ipis, mm_switches;
+};
+
+#define MAX_SNAPSHOTS	64
+
 struct tuner {
 	struct tuner_opts o;
 	int *thresholds, *queues;
@@ -51,9 +70,16 @@ struct tuner {
 	uint64_t t0;
 	uint64_t switches, mm_switches, requests, unattributed;
 	uint64_t sizes[NSIZES];
+	uint64_t last_ts;
+	struct snapshot snaps[MAX_SNAPSHOTS];	/* cumulative, at growing intervals */
+	int nsnaps;
+	uint64_t snap_every, next_snap;		/* ns */
 };
 
 void mm_reserve(struct tuner *t, uint32_t mm);
+/* The recommendation from counts @sc (whole trace or a window) and its ideal IPIs. */
+void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
+		    uint64_t ideal_ipis, uint64_t mm_switches, struct tuner_rec *r);
 
 void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count);
 void stock_exit(struct tuner *t, uint32_t mm);
@@ -78,6 +104,14 @@ void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm);
 void sweep_reset(struct sweep *s, int cpu, bool count);
 void sweep_finish(struct sweep *s);
 void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out);
+const struct sweep_counts *sweep_counts(const struct sweep *s);
+/* The lazy counters of grid point (ti, qi) from counts @c (the sweep's, or a window's). */
+void sweep_counts_point(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
+			struct tuner_counts *out);
+void sweep_counts_copy(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *src);
+/* @dst = @a - @b, element by element; dst->overflow must have room */
+void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *a,
+		      const struct sweep_counts *b);
 void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1]);
 
 #endif

@@ -61,6 +61,8 @@ void tuner_free(struct tuner *t)
 	for (int i = 0; t->lazy && i < t->o.nreplay; i++)
 		lazy_free(t->lazy[i]);
 	free(t->lazy);
+	for (int i = 0; i < MAX_SNAPSHOTS; i++)
+		free(t->snaps[i].sc.overflow);
 	sweep_free(t->sweep);
 	free(t->thresholds);
 	free(t->queues);
@@ -79,6 +81,37 @@ static void start(struct tuner *t, const struct ts_event *ev)
 	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
 	for (int i = 0; i < t->o.nreplay; i++)
 		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus);
+	t->snap_every = 1000000;	/* 1 ms, doubled whenever the snapshots fill up */
+	t->next_snap = ev->ts + t->snap_every;
+}
+
+/*
+ * Cumulative counters at growing intervals, so that any time window is the difference of
+ * two snapshots: when all MAX_SNAPSHOTS are taken, every other one is dropped and the
+ * interval doubles, which keeps them evenly spread over a trace of any length in bounded
+ * memory.  (An absence still open at a snapshot counts its overflows when it closes.)
+ */
+static void snapshot(struct tuner *t, uint64_t ts)
+{
+	struct snapshot *sn;
+
+	if (t->nsnaps == MAX_SNAPSHOTS) {
+		/* keep 1, 3, 5, ... in place 0, 1, 2, ...; swapping keeps each its buffer */
+		for (int i = 0; i < MAX_SNAPSHOTS / 2; i++) {
+			struct snapshot tmp = t->snaps[i];
+
+			t->snaps[i] = t->snaps[2 * i + 1];
+			t->snaps[2 * i + 1] = tmp;
+		}
+		t->nsnaps = MAX_SNAPSHOTS / 2;
+		t->snap_every *= 2;
+	}
+	sn = &t->snaps[t->nsnaps++];
+	sn->ts = ts;
+	sweep_counts_copy(t->sweep, &sn->sc, sweep_counts(t->sweep));
+	sn->ideal_ipis = t->models[TUNER_IDEAL].ipis;
+	sn->stock_ipis = t->models[TUNER_STOCK_ASID].ipis;
+	sn->mm_switches = t->mm_switches;
 }
 
 /* A switch_mm (or exec's activate_mm) of @cpu to @mm. */
@@ -177,6 +210,12 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	if (ev->cpu >= t->ncpus)
 		return;		/* a CPU the trace did not declare: not modelled */
 	count = ev->ts >= t->t0 + t->o.warmup_ns;
+	if (ev->ts > t->last_ts)
+		t->last_ts = ev->ts;
+	if (ev->ts >= t->next_snap) {
+		snapshot(t, ev->ts);
+		t->next_snap = ev->ts + t->snap_every;
+	}
 	switch (ev->kind) {
 	case TS_EV_SWITCH:
 		if (count)
@@ -265,4 +304,50 @@ uint64_t tuner_mm_switches(const struct tuner *t)
 uint64_t tuner_switches(const struct tuner *t)
 {
 	return t->switches;
+}
+
+int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct tuner_rec *recs,
+		  uint64_t *bounds)
+{
+	static const struct snapshot zero;
+	const struct snapshot *b[TUNER_MAX_WINDOWS + 1] = { &zero };
+	struct snapshot end = { .ts = t->last_ts };
+	struct sweep_counts win, none;
+	size_t nov = (size_t)t->o.nthresholds * t->o.nqueues;
+	uint64_t span = t->last_ts - t->t0;
+
+	if (!t->sweep || n < 2 || n > TUNER_MAX_WINDOWS || t->nsnaps < 2 * n)
+		return 0;
+	end.sc = *sweep_counts(t->sweep);
+	end.ideal_ipis = t->models[TUNER_IDEAL].ipis;
+	end.stock_ipis = t->models[TUNER_STOCK_ASID].ipis;
+	end.mm_switches = t->mm_switches;
+	/* window k ends at the snapshot nearest to (k + 1) / n of the span */
+	for (int k = 1; k < n; k++) {
+		uint64_t target = t->t0 + span / n * k, best = UINT64_MAX;
+
+		for (int i = 0; i < t->nsnaps; i++) {
+			uint64_t ts = t->snaps[i].ts;
+			uint64_t d = ts > target ? ts - target : target - ts;
+
+			if (d < best) {
+				best = d;
+				b[k] = &t->snaps[i];
+			}
+		}
+	}
+	b[n] = &end;
+	memset(&none, 0, sizeof(none));
+	none.overflow = xcalloc(nov, sizeof(uint64_t));
+	memset(&win, 0, sizeof(win));
+	win.overflow = xcalloc(nov, sizeof(uint64_t));
+	for (int k = 0; k < n; k++) {
+		sweep_counts_sub(t->sweep, &win, &b[k + 1]->sc, k ? &b[k]->sc : &none);
+		recommend_from(t, p, &win, b[k + 1]->ideal_ipis - b[k]->ideal_ipis,
+			       b[k + 1]->mm_switches - b[k]->mm_switches, &recs[k]);
+		bounds[k] = b[k + 1]->ts;
+	}
+	free(win.overflow);
+	free(none.overflow);
+	return n;
 }

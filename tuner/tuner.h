@@ -115,7 +115,16 @@ struct tuner_rec {
 	double small_cost;
 };
 void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r);
+
+#define TUNER_MAX_WINDOWS	8
+/*
+ * Stability: the recommendation in each of @n (2..TUNER_MAX_WINDOWS) consecutive time
+ * windows of about equal length; @bounds[k] is where window k ends (ns).  Returns @n, or 0
+ * when the trace is too short to split.
+ */
+int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct tuner_rec *recs,
+		  uint64_t *bounds);
 /* tlb_flush_all_threshold (pages, a power of two) that minimizes flush cost over the
- * trace's flush-size distribution. */
+ * trace's flush-size distribution; 0 when no request in the trace has a size. */
 uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p);
 int tuner_ncpus(const struct tuner *t);
