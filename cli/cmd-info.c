@@ -83,6 +83,13 @@ int cmd_info(int argc, char **argv)
 			json_object_set_new(evs, ts_source_str(src, ids[i]),
 					    json_integer((json_int_t)timeline_name_count(tl, ids[i])));
 		json_object_set_new(root, "events", evs);
+		{
+			json_t *k = json_array();
+
+			for (size_t i = 0; i < info->nkprobes_defined; i++)
+				json_array_append_new(k, json_string(info->kprobes_defined[i]));
+			json_object_set_new(root, "kprobes_defined", k);
+		}
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(root);
@@ -105,6 +112,12 @@ int cmd_info(int argc, char **argv)
 		if (ts_source_skipped(src, &where))
 			printf("malformed: %llu skipped (first: %s)\n",
 			       (unsigned long long)ts_source_skipped(src, NULL), where);
+		if (info->nkprobes_defined) {
+			printf("kprobes:   %zu defined:", info->nkprobes_defined);
+			for (size_t i = 0; i < info->nkprobes_defined; i++)
+				printf("%s %s", i ? "," : "", info->kprobes_defined[i]);
+			printf("\n");
+		}
 		printf("\n");
 		{
 			static const char *const hdr[] = { "EVENT", "COUNT" };
