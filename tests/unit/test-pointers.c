@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit tests of mm identity from switch_mm pointers (DESIGN.md section 3) and of the other
+ * kprobes of tlbscope-probes(7): a tiny tracefs text trace goes through the real parser
+ * and timeline, whose answers are worked out by hand in the comments.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../../lib/lib.h"
+#include "../../timeline/timeline.h"
+
+#define P1 "0xff60000000846000"
+#define P2 "0xff60000000847300"
+#define P3 "0xff600000008477c0"
+#define INIT_MM "0xffffffff80462340"
+
+#define SW(cpu, ts, prev, prevpid, next, nextpid)						\
+	"  " prev "-" #prevpid " [00" #cpu "] d..2. " ts ": sched_switch: prev_comm=" prev	\
+	" prev_pid=" #prevpid " prev_prio=120 prev_state=S ==> next_comm=" next		\
+	" next_pid=" #nextpid " next_prio=120\n"
+#define EV(cpu, ts, comm, pid, what)	"  " comm "-" #pid " [00" #cpu "] ..... " ts ": " what "\n"
+#define LOAD(prev, next)	"switch_mm: (ffffffff8000b29a) prev=" prev " next=" next " next_mask=0x0"
+
+/*
+ * init (pid 1, met mid-trace) forks 10, which flushes and exits; its mm's address P2 is
+ * reused by 11 (a reuse: the old mm ended), then by 13 while 11's mm still lives (an owner
+ * change: 11's end was not seen); thread 12 of init shares P1; 13 execs into P3
+ * (activate_mm before the exec event), and its flush_tlb_page is evidence for the
+ * __flush_tlb_range that follows.
+ */
+static const char trace[] =
+	"# tracer: nop\n"
+	"#\n"
+	SW(0, "1.000000", "swapper/0", 0, "init", 1)
+	EV(0, "1.000001", "swapper/0", 0, LOAD(INIT_MM, P1))
+	EV(0, "1.000010", "init", 1, "task_newtask: pid=10 comm=init clone_flags=1200000 oom_score_adj=0")
+	EV(0, "1.000011", "init", 1, "task_newtask: pid=12 comm=init clone_flags=3d0f00 oom_score_adj=0")
+	SW(0, "1.000020", "init", 1, "init", 10)
+	EV(0, "1.000021", "init", 1, LOAD(P1, P2))
+	/* a two-page request of 10's mm, the kernel targeting CPUs 0 and 1 */
+	EV(0, "1.000030", "init", 10, "__flush_tlb_range: (ffffffff8000ad62) mm=" P2
+	   " mask=0x3 start=0x10000 size=0x2000 stride=0x1000")
+	EV(1, "1.000031", "<idle>", 0, "csd_function_entry: func=__ipi_flush_tlb_range_asid, csd=0xff60000000998aa8")
+	EV(1, "1.000032", "<idle>", 0, "__ipi_flush_tlb_range_asid: (ffffffff8000acea) info=0xff60000000943c80"
+	   " asid=0x1 start=0x10000 size=0x2000 stride=0x1000")
+	EV(0, "1.000033", "init", 10, "csd_function_entry: func=__ipi_flush_tlb_range_asid, csd=(nil)")
+	EV(0, "1.000034", "init", 10, "__ipi_flush_tlb_range_asid: (ffffffff8000acea) info=0xff60000000943c80"
+	   " asid=0x1 start=0x10000 size=0x2000 stride=0x1000")
+	EV(0, "1.000040", "init", 10, "sched_process_exit: comm=init pid=10 prio=120 group_dead=1")
+	SW(0, "1.000050", "init", 10, "init", 1)
+	EV(0, "1.000051", "init", 10, LOAD(P2, P1))
+	EV(0, "1.000060", "init", 1, "task_newtask: pid=11 comm=init clone_flags=1200000 oom_score_adj=0")
+	EV(0, "1.000061", "init", 1, "task_newtask: pid=13 comm=init clone_flags=1200000 oom_score_adj=0")
+	SW(0, "1.000070", "init", 1, "init", 11)
+	EV(0, "1.000071", "init", 1, LOAD(P1, P2))
+	SW(0, "1.000080", "init", 11, "init", 12)
+	EV(0, "1.000081", "init", 11, LOAD(P2, P1))
+	SW(0, "1.000090", "init", 12, "init", 13)
+	EV(0, "1.000091", "init", 12, LOAD(P1, P2))
+	/* 13 execs: activate_mm first, a flush of the new mm, then the exec event */
+	EV(0, "1.000110", "init", 13, LOAD(P2, P3))
+	EV(0, "1.000111", "init", 13, "flush_tlb_page: (ffffffff8000af88) vma=0xff60000000ad5000 mm=" P3
+	   " addr=0x20000 mask=0x1")
+	EV(0, "1.000112", "init", 13, "__flush_tlb_range: (ffffffff8000ad62) mm=" P3
+	   " mask=0x1 start=0x20000 size=0x1000 stride=0x1000")
+	EV(0, "1.000120", "init", 13, "sched_process_exec: filename=/bin/cat pid=13 old_pid=13")
+	SW(0, "1.000130", "cat", 13, "swapper/0", 0);
+
+struct fx {
+	char path[64];
+	struct ts_source *src;
+	struct timeline *tl;
+	int requests;
+	uint32_t request_mm[4];
+	int roles[3];		/* FLUSH events by role, requests excepted */
+	int exits;
+	uint32_t exec_mm;
+};
+
+static void collect(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct fx *f = ctx;
+
+	if (ev->kind == TS_EV_FLUSH && ev->u.flush.role == TS_FLUSH_REQUEST) {
+		if (f->requests < 4)
+			f->request_mm[f->requests] = ev->u.flush.mm;
+		f->requests++;
+	} else if (ev->kind == TS_EV_FLUSH) {
+		f->roles[ev->u.flush.role]++;
+	} else if (ev->kind == TS_EV_EXIT && ev->u.exit.mm) {
+		f->exits++;
+	} else if (ev->kind == TS_EV_EXEC) {
+		f->exec_mm = ev->u.exec.mm;
+	}
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char err[TS_ERR_LEN];
+	struct ts_event ev;
+	int fd, r;
+
+	strcpy(f->path, "/tmp/tlbscope-ptr-XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, trace, sizeof(trace) - 1), (ssize_t)(sizeof(trace) - 1));
+	close(fd);
+	f->src = ts_source_open(f->path, err);
+	assert_non_null(f->src);
+	f->tl = timeline_new(f->src, NULL);
+	while ((r = ts_source_next(f->src, &ev)) > 0)
+		timeline_feed(f->tl, &ev, collect, f);
+	assert_int_equal(r, 0);
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(ts_source_skipped(f->src, NULL), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	timeline_free(f->tl);
+	ts_source_close(f->src);
+	unlink(f->path);
+	free(f);
+	return 0;
+}
+
+static const struct tl_mm *mm_named(struct fx *f, const char *name)
+{
+	for (uint32_t i = 1; i < timeline_mm_count(f->tl); i++)
+		if (!strcmp(timeline_mm(f->tl, i)->name, name))
+			return timeline_mm(f->tl, i);
+	return NULL;
+}
+
+static uint32_t mm_id(struct fx *f, const char *name)
+{
+	for (uint32_t i = 1; i < timeline_mm_count(f->tl); i++)
+		if (!strcmp(timeline_mm(f->tl, i)->name, name))
+			return i;
+	return 0;
+}
+
+/* One address, three address spaces: an ended mm's, then a live one's (owner change). */
+static void test_pointer_reuse(void **state)
+{
+	struct fx *f = *state;
+	const struct tl_ptr_stats *ps = timeline_ptr_stats(f->tl);
+	int by_pointer = 0;
+
+	assert_int_equal(ps->load_mm, 7);
+	assert_int_equal(ps->at_switch, 6);
+	assert_int_equal(ps->at_exec, 1);
+	assert_int_equal(ps->pointers, 3);
+	assert_int_equal(ps->reuses, 1);		/* 11 after 10 exited */
+	assert_int_equal(ps->owner_changes, 1);		/* 13 while 11 lived */
+	for (uint32_t i = 1; i < timeline_mm_count(f->tl); i++)
+		by_pointer += timeline_mm(f->tl, i)->how == TL_HOW_POINTER;
+	/* p1, p10, p11, p13, p13.1: more address spaces than addresses */
+	assert_int_equal(by_pointer, 5);
+	assert_non_null(mm_named(f, "p1"));
+	assert_non_null(mm_named(f, "p10"));
+	assert_non_null(mm_named(f, "p13"));
+	assert_true(mm_named(f, "p10")->exited);
+	assert_int_equal(mm_named(f, "p10")->mm_ptr, 0xff60000000847300ULL);
+	/* thread 12 shares init's mm: no mm of its own */
+	assert_null(mm_named(f, "p12"));
+	assert_int_equal(mm_named(f, "p1")->switches_in, 3);
+	/* no guesses left: init's process was met mid-trace but its pointer names it */
+	assert_int_equal(mm_named(f, "p1")->how, TL_HOW_POINTER);
+}
+
+/* exec's activate_mm comes before the exec event: the new mm is the exec's. */
+static void test_exec_activate(void **state)
+{
+	struct fx *f = *state;
+
+	assert_non_null(mm_named(f, "p13.1"));
+	assert_int_equal(f->exec_mm, mm_id(f, "p13.1"));
+	assert_int_equal(strcmp(mm_named(f, "p13.1")->comm, "cat"), 0);
+	assert_true(mm_named(f, "p13")->exited);
+	assert_false(mm_named(f, "p11")->exited);
+	/* p10 at its exit event, p13 at its exec (a derived EXIT) */
+	assert_int_equal(f->exits, 2);
+}
+
+/* One request per __flush_tlb_range; the caller before it is evidence. */
+static void test_requests(void **state)
+{
+	struct fx *f = *state;
+	const struct tl_cpu *c0 = timeline_cpu(f->tl, 0);
+
+	assert_int_equal(f->requests, 2);
+	assert_int_equal(f->request_mm[0], mm_id(f, "p10"));
+	assert_int_equal(f->request_mm[1], mm_id(f, "p13.1"));
+	assert_int_equal(timeline_ptr_stats(f->tl)->callers_evidence, 1);
+	assert_int_equal(timeline_kprobe_requests(f->tl), 2);
+	assert_int_equal(c0->flush_requests, 2);
+	assert_int_equal(c0->kmask_requests, 2);
+	assert_int_equal(c0->kernel_targets, 1);	/* CPU 1 of mask 0x3 */
+	assert_int_equal(c0->remote_requests, 1);
+	assert_int_equal(mm_named(f, "p10")->kernel_targets, 1);
+	/* both requests flush CPU 0 itself (in mask, or no remote target) */
+	assert_int_equal(timeline_local_flushes(f->tl, 0), 2);
+}
+
+/* __ipi_flush_tlb_range_asid: received on CPU 1, the sender's own call on CPU 0. */
+static void test_performed(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(f->roles[TS_FLUSH_RECEIVED], 1);
+	assert_int_equal(f->roles[TS_FLUSH_LOCAL], 1);
+	assert_int_equal(timeline_cpu(f->tl, 1)->flushes_received_kprobe, 1);
+	assert_int_equal(timeline_cpu(f->tl, 0)->flushes_received_kprobe, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pointer_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exec_activate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_performed, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
