@@ -15,7 +15,7 @@ PKG_CONFIG ?= pkg-config
 CC ?= cc
 BUILD ?= build
 PROG := tlbscope
-RUN_TRACE ?= tests/fixtures/x86-hackbench.dat
+RUN_TRACE ?= corpus/traces/hackbench-aia-4cpu/trace.dat
 
 # name>=version:debian-package - one line per library, checked in one place
 LIBS := libtraceevent>=1.5:libtraceevent-dev libtracefs>=1.3:libtracefs-dev \
@@ -96,6 +96,7 @@ deps:
 run: deps
 	$(Q)$(MAKE) --no-print-directory $(PROG)
 	./$(PROG) report $(RUN_TRACE)
+	./$(PROG) tune $(RUN_TRACE)
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory $(PROG) unit

@@ -44,3 +44,13 @@ for part in 4 2 1; do
 	printf 'tlbscope report on 1/%d of the events as JSON lines (%d lines): %s s %s KiB\n' \
 		"$part" $((lines / part)) "$pt" "$pm"
 done
+
+# the tuner: the whole default grid (18 x 9 points, one pass) against one point, and
+# against a direct replay of one point
+read -r gt gm <<< "$(measure "$prog" tune "$trace")"
+read -r pt pm <<< "$(measure "$prog" tune --threshold 6 --queue 32 "$trace")"
+read -r dt dm <<< "$(measure "$prog" tune --threshold 6 --queue 32 --direct 6,32 "$trace")"
+printf 'tlbscope tune, default grid (162 points): %s s %s KiB\n' "$gt" "$gm"
+printf 'tlbscope tune, one point (T=6 Q=32):      %s s %s KiB\n' "$pt" "$pm"
+printf 'tlbscope tune, one point + direct replay:  %s s %s KiB\n' "$dt" "$dm"
+printf 'grid / one point: %.2f\n' "$(echo "$gt / $pt" | bc -l)"

@@ -337,6 +337,15 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 		printf("\nCheck against the kernel: observed %lld flush IPIs (%s), predicted %llu "
 		       "by stock_asid (%+.1f %%)\n", (long long)observed, obs_how,
 		       (unsigned long long)stock->ipis, observed ? diff : 0.0);
+		{
+			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+
+			if (widened)
+				printf("  with the kernel's masks at each mm's first request (CPUs that ran "
+				       "it before the trace, %llu mms): predicted %llu (%+.1f %%)\n",
+				       (unsigned long long)widened, (unsigned long long)seeded,
+				       observed ? 100.0 * ((double)seeded - observed) / observed : 0.0);
+		}
 		explain(stdout, r, observed, stock->ipis);
 	} else {
 		printf("\nCheck against the kernel: the trace shows no flush IPIs of its own "
@@ -507,6 +516,14 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 	json_object_set_new(j, "flush_ipis", observed >= 0 ? json_integer(observed) : json_null());
 	json_object_set_new(j, "source", observed >= 0 ? json_string(obs_how) : json_null());
 	json_object_set_new(j, "predicted_stock_asid", json_integer((json_int_t)stock->ipis));
+	{
+		uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+
+		json_object_set_new(j, "predicted_seeded", widened ? json_integer((json_int_t)seeded) :
+				    json_null());
+		json_object_set_new(j, "seeded_difference_percent", widened && observed > 0 ?
+				    json_real(100.0 * ((double)seeded - observed) / observed) : json_null());
+	}
 	json_object_set_new(j, "difference_percent", observed > 0 ?
 			    json_real(100.0 * ((double)stock->ipis - observed) / observed) : json_null());
 	json_object_set_new(root, "observed", j);

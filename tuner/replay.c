@@ -22,6 +22,7 @@ void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
 		cpumask_clear(&t->mm[old].active_on, cpu);
 	cpumask_set(&t->mm[mm].active_on, cpu);
 	cpumask_set(&t->mm[mm].ever_on, cpu);
+	cpumask_set(&t->mm[mm].seeded_on, cpu);
 	/* without ASIDs, loading another mm flushes the whole local TLB */
 	if (count)
 		t->models[TUNER_STOCK_NOASID].local_flushes++;
@@ -29,18 +30,30 @@ void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
 
 void stock_exit(struct tuner *t, uint32_t mm)
 {
-	memset(&t->mm[mm].ever_on, 0, sizeof(t->mm[mm].ever_on));
-	memset(&t->mm[mm].active_on, 0, sizeof(t->mm[mm].active_on));
+	memset(&t->mm[mm], 0, sizeof(t->mm[mm]));
 }
 
-/* A request for @mm from @cpu: one IPI per remote CPU in each model's mask. */
-void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool count)
+/*
+ * A request for @mm from @cpu: one IPI per remote CPU in each model's mask.  @kmask, when
+ * the event has it, is the kernel's own mask, which seeds the check-only seeded mask.
+ */
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask *kmask, bool count)
 {
-	const struct mm_state *m = &t->mm[mm];
+	struct mm_state *m = &t->mm[mm];
 	int ever = cpumask_weight(&m->ever_on), act = cpumask_weight(&m->active_on);
 
+	if (kmask && !m->seeded) {
+		struct ts_cpumask before = m->seeded_on;
+
+		for (size_t i = 0; i < TS_MAX_CPUS / 64; i++)
+			m->seeded_on.bits[i] |= kmask->bits[i];
+		m->seeded = true;
+		if (memcmp(&before, &m->seeded_on, sizeof(before)))
+			t->seeded_mms++;
+	}
 	if (!count)
 		return;
+	t->seeded_ipis += cpumask_weight(&m->seeded_on) - cpumask_test(&m->seeded_on, cpu);
 	ever -= cpumask_test(&m->ever_on, cpu);
 	act -= cpumask_test(&m->active_on, cpu);
 	t->models[TUNER_STOCK_ASID].ipis += ever;
@@ -225,4 +238,10 @@ void lazy_kernel_flush(struct lazy *l, int ncpus, bool count)
 {
 	if (count)
 		l->c.ipis += ncpus - 1;
+}
+
+void lazy_targets_flush(struct lazy *l, int remote, bool count)
+{
+	if (count)
+		l->c.ipis += remote;
 }

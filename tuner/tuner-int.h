@@ -31,6 +31,13 @@ static inline int cpumask_weight(const struct ts_cpumask *m)
 struct mm_state {
 	struct ts_cpumask ever_on;	/* stock-asid mask: CPUs that ever loaded it */
 	struct ts_cpumask active_on;	/* CPUs whose active mm it is */
+	/*
+	 * The stock-asid mask with the history before the trace: at the first request that
+	 * carries the kernel's own target mask (kprobes), the CPUs the kernel had set and
+	 * the trace did not show are added.  Used only to check the model against the kernel.
+	 */
+	struct ts_cpumask seeded_on;
+	bool seeded;
 };
 
 struct sweep;
@@ -64,6 +71,8 @@ struct tuner {
 	struct mm_state *mm;
 	size_t nmm;
 	struct tuner_counts models[TUNER__MODELS];
+	uint64_t seeded_ipis;		/* stock_asid's IPIs with masks seeded from the kernel */
+	uint64_t seeded_mms;		/* mms whose mask the kernel's showed to be wider */
 	struct sweep *sweep;
 	struct lazy **lazy;		/* the directly replayed points */
 	bool started;
@@ -83,7 +92,7 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 
 void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count);
 void stock_exit(struct tuner *t, uint32_t mm);
-void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool count);
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask *kmask, bool count);
 
 struct lazy *lazy_new(int T, int Q, int ncpus);
 void lazy_free(struct lazy *l);
@@ -94,6 +103,7 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 void lazy_exit(struct lazy *l, uint32_t mm);
 void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);
+void lazy_targets_flush(struct lazy *l, int remote, bool count);
 
 struct sweep *sweep_new(const struct tuner *t);
 void sweep_free(struct sweep *s);

@@ -161,14 +161,40 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		t->requests++;
 		t->sizes[scope == TS_SCOPE_RANGE && pages ? size_bucket(pages) : NSIZES - 1]++;
 	}
+	if (scope == TS_SCOPE_TARGETS) {
+		/*
+		 * Everything, on the CPUs of the request's own mask (a reclaim batch): no mm to
+		 * defer for, so every model interrupts them all, and each does a full flush.
+		 */
+		const struct ts_cpumask *k = &ev->u.flush.kmask;
+		int n = cpumask_weight(k) - cpumask_test(k, cpu);
+
+		if (count) {
+			for (int m = 0; m < TUNER__MODELS; m++)
+				t->models[m].ipis += n;
+			t->seeded_ipis += n;
+		}
+		for (int i = 0; i < t->o.nreplay; i++)
+			lazy_targets_flush(t->lazy[i], n, count);
+		for (int c = 0; c < t->ncpus; c++) {
+			if (!cpumask_test(k, c))
+				continue;
+			sweep_reset(t->sweep, c, count);
+			for (int i = 0; i < t->o.nreplay; i++)
+				lazy_reset(t->lazy[i], c, t->active[c], count);
+		}
+		return;
+	}
 	if (scope == TS_SCOPE_KERNEL || scope == TS_SCOPE_ALL) {
 		/* kernel mappings are global: every CPU flushes, none can defer */
 		bool all = scope == TS_SCOPE_ALL || pages > t->o.flush_all_threshold;
 		int n = t->o.ncpus > t->ncpus ? t->o.ncpus : t->ncpus;
 
-		if (count)
+		if (count) {
 			for (int m = 0; m < TUNER__MODELS; m++)
 				t->models[m].ipis += n - 1;
+			t->seeded_ipis += n - 1;
+		}
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_kernel_flush(t->lazy[i], n, count);
 		if (!all)
@@ -194,7 +220,8 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		sweep_flush(t->sweep, t, cpu, mm, full, ev->ts, count);
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_flush(t->lazy[i], t->active, cpu, mm, full, count);
-		stock_flush(t, cpu, mm, count);
+		stock_flush(t, cpu, mm, (ev->u.flush.fflags & TS_FF_KMASK) ? &ev->u.flush.kmask :
+			    NULL, count);
 	}
 }
 
@@ -350,4 +377,11 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
 	free(win.overflow);
 	free(none.overflow);
 	return n;
+}
+
+uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened)
+{
+	if (mms_widened)
+		*mms_widened = t->seeded_mms;
+	return t->seeded_ipis;
 }

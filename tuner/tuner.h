@@ -70,6 +70,12 @@ void tuner_flush_sizes(const struct tuner *t, uint64_t sizes[22]);
 uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed);
 uint64_t tuner_mm_switches(const struct tuner *t);
 uint64_t tuner_switches(const struct tuner *t);
+/*
+ * stock_asid's IPIs when each mm's mask is seeded, at its first request that carries the
+ * kernel's own target mask (kprobes), with the CPUs that loaded it before the trace began.
+ * For the check against the kernel only; the models themselves start from empty state.
+ */
+uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened);
 
 #endif
 

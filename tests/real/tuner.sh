@@ -32,14 +32,21 @@ for f in $traces; do
 			.queue == $r.queue)] | length' "$tmp/t.json")" = 1 ]
 done
 
-# the check against the kernel: the corpus's AIA runs carry csd flush IPIs
-for run in hackbench-aia-4cpu mmapstress-aia-4cpu mmap-aia-4cpu pagefault-aia-4cpu; do
+# the check against the kernel: the corpus's AIA runs carry csd flush IPIs, the SBI runs
+# the sbi_remote_sfence_vma_asid probe.  From empty state the model misses the CPUs that
+# ran a process before the trace began; seeded with the kernel's mask at each mm's first
+# request (kprobes), it must predict the kernel's flush IPIs within 0.5 %.
+for run in hackbench-aia-4cpu hackbench-aia-8cpu mmapstress-aia-4cpu mmap-aia-4cpu \
+	   pagefault-aia-4cpu forkexec-aia-4cpu hackbench-sbi-4cpu mmapstress-sbi-4cpu; do
 	f=$top/corpus/traces/$run/trace.dat
 	[ -f "$f" ] || { skip "$run" "corpus trace missing"; continue; }
 	tls tune --json "$f" > "$tmp/t.json"
+	d=$(jq '.observed.seeded_difference_percent | fabs' "$tmp/t.json")
+	check "$run: stock_asid with the kernel's initial masks predicts its flush IPIs within 0.5 % ($d %)" \
+		[ "$d" != null ] && [ "$(echo "$d <= 0.5" | bc)" = 1 ]
 	d=$(jq '.observed.difference_percent | fabs' "$tmp/t.json")
-	check "$run: stock_asid predicts the kernel's flush IPIs within 5 % (off by $d %)" \
-		[ "$(echo "$d < 5" | bc)" = 1 ]
+	check "$run: from empty state within 20 % ($d %: CPUs that ran before the trace)" \
+		[ "$(echo "$d < 20" | bc)" = 1 ]
 	check "$run: the text output has the observed-vs-predicted line" \
 		sh -c "'$prog' tune '$f' | grep -q '^Check against the kernel: observed [0-9]* flush IPIs'"
 done
