@@ -466,6 +466,21 @@ static json_t *jcounts(const struct tuner_counts *c)
 	return j;
 }
 
+/* Every lazy counter of @c. */
+static json_t *jall(const struct tuner_counts *c)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ipis", json_integer((json_int_t)c->ipis));
+	json_object_set_new(j, "deferred", json_integer((json_int_t)c->deferred));
+	json_object_set_new(j, "deferred_flushes", json_integer((json_int_t)c->deferred_flushes));
+	json_object_set_new(j, "overflows", json_integer((json_int_t)c->overflows));
+	json_object_set_new(j, "evictions", json_integer((json_int_t)c->evictions));
+	json_object_set_new(j, "table_resets", json_integer((json_int_t)c->table_resets));
+	json_object_set_new(j, "local_flushes", json_integer((json_int_t)c->local_flushes));
+	return j;
+}
+
 static void print_json(struct run *r, const struct tuner_rec *rec, int64_t observed,
 		       const char *obs_how, uint64_t fat, const char *why, int verified)
 {
@@ -486,9 +501,35 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 	json_object_set_new(root, "platform", json_string(r->pf.name));
 
 	j = json_object();
-	for (int m = 0; m < TUNER__MODELS; m++)
-		json_object_set_new(j, tuner_model_name(m), jcounts(tuner_model(r->tu, m)));
+	for (int m = 0; m < TUNER__MODELS; m++) {
+		json_t *mj = jcounts(tuner_model(r->tu, m)), *cpus = json_array();
+
+		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			json_t *cj = jcounts(tuner_model_cpu(r->tu, m, c));
+
+			json_object_set_new(cj, "cpu", json_integer(c));
+			json_array_append_new(cpus, cj);
+		}
+		json_object_set_new(mj, "cpus", cpus);
+		json_object_set_new(j, tuner_model_name(m), mj);
+	}
 	json_object_set_new(root, "models", j);
+	if (r->o->has_direct) {
+		json_t *cpus = json_array();
+		int i = r->nreplay - 1;
+
+		j = jall(tuner_replayed(r->tu, i));
+		json_object_set_new(j, "threshold", json_integer(r->o->direct[0]));
+		json_object_set_new(j, "queue", json_integer(r->o->direct[1]));
+		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			json_t *cj = jall(tuner_replayed_cpu(r->tu, i, c));
+
+			json_object_set_new(cj, "cpu", json_integer(c));
+			json_array_append_new(cpus, cj);
+		}
+		json_object_set_new(j, "cpus", cpus);
+		json_object_set_new(root, "direct", j);
+	}
 
 	arr = json_array();
 	for (int ti = 0; ti < r->o->nT; ti++)

@@ -24,8 +24,10 @@ void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
 	cpumask_set(&t->mm[mm].ever_on, cpu);
 	cpumask_set(&t->mm[mm].seeded_on, cpu);
 	/* without ASIDs, loading another mm flushes the whole local TLB */
-	if (count)
+	if (count) {
 		t->models[TUNER_STOCK_NOASID].local_flushes++;
+		t->model_cpu[TUNER_STOCK_NOASID][cpu].local_flushes++;
+	}
 }
 
 void stock_exit(struct tuner *t, uint32_t mm)
@@ -59,11 +61,25 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 	t->models[TUNER_STOCK_ASID].ipis += ever;
 	t->models[TUNER_STOCK_NOASID].ipis += act;
 	t->models[TUNER_IDEAL].ipis += act;
-	if (cpumask_test(&m->ever_on, cpu))
+	for (int c = 0; c < t->ncpus; c++) {
+		if (c == cpu)
+			continue;
+		if (cpumask_test(&m->ever_on, c))
+			t->model_cpu[TUNER_STOCK_ASID][c].ipis++;
+		if (cpumask_test(&m->active_on, c)) {
+			t->model_cpu[TUNER_STOCK_NOASID][c].ipis++;
+			t->model_cpu[TUNER_IDEAL][c].ipis++;
+		}
+	}
+	if (cpumask_test(&m->ever_on, cpu)) {
 		t->models[TUNER_STOCK_ASID].local_flushes++;
+		t->model_cpu[TUNER_STOCK_ASID][cpu].local_flushes++;
+	}
 	if (cpumask_test(&m->active_on, cpu)) {
 		t->models[TUNER_STOCK_NOASID].local_flushes++;
 		t->models[TUNER_IDEAL].local_flushes++;
+		t->model_cpu[TUNER_STOCK_NOASID][cpu].local_flushes++;
+		t->model_cpu[TUNER_IDEAL][cpu].local_flushes++;
 	}
 }
 
@@ -84,6 +100,12 @@ struct lazy {
 	struct ts_cpumask *mask;	/* per mm: CPUs holding it in their table */
 	size_t nmask;
 	struct tuner_counts c;
+	/*
+	 * Per CPU, where each thing happens: IPIs, deferrals and overflows on the target,
+	 * deferred flushes, evictions and resets on the CPU that does them, local flushes
+	 * on the requester.
+	 */
+	struct tuner_counts *cpu;
 };
 
 struct lazy *lazy_new(int T, int Q, int ncpus)
@@ -95,6 +117,7 @@ struct lazy *lazy_new(int T, int Q, int ncpus)
 	l->ncpus = ncpus;
 	l->slots = xcalloc((size_t)ncpus * T, sizeof(*l->slots));
 	l->gen = xcalloc(ncpus, sizeof(*l->gen));
+	l->cpu = xcalloc(ncpus, sizeof(*l->cpu));
 	return l;
 }
 
@@ -105,6 +128,7 @@ void lazy_free(struct lazy *l)
 	free(l->slots);
 	free(l->gen);
 	free(l->mask);
+	free(l->cpu);
 	free(l);
 }
 
@@ -112,6 +136,14 @@ const struct tuner_counts *lazy_counts(const struct lazy *l)
 {
 	return &l->c;
 }
+
+const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu)
+{
+	return &l->cpu[cpu];
+}
+
+/* Count @field once in the totals and once for CPU @at. */
+#define COUNT(l, at, field)	do { (l)->c.field++; (l)->cpu[at].field++; } while (0)
 
 static struct ts_cpumask *lazy_mask(struct lazy *l, uint32_t mm)
 {
@@ -144,7 +176,7 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 		s->gen = ++l->gen[cpu];
 		if (s->queued || s->flag) {
 			if (count)
-				l->c.deferred_flushes++;
+				COUNT(l, cpu, deferred_flushes);
 			s->queued = 0;
 			s->flag = false;
 		}
@@ -160,7 +192,7 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 			if (row[i].gen < s->gen)
 				s = &row[i];
 		if (count)
-			l->c.evictions++;
+			COUNT(l, cpu, evictions);
 		cpumask_clear(lazy_mask(l, s->mm), cpu);
 	}
 	*s = (struct slot){ .mm = mm, .gen = ++l->gen[cpu] };
@@ -174,7 +206,7 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 	struct ts_cpumask *m = lazy_mask(l, mm);
 
 	if (count && cpumask_test(m, cpu))
-		l->c.local_flushes++;
+		COUNT(l, cpu, local_flushes);
 	for (int t = 0; t < l->ncpus; t++) {
 		struct slot *s;
 
@@ -186,11 +218,11 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 			continue;
 		if (active[t] == mm) {
 			if (count)
-				l->c.ipis++;
+				COUNT(l, t, ipis);
 			continue;
 		}
 		if (count)
-			l->c.deferred++;
+			COUNT(l, t, deferred);
 		s = slot_of(l, t, mm);
 		if (s->flag)
 			continue;		/* absorbed */
@@ -202,7 +234,7 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 			s->flag = true;
 			s->queued = 0;
 			if (count)
-				l->c.overflows++;
+				COUNT(l, t, overflows);
 		}
 	}
 }
@@ -231,7 +263,7 @@ void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count)
 		row[i] = (struct slot){ 0 };
 	}
 	if (count)
-		l->c.table_resets++;
+		COUNT(l, cpu, table_resets);
 }
 
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count)

@@ -71,6 +71,7 @@ struct tuner {
 	struct mm_state *mm;
 	size_t nmm;
 	struct tuner_counts models[TUNER__MODELS];
+	struct tuner_counts *model_cpu[TUNER__MODELS];	/* per CPU: IPIs received, local flushes */
 	uint64_t seeded_ipis;		/* stock_asid's IPIs with masks seeded from the kernel */
 	uint64_t seeded_mms;		/* mms whose mask the kernel's showed to be wider */
 	struct sweep *sweep;
@@ -97,6 +98,7 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 struct lazy *lazy_new(int T, int Q, int ncpus);
 void lazy_free(struct lazy *l);
 const struct tuner_counts *lazy_counts(const struct lazy *l);
+const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu);
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
 		bool count);

@@ -51,6 +51,8 @@ struct tuner *tuner_new(const struct tuner_opts *o)
 	}
 	t->o.replay = (const int (*)[2])t->replay;
 	cpus_reserve(t, (o->ncpus > 0 ? o->ncpus : 1) - 1);
+	for (int m = 0; m < TUNER__MODELS; m++)
+		t->model_cpu[m] = xcalloc(t->ncpus, sizeof(*t->model_cpu[m]));
 	return t;
 }
 
@@ -69,6 +71,8 @@ void tuner_free(struct tuner *t)
 	free(t->replay);
 	free(t->active);
 	free(t->mm);
+	for (int m = 0; m < TUNER__MODELS; m++)
+		free(t->model_cpu[m]);
 	free(t);
 }
 
@@ -294,6 +298,21 @@ void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts
 	sweep_point(t->sweep, ti, qi, out);
 	/* lazy interrupts only CPUs running the mm: exactly the ideal model's IPIs */
 	out->ipis = t->models[TUNER_IDEAL].ipis;
+}
+
+const struct tuner_counts *tuner_model_cpu(const struct tuner *t, enum tuner_model m, int cpu)
+{
+	static const struct tuner_counts none;
+
+	return m < TUNER__MODELS && cpu >= 0 && cpu < t->ncpus ? &t->model_cpu[m][cpu] : &none;
+}
+
+const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int cpu)
+{
+	static const struct tuner_counts none;
+
+	return t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus ?
+	       lazy_cpu_counts(t->lazy[i], cpu) : &none;
 }
 
 const struct tuner_counts *tuner_replayed(const struct tuner *t, int i)

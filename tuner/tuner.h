@@ -61,6 +61,13 @@ const char *tuner_model_name(enum tuner_model m);
 void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts *out);
 /* Counts of the directly replayed point @i of opts.replay. */
 const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
+/*
+ * Per CPU: a model's IPIs received and local flushes (kernel-wide flushes are in the
+ * totals only); a replayed point's counters where each happens (IPIs, deferrals and
+ * overflows on the target; deferred flushes, evictions, resets on the CPU itself).
+ */
+const struct tuner_counts *tuner_model_cpu(const struct tuner *t, enum tuner_model m, int cpu);
+const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int cpu);
 
 /* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
  * or farther.  Summed over CPUs when @cpu < 0. */
