@@ -339,14 +339,19 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 		       (unsigned long long)stock->ipis, observed ? diff : 0.0);
 		{
 			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
 
 			if (widened)
-				printf("  with the kernel's masks at each mm's first request (CPUs that ran "
-				       "it before the trace, %llu mms): predicted %llu (%+.1f %%)\n",
-				       (unsigned long long)widened, (unsigned long long)seeded,
-				       observed ? 100.0 * ((double)seeded - observed) / observed : 0.0);
+				printf("  with the kernel's masks at each mm's first request (the CPUs that "
+				       "ran %llu mm%s before the trace): predicted %llu (%+.1f %%)\n",
+				       (unsigned long long)widened, widened == 1 ? "" : "s",
+				       (unsigned long long)seeded, sd);
+			if (widened && fabs(sd) <= 0.5)
+				printf("  - so the difference is the history before the trace began: "
+				       "the model's per-request masks match the kernel's\n");
+			else
+				explain(stdout, r, observed, stock->ipis);
 		}
-		explain(stdout, r, observed, stock->ipis);
 	} else {
 		printf("\nCheck against the kernel: the trace shows no flush IPIs of its own "
 		       "(no csd, ipi or tlb_flush event names a flush function)\n");

@@ -228,20 +228,32 @@ uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform 
 		known += t->sizes[b];
 	if (!known)
 		return 0;	/* no request with a size: nothing to choose from */
-	/* a range of 2^k pages costs 2^k page flushes, or one ASID flush plus a refill */
-	for (int k = 0; k <= NSIZES - 2; k++) {
-		double cost = 0;
+	/*
+	 * A range of 2^k pages costs 2^k page flushes, or one ASID flush plus a refill.
+	 * Thresholds that cost the same (no request falls between them) are ties: of those
+	 * within 1 % of the cheapest, the one nearest the kernel's 64 is kept.
+	 */
+	double cost[NSIZES - 1];
 
+	for (int k = 0; k <= NSIZES - 2; k++) {
+		cost[k] = 0;
 		for (int b = 0; b < NSIZES - 1; b++) {
 			double pages = (double)(1ULL << b);
 
-			cost += t->sizes[b] * (b <= k ? pages * p->v[PF_SFENCE_PAGE] :
-					       p->v[PF_LOCAL_ASID_FLUSH] + p->v[PF_TLB_REFILL]);
+			cost[k] += t->sizes[b] * (b <= k ? pages * p->v[PF_SFENCE_PAGE] :
+						  p->v[PF_LOCAL_ASID_FLUSH] + p->v[PF_TLB_REFILL]);
 		}
-		if (best < 0 || cost < best) {
-			best = cost;
-			best_thr = 1ULL << k;
-		}
+		if (best < 0 || cost[k] < best)
+			best = cost[k];
+	}
+	for (int k = 0; k <= NSIZES - 2; k++) {
+		uint64_t thr = 1ULL << k;
+
+		if (cost[k] > best * 1.01)
+			continue;
+		if (!best_thr || (thr > 64 ? thr - 64 : 64 - thr) <
+				 (best_thr > 64 ? best_thr - 64 : 64 - best_thr))
+			best_thr = thr;
 	}
 	return best_thr;
 }
