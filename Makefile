@@ -75,6 +75,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MAN := $(wildcard man/*.1)
+MAN7 := $(wildcard man/*.7)
 
 .PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps
 
@@ -134,12 +135,15 @@ install: $(PROG)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
 	install -m 644 $(MAN) $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(MANDIR)/man7
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7/
 	install -d $(DESTDIR)$(DATADIR)/platforms
 	install -m 644 tuner/platforms/*.json $(DESTDIR)$(DATADIR)/platforms/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/$(PROG)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 	rm -rf $(DESTDIR)$(DATADIR)
 
 corpus:
