@@ -112,7 +112,8 @@ asan: deps
 valgrind: deps
 	$(Q)$(MAKE) --no-print-directory $(PROG) unit
 	$(Q)TLBSCOPE_WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-		--error-exitcode=99" tests/run.sh $(BUILD) ./$(PROG)
+		--suppressions=$(CURDIR)/tests/valgrind.supp --error-exitcode=99" \
+		tests/run.sh $(BUILD) ./$(PROG)
 
 $(PROG): $(CORE_OBJ) $(CLI_OBJ)
 	$(quiet) LD $@
