@@ -181,6 +181,8 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "next_comm", json_string(ev->u.sw.next_comm));
 		json_object_set_new(j, "mm", mm ? mm : json_null());
 		mm = NULL;
+		if (ev->u.sw.no_mm)
+			json_object_set_new(j, "no_mm", json_true());
 		break;
 	case TS_EV_FORK:
 	case TS_EV_NEWTASK:

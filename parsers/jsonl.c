@@ -192,6 +192,8 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.sw.mm = jstr_id(src, o, "mm");
 		if (!ev->u.sw.mm)
 			ev->flags |= TS_F_KTHREAD;
+		if (!ev->u.sw.mm && json_is_true(json_object_get(o, "no_mm")))
+			ev->u.sw.no_mm = 1;
 	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
 		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
 		ev->u.fork.parent_pid = (int32_t)jnum(o, "parent_pid", -1);

@@ -135,6 +135,11 @@ struct ts_event {
 			int32_t prev_pid, next_pid;
 			int32_t next_tgid;	/* -1 unknown */
 			uint32_t mm;		/* next task's mm string id when TS_F_MM_GIVEN */
+			/*
+			 * with TS_F_KTHREAD: a user task that has left its mm (exiting, after
+			 * exit_mm; no switch_mm followed) runs on the borrowed one
+			 */
+			uint8_t no_mm;
 			int64_t prev_state;
 			char prev_comm[TS_COMM_LEN], next_comm[TS_COMM_LEN];
 		} sw;

@@ -70,6 +70,7 @@ struct timeline {
 	bool derive;		/* derive requests from csd_queue_cpu groups */
 	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
+	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
 	uint64_t kprobe_requests;
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
 	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
@@ -428,6 +429,7 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
 	struct task *next;
+	bool lazy = false;
 	uint32_t mm;
 
 	account_interval(tl, ev->cpu, ev->ts);
@@ -440,8 +442,10 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 		next = task_find(tl, ev->u.sw.next_pid);
 		if (!next)
 			next = task_add(tl, ev->u.sw.next_pid);
-		next->kthread = !mm;
-		next->mm = mm;
+		if (!ev->u.sw.no_mm) {
+			next->kthread = !mm;
+			next->mm = mm;
+		}
 	} else {
 		struct ts_event *load = tl->ring_cap ? ring_next_on_cpu(tl, ev->cpu) : NULL;
 
@@ -460,8 +464,18 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 				c->load_done = true;
 				tl->ps.at_switch++;
 			}
+		} else if (tl->saw_load_mm && !next->kthread && ev->u.sw.next_pid > 0) {
+			/*
+			 * switch_mm is called for every switch to a task with an mm: a user task
+			 * without one has left it (exit_mm) and runs on the borrowed mm, as a
+			 * kernel thread does
+			 */
+			lazy = true;
+			ev->u.sw.no_mm = 1;
+			if (count)
+				tl->ps.no_mm_switches++;
 		}
-		mm = next->kthread ? 0 : next->mm;
+		mm = next->kthread || lazy ? 0 : next->mm;
 	}
 	c->after_switch = true;
 	c->cur_pid = ev->u.sw.next_pid;
@@ -1186,6 +1200,8 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH)
 		tl->evidence[ev->kind == TS_EV_IPI ? ev->u.ipi.src : ev->u.flush.src]
 			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
+	if (ev->kind == TS_EV_LOAD_MM && !(ev->flags & TS_F_MM_GIVEN))
+		tl->saw_load_mm = true;
 	if (!tl->ring_cap) {
 		process(tl, ev, emit, ctx);
 		return;

@@ -87,6 +87,8 @@ struct tl_ptr_stats {
 	uint64_t requests_by_ptr;	/* flush requests attributed by their mm pointer */
 	uint64_t requests_ptr_unknown;	/* with a pointer no switch_mm had named */
 	uint64_t callers_evidence;	/* flush_tlb_* events counted as evidence, not requests */
+	uint64_t no_mm_switches;	/* switches to a user task with no switch_mm: it left its
+					 * mm (exiting) and keeps the CPU's, as a kernel thread */
 };
 
 struct tl_filter {

@@ -111,6 +111,14 @@ for d in "$corpus"/*/; do
 		"$mms" "$((1 + $(new_mms "$tmp/$run.txt")))"
 	check "$run: switch_mm events all resolved" [ "$(jq '.evidence.mm_pointers |
 		.resolved_at_switch + .resolved_at_exec == .switch_mm_events' "$j")" = true ]
+	# an mm switch is a switch_mm call with prev != next (the pointers compared as text);
+	# each CPU's first switch may differ, the state before the trace being unknown
+	kern=$(sed -n 's/.* switch_mm: .*prev=\([^ ]*\) next=\([^ ]*\) .*/p\1 p\2/p' "$tmp/$run.txt" |
+		awk '$1 != $2 { n++ } END { print n + 0 }')
+	ours=$(jq .totals.mm_switches "$j")
+	ncpu=$(jq '.cpus | length' "$j")
+	check "$run: mm switches ($ours) = switch_mm calls that changed the mm ($kern), within one per CPU" \
+		[ "$ours" -ge "$kern" -a "$ours" -le $((kern + ncpu)) ]
 done
 
 # reuse is real: hackbench's 800 processes got fewer addresses than address spaces
