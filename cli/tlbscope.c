@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "events", cmd_events, "the normalized event stream as JSON lines" },
 	{ "tune", cmd_tune, "replay under stock and lazy flushing; recommend T and Q" },
 	{ "record", cmd_record, "capture a trace.dat of this machine from a tracefs instance" },
+	{ "top", cmd_top, "watch flushes, IPIs and the lazy model live (or replay a trace)" },
 };
 
 static void usage(FILE *out)

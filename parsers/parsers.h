@@ -243,6 +243,18 @@ const char *ts_source_str(const struct ts_source *src, uint32_t id);
 uint32_t ts_source_intern(struct ts_source *src, const char *s);
 uint32_t ts_source_str_count(const struct ts_source *src);
 
+struct tracefs_instance;
+/**
+ * ts_source_open_live - events as they arrive in a tracefs instance (parsers/live.c)
+ * @inst: borrowed, must outlive the source; its events enabled, its trace_clock "mono"
+ * @err: buffer of TS_ERR_LEN bytes for the message on failure
+ *
+ * ts_source_next() on it returns 0 when nothing is buffered right now, not at an end:
+ * call it again later.  Returns a new source to be freed with ts_source_close() (which
+ * closes the instance's trace_pipe_raw files), or NULL.
+ */
+struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err);
+
 const char *ts_kind_name(enum ts_kind kind);
 const char *ts_scope_name(enum ts_scope scope);
 const char *ts_evsrc_name(enum ts_evsrc src);

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope top: watch TLB flushing as it happens, perf top / htop style.  Live, events come
+ * from a tracefs instance of our own ("tlbscope-top-<pid>", removed on every exit path,
+ * the top-level buffer never touched); with --replay, from any trace tlbscope reads, paced
+ * by its timestamps.  Either way they go through the timeline into dashboards/' model, which
+ * also feeds the tuner; the screen is curses, or plain-text snapshots in batch mode (-b).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../dashboards/dashboards.h"
+#include "../lib/lib.h"
+#include "cli.h"
+
+static const char top_usage[] =
+	"usage: tlbscope top [--replay TRACE [--speed X|max]] [--threshold T] [--queue Q]\n"
+	"                    [-d SECONDS] [-b] [-n ITERATIONS]\n"
+	"\n"
+	"  --replay TRACE     replay a trace (any format tlbscope reads; '-' is stdin) instead\n"
+	"                     of watching this machine live (live needs root)\n"
+	"  --speed X          replay X times as fast as recorded (default 1); 'max': no pacing\n"
+	"  --threshold T      MAX_LOADED_MM of the lazy model shown per CPU (default 6)\n"
+	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
+	"  --platform P       cost profile of the recommendation (default generic)\n"
+	"  -d, --delay SECONDS  screen refresh / snapshot interval (default 1)\n"
+	"  -b, --batch        plain-text snapshots on stdout (default when stdout is not a tty)\n"
+	"  -n, --iterations N stop after N snapshots or screen refreshes\n"
+	"\n"
+	"Keys: q quit, p or space freeze, s sort, t timeline strip, + - replay speed, h or ? help.\n";
+
+struct top_opts {
+	const char *replay;
+	double speed;			/* 0 = max */
+	int T, Q;
+	const char *platform;
+	uint64_t delay_ns;
+	bool batch;
+	long iterations;		/* 0 = no limit */
+};
+
+/* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
+int top_parse_args(struct top_opts *o, int argc, char **argv);
+
+static const char *top_arg(int argc, char **argv, int *i, const char *shrt, const char *lng)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=')
+		return a + n + 1;
+	if ((!shrt || strcmp(a, shrt)) && strcmp(a, lng))
+		return NULL;
+	if (*i + 1 >= argc) {
+		error("top: option '%s' needs a value", a);
+		return (const char *)-1;
+	}
+	return argv[++*i];
+}
+
+int top_parse_args(struct top_opts *o, int argc, char **argv)
+{
+	bool speed_given = false;
+
+	memset(o, 0, sizeof(*o));
+	o->speed = 1;
+	o->T = 6;
+	o->Q = 32;
+	o->delay_ns = 1000000000ULL;
+	o->batch = !isatty(STDOUT_FILENO);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		uint64_t u;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(top_usage, stdout);
+			return 1;
+		}
+		if (!strcmp(a, "-b") || !strcmp(a, "--batch")) {
+			o->batch = true;
+			continue;
+		}
+#define VALUE(s, l)							\
+		(v = top_arg(argc, argv, &i, s, l)) == (const char *)-1 ? -1 : v != NULL
+		int r;
+
+		if ((r = VALUE(NULL, "--replay"))) {
+			if (r < 0)
+				return -1;
+			o->replay = v;
+		} else if ((r = VALUE(NULL, "--speed"))) {
+			char *end;
+
+			if (r < 0)
+				return -1;
+			speed_given = true;
+			if (!strcmp(v, "max")) {
+				o->speed = 0;
+				continue;
+			}
+			o->speed = strtod(v, &end);
+			if (end == v || *end || !(o->speed > 0) || o->speed > 1e9) {
+				error("top: --speed: '%s' is not a factor like 1, 0.5, 50 or 'max'", v);
+				return -1;
+			}
+		} else if ((r = VALUE(NULL, "--threshold"))) {
+			if (r < 0)
+				return -1;
+			if (parse_int(v, &o->T) || o->T < 1 || o->T > TUNER_MAX_T) {
+				error("top: --threshold: '%s' is not a number in 1..%d", v, TUNER_MAX_T);
+				return -1;
+			}
+		} else if ((r = VALUE(NULL, "--queue"))) {
+			if (r < 0)
+				return -1;
+			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096) {
+				error("top: --queue: '%s' is not a number in 0..4096", v);
+				return -1;
+			}
+		} else if ((r = VALUE(NULL, "--platform"))) {
+			if (r < 0)
+				return -1;
+			o->platform = v;
+		} else if ((r = VALUE("-d", "--delay"))) {
+			if (r < 0)
+				return -1;
+			if (parse_duration_ns(v, &o->delay_ns) || o->delay_ns < 10000000ULL) {
+				error("top: --delay: '%s' is not a time of at least 0.01 s", v);
+				return -1;
+			}
+		} else if ((r = VALUE("-n", "--iterations"))) {
+			if (r < 0)
+				return -1;
+			if (parse_u64(v, 10, &u) || !u || u > 1000000000ULL) {
+				error("top: --iterations: '%s' is not a positive count", v);
+				return -1;
+			}
+			o->iterations = (long)u;
+		} else if (a[0] == '-' && a[1]) {
+			error("top: unknown option '%s'\n%s", a, top_usage);
+			return -1;
+		} else {
+			error("top: unexpected argument '%s' (a trace goes after --replay)\n%s", a,
+			      top_usage);
+			return -1;
+		}
+#undef VALUE
+	}
+	if (speed_given && !o->replay) {
+		error("top: --speed applies to --replay only");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the driver ---- */
+
+struct top_run {
+	const struct top_opts *o;
+	struct ts_source *src;
+	struct timeline *tl;
+	struct top_model *model;
+	struct top_view *view;
+	struct top_status st;
+	char source_name[512];
+	struct ts_event pending;	/* read, not yet due (replay pacing) */
+	bool has_pending, ended;
+	double speed;
+	uint64_t wall_base, trace_base;	/* pacing: trace_base is shown at wall_base */
+	uint64_t first_ts, last_ts;	/* replay: span from a first pass, for the position */
+	uint64_t t0;			/* wall clock at start */
+	uint64_t events, events_tick, wall_tick;
+	/* live */
+	struct tracefs_instance *inst;
+	char inst_name[64];
+	int ncpus;
+};
+
+static volatile sig_atomic_t top_signal;
+
+static void top_on_signal(int sig)
+{
+	top_signal = sig;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
+
+	nanosleep(&ts, NULL);	/* a signal cuts it short, which is what we want */
+}
+
+/* First and last timestamps of the replayed trace: the position shown in the header. */
+static void replay_span(struct top_run *r)
+{
+	char err[TS_ERR_LEN];
+	struct ts_source *s;
+	struct ts_event ev;
+
+	if (!strcmp(r->o->replay, "-"))
+		return;
+	s = ts_source_open(r->o->replay, err);
+	if (!s)
+		return;
+	while (ts_source_next(s, &ev) > 0) {
+		if (!r->first_ts || ev.ts < r->first_ts)
+			r->first_ts = ev.ts;
+		if (ev.ts > r->last_ts)
+			r->last_ts = ev.ts;
+	}
+	ts_source_close(s);
+}
+
+/* Is the pending event due at wall time @now? */
+static bool due(struct top_run *r, uint64_t now)
+{
+	if (r->speed <= 0)
+		return true;
+	if (!r->wall_base) {
+		r->wall_base = now;
+		r->trace_base = r->pending.ts;
+	}
+	return r->pending.ts <= r->trace_base ||
+	       (double)(r->pending.ts - r->trace_base) / r->speed <= (double)(now - r->wall_base);
+}
+
+/*
+ * Read and feed events until @deadline (wall ns) or, replaying, until the next event is not
+ * due yet; live, until nothing is buffered.  Returns 0, or -1 on bad input (message printed
+ * after the screen is closed by the caller: kept in the source).
+ */
+static int pump(struct top_run *r, uint64_t deadline)
+{
+	int n = 0;
+
+	while (!r->ended && !top_signal) {
+		if (!r->has_pending) {
+			int got = ts_source_next(r->src, &r->pending);
+
+			if (got < 0)
+				return -1;
+			if (got == 0) {
+				if (r->inst)
+					return 0;	/* live: nothing buffered right now */
+				r->ended = true;
+				timeline_finish(r->tl, top_model_feed, r->model);
+				break;
+			}
+			r->has_pending = true;
+		}
+		if (!r->inst && !due(r, wall_ns()))
+			return 0;
+		timeline_feed(r->tl, &r->pending, top_model_feed, r->model);
+		r->has_pending = false;
+		r->events++;
+		/* the clock is read every 256 events: cheap, and keys stay responsive */
+		if (!(++n & 255) && wall_ns() >= deadline)
+			return 0;
+	}
+	return 0;
+}
+
+/* Change the replay speed without a jump: the current position stays where it is. */
+static void set_speed(struct top_run *r, double speed)
+{
+	if (r->inst || speed <= 0)
+		return;
+	if (speed > 1e6)
+		speed = 1e6;
+	if (speed < 1e-3)
+		speed = 1e-3;
+	r->speed = speed;
+	r->wall_base = 0;	/* re-based at the next due() */
+}
+
+/* Ring-buffer overruns and drops of our instance, from per_cpu/cpuN/stats. */
+static uint64_t live_overruns(struct top_run *r)
+{
+	static const char *const keys[] = { "overrun:", "dropped events:" };
+	uint64_t total = 0;
+
+	for (int i = 0; i < r->ncpus; i++) {
+		char file[64], *stats, *p;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
+		stats = tracefs_instance_file_read(r->inst, file, NULL);
+		if (!stats)
+			continue;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if ((p = strstr(stats, keys[k])))
+				total += strtoull(p + strlen(keys[k]), NULL, 10);
+		free(stats);
+	}
+	return total;
+}
+
+static void update_status(struct top_run *r, uint64_t now)
+{
+	uint64_t lost_unknown;
+	double dt = (now - r->wall_tick) / 1e9;
+
+	r->st.elapsed = (now - r->t0) / 1e9;
+	r->st.event_rate = dt > 0 ? (r->events - r->events_tick) / dt : 0;
+	r->events_tick = r->events;
+	r->wall_tick = now;
+	r->st.events = r->events;
+	r->st.ended = r->ended;
+	r->st.speed = r->speed;
+	r->st.lost = timeline_lost(r->tl, &lost_unknown);
+	if (r->inst)
+		r->st.lost += live_overruns(r);
+	r->st.percent = -1;
+	if (!r->inst && r->last_ts > r->first_ts) {
+		uint64_t at = r->ended ? r->last_ts : timeline_last_ts(r->tl);
+
+		r->st.percent = at <= r->first_ts ? 0 : 100.0 * (at - r->first_ts) /
+						     (r->last_ts - r->first_ts);
+		if (r->st.percent > 100)
+			r->st.percent = 100;
+	}
+}
+
+static void snapshot(struct top_run *r, uint64_t now)
+{
+	top_model_tick(r->model, r->tl);
+	update_status(r, now);
+	if (r->view)
+		top_view_draw(r->view, r->model, r->tl, &r->st);
+	else
+		top_text_print(stdout, r->model, r->tl, &r->st);
+	if (!r->view)
+		fflush(stdout);
+}
+
+/*
+ * The loop: events in, a snapshot every -d, keys between (interactive).  Returns 0, or -1
+ * on bad input (message in the source).
+ */
+static int top_loop(struct top_run *r)
+{
+	const struct top_opts *o = r->o;
+	uint64_t next = wall_ns() + o->delay_ns;
+	long shots = 0;
+
+	r->t0 = r->wall_tick = wall_ns();
+	if (r->view)
+		snapshot(r, r->t0);
+	while (!top_signal) {
+		uint64_t now = wall_ns();
+		uint64_t until = next < now + 50000000ULL ? next : now + 50000000ULL;
+
+		if (pump(r, until))
+			return -1;
+		now = wall_ns();
+		if (r->view) {
+			int wait = 0, k;
+
+			/* wait for a key until the next thing to do: the next due event or tick */
+			if (now < until && (r->ended || r->has_pending || r->inst))
+				wait = (int)((until - now) / 1000000ULL);
+			if (r->inst && wait > 20)
+				wait = 20;	/* live: drain the ring buffers often enough */
+			k = top_view_key(r->view, wait);
+			if (k & TOP_KEY_QUIT)
+				break;
+			if (k & TOP_KEY_FASTER)
+				set_speed(r, r->speed * 2);
+			if (k & TOP_KEY_SLOWER)
+				set_speed(r, r->speed / 2);
+			if (k & TOP_KEY_REDRAW) {
+				update_status(r, wall_ns());
+				top_view_draw(r->view, r->model, r->tl, &r->st);
+			}
+		} else if (!r->ended && now < until && (r->has_pending || r->inst)) {
+			sleep_ns(until - now < 20000000ULL || !r->inst ? until - now : 20000000ULL);
+		}
+		now = wall_ns();
+		if (r->ended && !r->view) {
+			/* batch replay: the final snapshot at the end of the trace */
+			snapshot(r, now);
+			break;
+		}
+		if (now >= next) {
+			snapshot(r, now);
+			next += o->delay_ns;
+			if (next < now)
+				next = now + o->delay_ns;
+			if (o->iterations && ++shots >= o->iterations)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* ---- live: our own tracefs instance ---- */
+
+static const struct {
+	const char *system, *event;
+} live_events[] = {
+	{ "sched", "sched_switch" }, { "sched", "sched_process_fork" },
+	{ "sched", "sched_process_exec" }, { "sched", "sched_process_exit" },
+	{ "task", "task_newtask" }, { "ipi", "ipi_send_cpu" }, { "ipi", "ipi_send_cpumask" },
+	{ "csd", "csd_queue_cpu" }, { "csd", "csd_function_entry" },
+	{ "csd", "csd_function_exit" }, { "tlb", "tlb_flush" },
+};
+
+/* Remove what live_setup() added; safe to call more than once. */
+static void live_cleanup(struct top_run *r)
+{
+	if (!r->inst)
+		return;
+	tracefs_trace_off(r->inst);
+	/* the source holds the instance's trace_pipe_raw files: closed before the removal */
+	ts_source_close(r->src);
+	r->src = NULL;
+	if (tracefs_instance_destroy(r->inst))
+		warning("top: cannot remove tracefs instance %s: %s", r->inst_name, strerror(errno));
+	tracefs_instance_free(r->inst);
+	r->inst = NULL;
+}
+
+static int live_setup(struct top_run *r)
+{
+	struct utsname un;
+	char err[TS_ERR_LEN];
+	int enabled = 0;
+
+	if (geteuid() != 0)
+		return error("top: watching live needs root (tracefs); --replay TRACE does not");
+	if (!tracefs_tracing_dir())
+		return error("top: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+	snprintf(r->inst_name, sizeof(r->inst_name), "tlbscope-top-%d", (int)getpid());
+	if (tracefs_instance_exists(r->inst_name))
+		return error("top: tracefs instance %s already exists", r->inst_name);
+	r->inst = tracefs_instance_create(r->inst_name);
+	if (!r->inst)
+		return error("top: cannot create tracefs instance %s: %s", r->inst_name,
+			     strerror(errno));
+	tracefs_trace_off(r->inst);	/* a new instance starts with tracing on */
+	/* CLOCK_MONOTONIC timestamps: the reader merges the CPUs up to "now" */
+	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
+		return error("top: cannot set trace_clock to mono in %s: %s", r->inst_name,
+			     strerror(errno));
+	if (tracefs_instance_set_buffer_size(r->inst, 4096, -1))
+		warning("top: cannot set the ring buffers to 4 MiB per CPU: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++) {
+		if (!tracefs_event_file_exists(r->inst, live_events[i].system, live_events[i].event,
+					       "enable"))
+			continue;
+		if (tracefs_event_enable(r->inst, live_events[i].system, live_events[i].event))
+			warning("top: cannot enable %s:%s: %s", live_events[i].system,
+				live_events[i].event, strerror(errno));
+		else
+			enabled++;
+	}
+	if (!enabled)
+		return error("top: none of the sched, ipi, csd or tlb tracepoints exist here");
+	r->src = ts_source_open_live(r->inst, err);
+	if (!r->src)
+		return error("top: %s", err);
+	r->ncpus = ts_source_info(r->src)->cpus;
+	if (tracefs_trace_on(r->inst))
+		return error("top: cannot turn tracing on in %s: %s", r->inst_name, strerror(errno));
+	if (!uname(&un))
+		snprintf(r->source_name, sizeof(r->source_name), "live %s %s %s (instance %s)",
+			 un.nodename, un.release, un.machine, r->inst_name);
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = top_on_signal }, old_int, old_term, old_hup;
+	struct top_run r = { 0 };
+	struct top_opts o;
+	struct platform pf;
+	char err[TS_ERR_LEN];
+	int status = EXIT_BAD, ret;
+
+	ret = top_parse_args(&o, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_BAD;
+	r.o = &o;
+	r.speed = o.speed;
+	if (platform_load(o.platform, &pf, err))
+		return error("%s", err);
+
+	/* before tracefs or the terminal is touched; no SA_RESTART: waits are cut short */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+
+	if (o.replay) {
+		replay_span(&r);
+		r.src = ts_source_open(o.replay, err);
+		if (!r.src) {
+			error("%s", err);
+			goto out_signals;
+		}
+		snprintf(r.source_name, sizeof(r.source_name), "replay %s (%s)", o.replay,
+			 ts_source_info(r.src)->format);
+		r.ncpus = ts_source_info(r.src)->cpus;
+	} else if (live_setup(&r)) {
+		goto out_close;
+	}
+	r.st.source = r.source_name;
+	r.st.live = !o.replay;
+	r.st.percent = -1;
+	r.tl = timeline_new(r.src, NULL);
+	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
+	if (!o.batch) {
+		r.view = top_view_open();
+		if (!r.view) {
+			error("top: cannot drive this terminal (TERM=%s); use -b for batch mode",
+			      getenv("TERM") ? getenv("TERM") : "");
+			goto out_close;
+		}
+	}
+	ret = top_loop(&r);
+	top_view_close(r.view);
+	r.view = NULL;
+	if (ret) {
+		error("%s", ts_source_error(r.src));
+		goto out_close;
+	}
+	status = EXIT_OK;
+
+out_close:
+	top_view_close(r.view);
+	live_cleanup(&r);
+	top_model_free(r.model);
+	timeline_free(r.tl);
+	ts_source_close(r.src);
+out_signals:
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return status;
+}

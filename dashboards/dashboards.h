@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * dashboards/ - the live view of `tlbscope top`: a model fed by the resolved event stream
+ * (per-CPU rates, the lazy(T, Q) tables of every CPU, the processes behind the flush IPIs,
+ * the tuner's running recommendation), a plain-text snapshot for batch mode, and the
+ * ncurses screen.  This folder is the only code that includes curses.
+ */
+#ifndef TLBSCOPE_DASHBOARDS_H
+#define TLBSCOPE_DASHBOARDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../timeline/timeline.h"
+#include "../tuner/tuner.h"
+
+struct top_model;
+
+/**
+ * top_model_new - state of the live view
+ * @T, @Q: the lazy(T, Q) point shown per CPU (MAX_LOADED_MM, MAX_TLB_FLUSH_TASK)
+ * @ncpus: CPUs of the machine or trace (0 = unknown: sized by the events)
+ * @pf: platform profile for the recommendation, copied
+ * Returns a new model to be freed with top_model_free().
+ */
+struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf);
+void top_model_free(struct top_model *m);
+
+/* A timeline consumer (tl_emit_fn): feeds the tuner and the view's own state. */
+void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev);
+
+/*
+ * top_model_tick - close one sampling interval: rates over the trace time since the last
+ * tick, one more point of every sparkline.  @tl is borrowed for the call.
+ */
+void top_model_tick(struct top_model *m, struct timeline *tl);
+
+/* What the driver knows and the model does not: shown in the header.  Strings borrowed. */
+struct top_status {
+	const char *source;	/* "live vm 6.18.44 x86_64" or "replay FILE (trace.dat)" */
+	bool live;
+	bool ended;		/* replay: the trace is over */
+	double percent;		/* replay position, 0..100; < 0 unknown */
+	double elapsed;		/* wall seconds since start */
+	double event_rate;	/* events read per wall second, last interval */
+	double speed;		/* replay speed; 0 = max */
+	uint64_t lost;		/* events lost: markers in the stream plus ring overruns */
+	uint64_t events;	/* events read so far */
+};
+
+/* Print one plain-text snapshot (batch mode, -b) to @out. */
+void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
+		    const struct top_status *st);
+
+/* ---- the ncurses screen (top-view.c) ---- */
+
+/* What a key asks of the loop (htop style): the handler never acts on the loop itself. */
+#define TOP_KEY_HANDLED	0x01
+#define TOP_KEY_REDRAW	0x02
+#define TOP_KEY_QUIT	0x04
+#define TOP_KEY_FASTER	0x08
+#define TOP_KEY_SLOWER	0x10
+
+struct top_view;
+
+/* Take over the terminal; NULL when it is not a terminal curses can drive. */
+struct top_view *top_view_open(void);
+/* Give the terminal back as it was; accepts NULL. */
+void top_view_close(struct top_view *v);
+/* Redraw unless frozen (then only the header's indicator changes). */
+void top_view_draw(struct top_view *v, const struct top_model *m, struct timeline *tl,
+		   const struct top_status *st);
+/* Wait up to @timeout_ms for a key; returns TOP_KEY_* flags (0: no key). */
+int top_view_key(struct top_view *v, int timeout_ms);
+bool top_view_frozen(const struct top_view *v);
+
+#endif

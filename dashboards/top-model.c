@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The model behind `tlbscope top`: a consumer of the resolved stream that feeds the tuner
+ * (the same models as `tune`, incrementally) and keeps what the screen shows per CPU: the
+ * current task, rates per tick, and that CPU's lazy(T, Q) table replayed by DESIGN.md
+ * section 4 rules 1-4, so that loaded mms and queued entries can be shown per CPU.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "top-int.h"
+
+static const int grid_T[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32 };
+static const int grid_Q[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
+
+static void cpus_reserve(struct top_model *m, int n)
+{
+	if (n <= m->ncpus)
+		return;
+	m->cpu = xrealloc(m->cpu, n * sizeof(*m->cpu));
+	memset(m->cpu + m->ncpus, 0, (n - m->ncpus) * sizeof(*m->cpu));
+	for (int c = m->ncpus; c < n; c++) {
+		m->cpu[c].pid = -1;
+		m->cpu[c].slots = xcalloc(m->T, sizeof(struct top_slot));
+	}
+	m->ncpus = n;
+}
+
+static struct top_mm *mm_of(struct top_model *m, uint32_t id)
+{
+	if (id >= m->nmm) {
+		size_t n = id * 2 + 64;
+
+		m->mm = xrealloc(m->mm, n * sizeof(*m->mm));
+		memset(m->mm + m->nmm, 0, (n - m->nmm) * sizeof(*m->mm));
+		m->nmm = n;
+	}
+	return &m->mm[id];
+}
+
+struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf)
+{
+	struct top_model *m = xcalloc(1, sizeof(*m));
+	int replay[1][2] = { { T, Q } };
+	struct tuner_opts to = {
+		.thresholds = grid_T, .nthresholds = sizeof(grid_T) / sizeof(grid_T[0]),
+		.queues = grid_Q, .nqueues = sizeof(grid_Q) / sizeof(grid_Q[0]),
+		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
+		.replay = (const int (*)[2])replay, .nreplay = 1,
+	};
+
+	m->T = T;
+	m->Q = Q;
+	m->pf = *pf;
+	m->flush_all = to.flush_all_threshold;
+	to.tlb_reach_mms = platform_reach_mms(pf);
+	m->grid_T = (int *)grid_T;
+	m->ngrid_T = to.nthresholds;
+	m->grid_Q = (int *)grid_Q;
+	m->ngrid_Q = to.nqueues;
+	m->tu = tuner_new(&to);
+	cpus_reserve(m, ncpus > 0 ? ncpus : 1);
+	return m;
+}
+
+void top_model_free(struct top_model *m)
+{
+	if (!m)
+		return;
+	for (int c = 0; c < m->ncpus; c++)
+		free(m->cpu[c].slots);
+	free(m->cpu);
+	free(m->mm);
+	tuner_free(m->tu);
+	free(m);
+}
+
+static struct top_slot *slot_of(struct top_model *m, int cpu, uint32_t mm)
+{
+	struct top_slot *s = m->cpu[cpu].slots;
+
+	for (int i = 0; i < m->T; i++)
+		if (s[i].mm == mm)
+			return &s[i];
+	return NULL;
+}
+
+/* Rule 1: @cpu loads @mm. */
+static void lazy_load(struct top_model *m, int cpu, uint32_t mm)
+{
+	struct top_cpu *c = &m->cpu[cpu];
+	struct top_slot *s = slot_of(m, cpu, mm);
+
+	if (!mm || c->active == mm)
+		return;
+	c->active = mm;
+	if (s) {
+		s->gen = ++c->gen;
+		s->queued = 0;
+		s->flag = false;
+		return;
+	}
+	for (int i = 0; i < m->T && !s; i++)
+		if (!c->slots[i].mm)
+			s = &c->slots[i];
+	if (!s) {
+		s = &c->slots[0];
+		for (int i = 1; i < m->T; i++)
+			if (c->slots[i].gen < s->gen)
+				s = &c->slots[i];
+		c->evictions++;
+	}
+	*s = (struct top_slot){ .mm = mm, .gen = ++c->gen };
+}
+
+/* Rule 2 (per target CPU) and the per-mm IPI account under each mask. */
+static void lazy_request(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
+{
+	uint32_t id = ev->u.flush.mm;
+	uint8_t scope = ev->u.flush.scope;
+	bool full = scope == TS_SCOPE_MM || ev->u.flush.pages > m->flush_all;
+	const struct tl_mm *tm;
+	struct top_mm *mm;
+
+	if (scope == TS_SCOPE_KERNEL || scope == TS_SCOPE_ALL) {
+		/* rule 4: a full flush everywhere keeps only each CPU's active mm */
+		if (scope != TS_SCOPE_ALL && ev->u.flush.pages <= m->flush_all)
+			return;
+		for (int c = 0; c < m->ncpus; c++)
+			for (int i = 0; i < m->T; i++)
+				if (m->cpu[c].slots[i].mm != m->cpu[c].active)
+					m->cpu[c].slots[i] = (struct top_slot){ 0 };
+		return;
+	}
+	if (!id)
+		return;
+	mm = mm_of(m, id);
+	mm->requests++;
+	tm = timeline_mm(tl, id);
+	if (tm)
+		mm->stock_ipis += ts_cpumask_weight(&tm->ran_on) -
+				  ts_cpumask_test(&tm->ran_on, ev->cpu);
+	for (int t = 0; t < m->ncpus; t++) {
+		struct top_slot *s;
+
+		if (t == ev->cpu)
+			continue;
+		if (m->cpu[t].active == id) {
+			mm->lazy_ipis++;
+			continue;
+		}
+		s = slot_of(m, t, id);
+		if (!s)
+			continue;
+		mm->deferred++;
+		if (s->flag)
+			continue;
+		if (full || s->queued >= (uint32_t)m->Q) {
+			s->flag = true;
+			s->queued = 0;
+		} else {
+			s->queued++;
+		}
+	}
+}
+
+void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
+{
+	struct top_model *m = model;
+	struct top_cpu *c;
+
+	tuner_feed(m->tu, tl, ev);
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
+		return;
+	cpus_reserve(m, ev->cpu + 1);
+	if (!m->first_ts)
+		m->first_ts = m->tick_ts = ev->ts;
+	if (ev->ts > m->last_ts)
+		m->last_ts = ev->ts;
+	c = &m->cpu[ev->cpu];
+	c->seen = true;
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		c->pid = ev->u.sw.next_pid;
+		strlcpy_ts(c->comm, ev->u.sw.next_comm, sizeof(c->comm));
+		c->mm = ev->flags & TS_F_KTHREAD ? 0 : ev->u.sw.mm;
+		if (c->mm != c->active && c->mm) {
+			c->strip[c->nstrip++ % TOP_STRIP] = c->mm;
+		} else if (!c->mm && (!c->nstrip || c->strip[(c->nstrip - 1) % TOP_STRIP])) {
+			c->strip[c->nstrip++ % TOP_STRIP] = 0;
+		}
+		if (c->mm)
+			lazy_load(m, ev->cpu, c->mm);
+		m->switches_fed++;
+		break;
+	case TS_EV_EXEC:
+		c->mm = ev->u.exec.mm;
+		lazy_load(m, ev->cpu, ev->u.exec.mm);
+		break;
+	case TS_EV_EXIT:
+		/* rule 3: the mm leaves every table */
+		if (!ev->u.exit.mm)
+			break;
+		for (int t = 0; t < m->ncpus; t++) {
+			struct top_slot *s = slot_of(m, t, ev->u.exit.mm);
+
+			if (s)
+				*s = (struct top_slot){ 0 };
+			if (m->cpu[t].active == ev->u.exit.mm)
+				m->cpu[t].active = 0;
+		}
+		break;
+	case TS_EV_FLUSH:
+		if (ev->u.flush.role == TS_FLUSH_REQUEST)
+			lazy_request(m, tl, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+int top_ipi_src(struct timeline *tl)
+{
+	return timeline_ipi_source(tl);
+}
+
+uint64_t top_cpu_tx(const struct tl_cpu *c, int src)
+{
+	return src < 0 ? 0 : c->ipis_sent[src];
+}
+
+uint64_t top_cpu_rx(const struct tl_cpu *c, int src)
+{
+	return src < 0 ? 0 : c->ipis_received[src];
+}
+
+void top_model_tick(struct top_model *m, struct timeline *tl)
+{
+	int src = top_ipi_src(tl);
+	double dt = (m->last_ts - m->tick_ts) / 1e9;
+
+	if (dt <= 0)
+		dt = 0;
+	for (int i = 0; i < m->ncpus && i < timeline_cpus(tl); i++) {
+		const struct tl_cpu *t = timeline_cpu(tl, i);
+		struct top_cpu *c = &m->cpu[i];
+		uint64_t lf = timeline_local_flushes(tl, i);
+
+#define RATE(cur, prev, out) do {					\
+		c->out = dt > 0 ? ((cur) - c->prev) / dt : 0;		\
+		c->prev = (cur);					\
+	} while (0)
+		RATE(t->switches, p_sw, r_sw);
+		RATE(top_cpu_tx(t, src), p_tx, r_tx);
+		RATE(top_cpu_rx(t, src), p_rx, r_rx);
+		RATE(lf, p_local, r_local);
+		RATE(c->evictions, p_evict, r_evict);
+#undef RATE
+		if (dt <= 0)
+			continue;
+		if (c->nspark == TOP_SPARK)
+			memmove(c->spark, c->spark + 1, (TOP_SPARK - 1) * sizeof(*c->spark));
+		else
+			c->nspark++;
+		c->spark[c->nspark - 1] = c->r_rx;
+	}
+	m->tick_ts = m->last_ts;
+	m->ticks++;
+}
+
+int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued)
+{
+	int n = 0;
+
+	*queued = 0;
+	for (int i = 0; i < m->T; i++) {
+		const struct top_slot *s = &m->cpu[cpu].slots[i];
+
+		if (!s->mm)
+			continue;
+		n++;
+		*queued += s->queued;
+	}
+	return n;
+}
+
+static const struct top_model *sort_model;	/* qsort has no context argument */
+
+static int cmp_mm(const void *a, const void *b)
+{
+	const struct top_mm *x = &sort_model->mm[*(const uint32_t *)a];
+	const struct top_mm *y = &sort_model->mm[*(const uint32_t *)b];
+
+	if (x->stock_ipis != y->stock_ipis)
+		return x->stock_ipis < y->stock_ipis ? 1 : -1;
+	if (x->requests != y->requests)
+		return x->requests < y->requests ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+size_t top_mms_by_ipis(const struct top_model *m, uint32_t **ids)
+{
+	size_t k = 0;
+
+	*ids = xcalloc(m->nmm ? m->nmm : 1, sizeof(**ids));
+	for (size_t id = 1; id < m->nmm; id++)
+		if (m->mm[id].requests)
+			(*ids)[k++] = (uint32_t)id;
+	sort_model = m;
+	qsort(*ids, k, sizeof(**ids), cmp_mm);
+	return k;
+}
+
+void top_spark_ascii(const struct top_cpu *c, int width, double max, char *buf)
+{
+	static const char levels[] = " .:-=+*#%@";
+	int n = c->nspark < width ? c->nspark : width, pad = width - n;
+
+	for (int i = 0; i < pad; i++)
+		buf[i] = ' ';
+	for (int i = 0; i < n; i++) {
+		double v = c->spark[c->nspark - n + i];
+		int l = max > 0 ? (int)(v / max * 9 + 0.999) : 0;
+
+		buf[pad + i] = levels[l < 0 ? 0 : l > 9 ? 9 : l];
+	}
+	buf[width] = '\0';
+}
+
+const char *top_mm_name(struct timeline *tl, uint32_t mm)
+{
+	const struct tl_mm *t = mm ? timeline_mm(tl, mm) : NULL;
+
+	return t ? t->name : "-";
+}
+
+void top_recommend(const struct top_model *m, struct top_rec *r)
+{
+	const struct tuner_counts *stock = tuner_model(m->tu, TUNER_STOCK_ASID);
+	const struct tuner_counts *ideal = tuner_model(m->tu, TUNER_IDEAL);
+	struct tuner_rec rec;
+
+	memset(r, 0, sizeof(*r));
+	r->stock_ipis = stock->ipis;
+	r->lazy_ipis = ideal->ipis;
+	r->saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
+	r->point = *tuner_replayed(m->tu, 0);
+	if (!m->first_ts)
+		return;
+	tuner_recommend(m->tu, &m->pf, &rec);
+	r->T = m->grid_T[rec.small_ti];
+	r->Q = m->grid_Q[rec.small_qi];
+	r->cost_ms = rec.small_cost / 1e6;
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Live input: events as they arrive in a tracefs instance's per-CPU ring buffers, read
+ * through libtracefs (trace_pipe_raw, non-blocking) and decoded by libtraceevent field by
+ * field as the trace.dat reader does.  The instance must use the "mono" trace clock: the
+ * CPUs are merged by timestamp up to a watermark just behind CLOCK_MONOTONIC, so an event
+ * is handed on only once no CPU can still produce an earlier one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+/* How far behind "now" the merge stays: an event is committed well within this (ns). */
+#define LIVE_LAG_NS	2000000ULL
+
+struct live_cpu {
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+	void *page;			/* the sub-buffer last read, parsed by kbuf */
+	void *head;			/* next record in the page, NULL none */
+	unsigned long long ts;		/* its timestamp, ns of the mono clock */
+	bool drained;			/* nothing more to read in this round */
+	int lost_pending;		/* the page's missed-events mark, not yet emitted; -1 none */
+};
+
+struct live {
+	struct tracefs_instance *inst;	/* borrowed */
+	struct tep_handle *tep;
+	int ncpus, page_size;
+	struct live_cpu *cpu;
+	bool in_round;
+	uint64_t watermark;
+	struct u64map comm;		/* pid -> string id of its name, from the events */
+	char detail[128];
+	uint64_t nrecords;
+};
+
+struct field_ctx {
+	struct live *l;
+	struct tep_event *event;
+	struct tep_record *rec;
+};
+
+/* ---- field getters, as parsers/tracedat.c has them ---- */
+
+static struct tep_format_field *field_of(struct field_ctx *c, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(c->event, name);
+
+	if (!f || f->offset + f->size > c->rec->size)
+		return NULL;
+	return f;
+}
+
+static const void *field_bytes(struct field_ctx *c, struct tep_format_field *f, int *len)
+{
+	unsigned long long loc;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		*len = f->size;
+		return (const char *)c->rec->data + f->offset;
+	}
+	if (tep_read_number_field(f, c->rec->data, &loc))
+		return NULL;
+	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
+		return NULL;
+	*len = (int)(loc >> 16);
+	return (const char *)c->rec->data + (loc & 0xffff);
+}
+
+static int get_num(void *ctx, const char *name, int64_t *val)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long v;
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return -1;
+	if (tep_read_number_field(f, c->rec->data, &v))
+		return -1;
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	*val = (int64_t)v;
+	return 0;
+}
+
+static int get_str(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	const char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	n = (int)strnlen(p, n);
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+static int get_sym(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long addr;
+	const char *fn;
+
+	if (!f || tep_read_number_field(f, c->rec->data, &addr))
+		return -1;
+	fn = tep_find_function(c->l->tep, addr);
+	if (!fn)
+		return -1;
+	strlcpy_ts(buf, fn, len);
+	return 0;
+}
+
+static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
+{
+	struct field_ctx *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	int lsize = tep_get_long_size(c->l->tep);
+	bool big = tep_is_bigendian();	/* the running kernel is the host */
+	const unsigned char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	if (lsize != 4 && lsize != 8)
+		lsize = 8;
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < n; i++) {
+		int word = i / lsize, byte = i % lsize;
+		int base = (word * lsize + (big ? lsize - 1 - byte : byte)) * 8;
+
+		for (int b = 0; b < 8; b++) {
+			if (!(p[i] & (1 << b)))
+				continue;
+			if (base + b >= TS_MAX_CPUS)
+				return -1;
+			ts_cpumask_set(m, base + b);
+		}
+	}
+	return 0;
+}
+
+/* ---- reading ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Text symbols of the running kernel, so that csd/ipi callbacks are named. */
+static void load_kallsyms(struct tep_handle *tep)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256], mod[128];
+		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+
+		if (n < 3 || (type != 't' && type != 'T') || !addr)
+			continue;
+		tep_register_function(tep, name, addr, n == 4 ? mod : NULL);
+	}
+	fclose(f);
+}
+
+/* Next page of @c's ring buffer into its kbuffer; 0 ok (maybe drained), -1 read error. */
+static int refill(struct ts_source *src, struct live *l, int cpu)
+{
+	struct live_cpu *c = &l->cpu[cpu];
+
+	while (!c->head && !c->drained) {
+		int r = tracefs_cpu_read(c->tcpu, c->page, true);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			c->drained = true;
+			if (r < 0 && errno != EAGAIN)
+				return ts_source_fail(src, "cpu %d: reading trace_pipe_raw: %s", cpu,
+						      strerror(errno));
+			return 0;
+		}
+		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+			return ts_source_fail(src, "cpu %d: malformed ring-buffer page", cpu);
+		if (kbuffer_missed_events(c->kbuf))
+			c->lost_pending = kbuffer_missed_events(c->kbuf);
+		c->head = kbuffer_read_event(c->kbuf, &c->ts);
+	}
+	return 0;
+}
+
+static const char *comm_of(struct ts_source *src, struct live *l, int pid)
+{
+	uint64_t *id;
+	const char *comm;
+
+	if (pid == 0)
+		return "<idle>";
+	id = u64map_find(&l->comm, (uint64_t)pid);
+	if (id)
+		return ts_source_str(src, (uint32_t)*id);
+	comm = tep_data_comm_from_pid(l->tep, pid);
+	return comm ? comm : "<...>";
+}
+
+static void comm_learn(struct ts_source *src, struct live *l, int pid, const char *comm)
+{
+	if (pid > 0 && comm[0])
+		*u64map_get(&l->comm, (uint64_t)pid, 0, NULL) = ts_source_intern(src, comm);
+}
+
+static int live_next(struct ts_source *src, struct ts_event *ev)
+{
+	struct live *l = src->priv;
+	struct tep_record rec = { 0 };
+	struct tep_event *event;
+	struct live_cpu *c;
+	struct field_ctx fc;
+	char why[160];
+	int best = -1;
+
+	if (!l->in_round) {
+		/* a round: everything up to "now", merged; CPUs read again next round */
+		l->watermark = mono_ns() - LIVE_LAG_NS;
+		for (int i = 0; i < l->ncpus; i++)
+			l->cpu[i].drained = !l->cpu[i].tcpu;
+		l->in_round = true;
+	}
+	for (int i = 0; i < l->ncpus; i++) {
+		c = &l->cpu[i];
+		if (refill(src, l, i))
+			return -1;
+		if (c->head && c->ts <= l->watermark && (best < 0 || c->ts < l->cpu[best].ts))
+			best = i;
+	}
+	if (best < 0) {
+		l->in_round = false;
+		return 0;	/* nothing more now: not the end */
+	}
+	c = &l->cpu[best];
+	ev->ts = c->ts;
+	ev->cpu = best;
+	ev->tgid = -1;
+	if (c->lost_pending) {
+		ev->kind = TS_EV_LOST;
+		ev->pid = -1;
+		ev->u.lost.count = c->lost_pending > 0 ? (uint64_t)c->lost_pending : 0;
+		c->lost_pending = 0;
+		return 1;
+	}
+	rec.ts = c->ts;
+	rec.cpu = best;
+	rec.data = c->head;
+	rec.size = kbuffer_event_size(c->kbuf);
+	l->nrecords++;
+	event = tep_find_event_by_record(l->tep, &rec);
+	if (event) {
+		ev->pid = tep_data_pid(l->tep, &rec);
+		strlcpy_ts(ev->comm, comm_of(src, l, ev->pid), TS_COMM_LEN);
+		fc = (struct field_ctx){ .l = l, .event = event, .rec = &rec };
+		if (tp_decode(src, event->name, &(struct tp_fields){ .ctx = &fc, .num = get_num,
+			      .str = get_str, .sym = get_sym, .mask = get_mask }, ev, why,
+			      sizeof(why))) {
+			ts_source_fail(src, "cpu %d, record %llu: %s", best,
+				       (unsigned long long)l->nrecords, why);
+			return -1;
+		}
+		if (ev->kind == TS_EV_SWITCH) {
+			comm_learn(src, l, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
+			comm_learn(src, l, ev->u.sw.next_pid, ev->u.sw.next_comm);
+		} else if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK) {
+			comm_learn(src, l, ev->u.fork.child_pid, ev->u.fork.child_comm);
+		}
+	} else {
+		/* an event type enabled after we loaded the formats: counted, not decoded */
+		ev->kind = TS_EV_OTHER;
+		ev->pid = -1;
+		ev->name = ts_source_intern(src, "unknown");
+	}
+	c->head = kbuffer_next_event(c->kbuf, &c->ts);
+	return 1;
+}
+
+static void live_close(struct ts_source *src)
+{
+	struct live *l = src->priv;
+
+	if (!l)
+		return;
+	for (int i = 0; l->cpu && i < l->ncpus; i++) {
+		tracefs_cpu_close(l->cpu[i].tcpu);
+		kbuffer_free(l->cpu[i].kbuf);
+		free(l->cpu[i].page);
+	}
+	free(l->cpu);
+	u64map_release(&l->comm);
+	tep_free(l->tep);
+	free(l);
+}
+
+static int live_open(struct ts_source *src)
+{
+	static const char *const systems[] = { "sched", "task", "ipi", "csd", "tlb", NULL };
+	struct live *l = src->priv;
+	int opened = 0;
+
+	l->tep = tracefs_local_events_system(NULL, systems);
+	if (!l->tep)
+		return ts_source_fail(src, "cannot read the event formats from tracefs: %s",
+				      strerror(errno));
+	tracefs_load_cmdlines(NULL, l->tep);
+	load_kallsyms(l->tep);
+	l->ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (l->ncpus <= 0 || l->ncpus > TS_MAX_CPUS)
+		return ts_source_fail(src, "%d CPUs (supported: 1..%d)", l->ncpus, TS_MAX_CPUS);
+	l->cpu = xcalloc(l->ncpus, sizeof(*l->cpu));
+	for (int i = 0; i < l->ncpus; i++) {
+		struct live_cpu *c = &l->cpu[i];
+
+		c->tcpu = tracefs_cpu_open(l->inst, i, true);
+		if (!c->tcpu)
+			continue;	/* offline CPU */
+		c->kbuf = tep_kbuffer(l->tep);
+		if (!c->kbuf)
+			return ts_source_fail(src, "cannot set up a ring-buffer page parser");
+		c->page = xmalloc(tracefs_cpu_read_size(c->tcpu));
+		opened++;
+	}
+	if (!opened)
+		return ts_source_fail(src, "cannot open any CPU's trace_pipe_raw: %s",
+				      strerror(errno));
+	snprintf(l->detail, sizeof(l->detail), "instance %s", tracefs_instance_get_name(l->inst));
+	src->info.detail = l->detail;
+	src->info.cpus = l->ncpus;
+	return 0;
+}
+
+static bool live_probe(const char *head, size_t len)
+{
+	return false;	/* never recognized from content: opened by ts_source_open_live() */
+}
+
+static const struct ts_format ts_format_live = {
+	.name = "live",
+	.probe = live_probe,
+	.open = live_open,
+	.next = live_next,
+	.close = live_close,
+};
+
+struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err)
+{
+	struct ts_source *src = xcalloc(1, sizeof(*src));
+	struct live *l = xcalloc(1, sizeof(*l));
+
+	src->path = "live";
+	src->display = xstrdup(tracefs_instance_get_name(inst) ?
+			       tracefs_instance_get_name(inst) : "live");
+	src->strs = strtab_new();
+	src->fd = -1;
+	src->fmt = &ts_format_live;
+	src->info.format = ts_format_live.name;
+	src->priv = l;
+	l->inst = inst;
+	u64map_init(&l->comm);
+	if (live_open(src)) {
+		strlcpy_ts(err, src->err, TS_ERR_LEN);
+		ts_source_close(src);
+		return NULL;
+	}
+	return src;
+}

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope top: batch replays of real traces agree with `report` and `tune` for the same
+# trace; the curses screen under tmux shows the CPU rows and obeys freeze, sort, help, the
+# strip, resize and quit, and gives the terminal back; live on this machine's tracefs (root),
+# batch snapshots under hackbench show switches and IPIs and tracefs is left as it was, also
+# after SIGINT and SIGTERM.
+T=top
+. "$(dirname "$0")/../lib.sh"
+tr=/sys/kernel/tracing
+x86=$fx/x86-hackbench.dat
+rv=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+
+for args in "-x" "--speed 0 --replay $x86" "--speed 2" "--threshold 0 --replay $x86" \
+	"--queue -1 --replay $x86" "-d 0 --replay $x86" "-n 0 --replay $x86" "stray" "--replay"; do
+	# shellcheck disable=SC2086
+	tls top $args > /dev/null 2>&1
+	same "bad usage 'top $args' exits 2" 2 $?
+done
+check "top --help exits 0 and shows --replay" sh -c "'$prog' top --help | grep -q -- --replay"
+
+# SWITCHES (cols 49-57), IPI_TX (68-74) of the last snapshot's CPU rows: "cpu switches tx"
+rows() {
+	awk '/^ CPU TASK/ { n = 0; delete r; on = 1; next } on && /^$/ { on = 0 }
+	     on { r[n++] = ($1 + 0) " " (substr($0, 49, 9) + 0) " " (substr($0, 68, 7) + 0) }
+	     END { for (i = 0; i < n; i++) print r[i] }' "$1"
+}
+for t in "$x86" "$rv"; do
+	name=$(basename "$(dirname "$t")")/$(basename "$t")
+	[ -f "$t" ] || { skip "replay $name" "no such trace"; continue; }
+	tls top -b --replay "$t" --speed max > "$tmp/b.txt" 2> "$tmp/b.err"
+	same "$name: batch replay exits 0" 0 $?
+	check "$name: one final snapshot at the end of the trace" \
+		[ "$(grep -c '^tlbscope top - replay .* at 100.0% (end)$' "$tmp/b.txt")" = 1 ]
+	want=$(tls report --json "$t" | jq -r '.cpus[] | "\(.cpu) \(.switches) \(.flush_ipis_sent)"')
+	same "$name: per-CPU switches and IPIs sent = report --json" "$want" "$(rows "$tmp/b.txt")"
+	want=$(tls report --json "$t" | jq -r '.totals.switches')
+	same "$name: total switches = report --json" "$want" \
+		"$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/b.txt")"
+	# the per-CPU lazy tables of the view replay the same rules as tune's direct replay
+	want=$(tls tune --direct 6,32 "$t" | sed -n 's/^Direct replay.* \([0-9]*\) evictions.*/\1/p')
+	got=$(sed -n 's/.*per-CPU tables: \([0-9]*\) evictions.*/\1/p' "$tmp/b.txt")
+	same "$name: per-CPU lazy(6, 32) tables evict as tune --direct 6,32 ($want)" "$want" "$got"
+	want=$(tls tune --json "$t" | jq -r '.models.stock_asid.ipis')
+	check "$name: tuner panel's stock_asid IPIs = tune --json ($want)" \
+		grep -q "^Tuner: stock_asid $want flush IPIs" "$tmp/b.txt"
+done
+
+tls top --replay "$x86" --speed max > "$tmp/pipe.txt" 2>&1
+check "stdout not a tty: batch mode by default" grep -q '^totals: switches 7931,' "$tmp/pipe.txt"
+tls top -b -d 0.1 -n 3 --replay "$x86" > "$tmp/n.txt" 2>&1
+same "-n 3 -d 0.1 on a 0.4 s trace: 3 snapshots" 3 "$(grep -c '^tlbscope top - ' "$tmp/n.txt")"
+xz -dc "$fx/x86-hackbench.txt.xz" | tls top -b --speed max --replay - > "$tmp/stdin.txt" 2>&1
+check "--replay - reads ftrace text from stdin" grep -q '^totals: switches 7931,' "$tmp/stdin.txt"
+
+# ---- interactive, under tmux ----
+if ! command -v tmux > /dev/null; then
+	skip "interactive screen" "tmux not installed"
+else
+	s=tlbscope-top-test-$$
+	cap() { tmux capture-pane -p -t "$s"; }
+	# wait_for REGEX: up to 5 s for the pane to show it
+	wait_for() {
+		for _ in $(seq 50); do cap | grep -q -- "$1" && return 0; sleep 0.1; done
+		return 1
+	}
+	tmux new-session -d -s "$s" -x 120 -y 40 \
+		"sh -c '$prog top --replay $rv --speed 50; echo DONE; sleep 60'"
+	check "screen: CPU table header" wait_for ' CPU TASK .* SW/S .* LOADED'
+	cpu_rows() { [ "$(cap | grep -cE '^ +[0-3] .* [0-9]+/6 ')" = 4 ]; }
+	wait_rows() { for _ in $(seq 50); do cpu_rows && return 0; sleep 0.1; done; return 1; }
+	check "screen: a row per CPU (4), with its lazy table (n/6)" wait_rows
+	check "screen: processes panel" wait_for 'STOCK_IPIS LAZY_IPIS'
+	check "screen: tuner panel" wait_for 'lazy would have saved'
+	tmux send-keys -t "$s" p
+	check "p: frozen indicator" wait_for '\[FROZEN'
+	tmux send-keys -t "$s" p
+	check "p again: resumed" sh -c "sleep 0.3; ! tmux capture-pane -p -t $s | grep -q FROZEN"
+	tmux send-keys -t "$s" s
+	check "s: sort changes to SW/S" wait_for 'sort SW/S'
+	tmux send-keys -t "$s" s
+	check "s again: sort TX/S" wait_for 'sort TX/S'
+	tmux send-keys -t "$s" h
+	check "h: help visible" wait_for 'any key leaves it'
+	tmux send-keys -t "$s" x
+	check "a key leaves help" sh -c "sleep 0.3; ! tmux capture-pane -p -t $s | grep -q 'any key leaves'"
+	tmux send-keys -t "$s" t
+	check "t: timeline strip of mm switches" wait_for 'last mm switches'
+	tmux send-keys -t "$s" t
+	check "t again: CPU table" wait_for ' CPU TASK'
+	tmux resize-window -t "$s" -x 90 -y 30
+	sleep 0.5
+	check "resize: redrawn at 90 columns (no wider line, header there)" sh -c \
+		"tmux capture-pane -p -t $s | awk 'length > 90 { bad = 1 } END { exit bad }' &&
+		 tmux capture-pane -p -t $s | grep -q ' CPU TASK'"
+	tmux send-keys -t "$s" q
+	check "q: quits (DONE printed by the shell)" wait_for '^DONE'
+	check "terminal restored: no screen left after quit" sh -c \
+		"! tmux capture-pane -p -t $s | grep -qE 'tlbscope top -|CPU TASK|STOCK_IPIS'"
+	tmux kill-session -t "$s" 2> /dev/null
+fi
+
+# ---- live ----
+if [ "$(id -u)" != 0 ]; then
+	skip "live top" "not root: cannot use tracefs"; exit 0
+fi
+[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
+if [ ! -d $tr/instances ]; then
+	skip "live top" "tracefs is not available at $tr"; exit 0
+fi
+command -v hackbench > /dev/null || { skip "live top" "hackbench not installed"; exit 0; }
+pids=""
+state() {
+	ls $tr/instances | grep -v '^tlbscope-'
+	cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb $tr/trace_clock
+	for p in $pids; do [ -e $tr/instances/tlbscope-top-$p ] && echo "left behind: tlbscope-top-$p"; done
+}
+before=$(state)
+hackbench -g 4 -l 2000 > /dev/null 2>&1 &
+hb=$!
+${TLBSCOPE_WRAP:-} "$prog" top -b -d 1 -n 2 > "$tmp/live.txt" 2> "$tmp/live.err" &
+pid=$!
+pids="$pids $pid"
+wait $pid
+rc=$?
+kill $hb 2> /dev/null
+wait $hb 2> /dev/null
+same "live: top -b -d 1 -n 2 exits 0" 0 $rc
+[ $rc = 0 ] || sed 's/^/#   /' "$tmp/live.err"
+same "live: 2 snapshots" 2 "$(grep -c '^tlbscope top - live ' "$tmp/live.txt")"
+sw=$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/live.txt" | tail -1)
+ipis=$(sed -n 's/^totals: .*flush IPIs sent \([0-9]*\),.*/\1/p' "$tmp/live.txt" | tail -1)
+check "live: switches under hackbench (${sw:-none})" [ "${sw:-0}" -gt 0 ]
+check "live: flush IPIs under hackbench (${ipis:-none})" [ "${ipis:-0}" -gt 0 ]
+check "live: header names the instance" grep -q "instance tlbscope-top-$pid" "$tmp/live.txt"
+same "tracefs is as it was after live top" "$before" "$(state)"
+for sig in INT TERM; do
+	${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.5 > /dev/null 2>&1 &
+	pid=$!
+	pids="$pids $pid"
+	sleep 1.5
+	check "SIG$sig: instance exists while running" [ -d $tr/instances/tlbscope-top-$pid ]
+	kill -$sig $pid
+	wait $pid
+	same "SIG$sig: top exits 0" 0 $?
+	same "tracefs is as it was after SIG$sig" "$before" "$(state)"
+done
+if command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$prog" top -b -n 1 \
+		> /dev/null 2> "$tmp/root.err"
+	same "live top as a normal user exits 2" 2 $?
+	check "live top as a normal user says it needs root" grep -q "needs root" "$tmp/root.err"
+fi
