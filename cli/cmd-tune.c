@@ -384,6 +384,24 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 		       (unsigned long long)c.evictions, (unsigned long long)c.refills,
 		       (unsigned long long)c.table_resets);
 	}
+	{
+		uint64_t h[TUNER_MAX_T + 1], all = 0, cum = 0;
+
+		tuner_reuse_hist(r->tu, -1, h);
+		for (int d = 0; d <= TUNER_MAX_T; d++)
+			all += h[d];
+		printf("\nReuse distance of mm switches (depth in each CPU's recency stack: a table of "
+		       "T slots hits when depth <= T)\n  ");
+		for (int d = 1; d <= 16 && all; d++) {
+			cum += h[d];
+			printf("%s<=%d %.1f%%", d == 1 || d == 9 ? "" : "  ", d, 100.0 * cum / all);
+			if (d == 8)
+				printf("\n  ");
+		}
+		if (all)
+			printf("\n  first loads or deeper than %d: %.1f%%\n", TUNER_MAX_T,
+			       100.0 * h[0] / all);
+	}
 	if (r->o->has_direct) {
 		const struct tuner_counts *d = tuner_replayed(r->tu, r->nreplay - 1);
 
@@ -534,6 +552,31 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 		}
 		json_object_set_new(j, "cpus", cpus);
 		json_object_set_new(root, "direct", j);
+	}
+
+	{
+		/* reuse distances: [0] first loads or deeper than the stack, [d] depth d */
+		json_t *rd = json_object(), *cpus = json_array();
+
+		for (int c = -1; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			uint64_t h[TUNER_MAX_T + 1];
+			json_t *a = json_array(), *o = json_object();
+
+			tuner_reuse_hist(r->tu, c, h);
+			for (int d = 1; d <= TUNER_MAX_T; d++)
+				json_array_append_new(a, json_integer((json_int_t)h[d]));
+			json_object_set_new(o, "new", json_integer((json_int_t)h[0]));
+			json_object_set_new(o, "by_depth", a);
+			if (c < 0) {
+				json_object_update(rd, o);
+				json_decref(o);
+			} else {
+				json_object_set_new(o, "cpu", json_integer(c));
+				json_array_append_new(cpus, o);
+			}
+		}
+		json_object_set_new(rd, "cpus", cpus);
+		json_object_set_new(root, "reuse_distance", rd);
 	}
 
 	arr = json_array();
