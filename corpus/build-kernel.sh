@@ -10,6 +10,19 @@ SRC_TAR=${SRC_TAR:-$(ls /usr/src/linux-source-6.12.tar.* | head -1)}
 # not to apply (used for the unpatched-kernel demonstration run, see Makefile).
 KNAME=${KNAME:-linux}
 SKIP_PATCHES=${SKIP_PATCHES:-}
+# EXTRA_PATCHES: a directory whose *.patch are applied after patches/ (the lazy
+# TLB flush kernel: patches-lazy/); EXTRA_CONFIG: a fragment merged after
+# kernel.config (kernel-lazy.config). Both default to nothing (stock kernel).
+EXTRA_PATCHES=${EXTRA_PATCHES:-}
+EXTRA_CONFIG=${EXTRA_CONFIG:-}
+FRAG=$HERE/kernel.config
+if [ -n "$EXTRA_CONFIG" ]; then
+    FRAG=$BUILD/$KNAME.fragment
+    mkdir -p "$BUILD"
+    cat "$HERE/kernel.config" "$EXTRA_CONFIG" > "$FRAG.new"
+    cmp -s "$FRAG.new" "$FRAG" || mv "$FRAG.new" "$FRAG"
+    rm -f "$FRAG.new"
+fi
 KSRC=$BUILD/$KNAME
 KMAKE=(make -C "$KSRC" ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- -j"$JOBS")
 mkdir -p "$BUILD"
@@ -26,15 +39,21 @@ if [ ! -f "$KSRC/.tlbscope-patched" ]; then
         echo "== applying $(basename "$p")"
         patch -d "$KSRC" -p1 < "$p"
     done
+    if [ -n "$EXTRA_PATCHES" ]; then
+        for p in "$EXTRA_PATCHES"/*.patch; do
+            echo "== applying $(basename "$p") (from $EXTRA_PATCHES)"
+            patch -d "$KSRC" -p1 < "$p"
+        done
+    fi
     touch "$KSRC/.tlbscope-patched"
 fi
 
 # Configure only when the fragment changed (keeps rebuilds incremental).
-if ! cmp -s "$HERE/kernel.config" "$KSRC/.tlbscope-fragment"; then
+if ! cmp -s "$FRAG" "$KSRC/.tlbscope-fragment"; then
     echo "== configuring: tinyconfig + kernel.config"
     "${KMAKE[@]}" tinyconfig >/dev/null
     (cd "$KSRC" && ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- \
-        scripts/kconfig/merge_config.sh -m .config "$HERE/kernel.config" >/dev/null)
+        scripts/kconfig/merge_config.sh -m .config "$FRAG" >/dev/null)
     "${KMAKE[@]}" olddefconfig >/dev/null
     # every line of the fragment must have survived
     bad=0
@@ -46,9 +65,9 @@ if ! cmp -s "$HERE/kernel.config" "$KSRC/.tlbscope-fragment"; then
         else
             grep -qx "$line" "$KSRC/.config" || { echo "config: $line missing ($(grep "^$opt=\|$opt is not set" "$KSRC/.config"))"; bad=1; }
         fi
-    done < "$HERE/kernel.config"
-    [ $bad = 0 ] || { echo "kernel config does not match kernel.config"; exit 1; }
-    cp "$HERE/kernel.config" "$KSRC/.tlbscope-fragment"
+    done < "$FRAG"
+    [ $bad = 0 ] || { echo "kernel config does not match $FRAG"; exit 1; }
+    cp "$FRAG" "$KSRC/.tlbscope-fragment"
 fi
 
 echo "== building Image ($JOBS jobs)"

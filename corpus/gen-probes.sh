@@ -56,6 +56,17 @@ defs=(
 "sbi_remote_sfence_vma_asid|mask=+0(%a0):x64 start=%a1:x64 size=%a2:x64 asid=%a3:x64"
 )
 syms=$($NM "$VMLINUX" | awk '$2 ~ /^[tT]$/ {print $1, $3}')
+# A kernel with the lazy TLB flush (patches-lazy/, CONFIG_RISCV_LAZY_TLB_FLUSH):
+# its entry points, named as in the RFC, plus the deferral decision. Only
+# when the kernel has them, so a stock kernel's probe list is unchanged.
+if awk '$2 == "local_load_tlb_mm" {f = 1} END {exit !f}' <<<"$syms"; then
+defs+=(
+"local_load_tlb_mm|mm=%a0:x64 mask=+$MM_CPUMASK(%a0):x64"
+"local_flush_tlb_mm|mm=%a0:x64 mask=+$MM_CPUMASK(%a0):x64"
+"lazy_tlb_defer|mm=%a0:x64 cpu=%a1:u32 decision=%a2:u32"
+"lazy_tlb_reset_local|"
+)
+fi
 for d in "${defs[@]}"; do
     fn=${d%%|*}; args=${d#*|}
     addr=$(awk -v f="$fn" '$2 == f {print $1; exit}' <<<"$syms")

@@ -15,7 +15,7 @@ PARAMS=("$@")
 TRIES=${TRIES:-3}
 MEM=${MEM:-1G}
 W=$BUILD/runs/$RUN
-OUTDIR=$HERE/traces/$RUN
+OUTDIR=${OUTROOT:-$HERE/traces}/$RUN   # OUTROOT: elsewhere (check runs not committed)
 rm -rf "$W"; mkdir -p "$W" "$OUTDIR"
 
 case $MACHINE in
@@ -43,6 +43,8 @@ LIST
 
 APPEND="console=ttyS0 earlycon=sbi tlbscope.workload=$WORKLOAD tlbscope.cpus=$CPUS"
 for kv in "${PARAMS[@]}"; do APPEND="$APPEND tlbscope.$kv"; done
+# KAPPEND: more kernel parameters (e.g. lazytlb.max_loaded_mm=6 lazytlb.flush_queue=32)
+[ -z "${KAPPEND:-}" ] || APPEND="$APPEND $KAPPEND"
 QEMU=(qemu-system-riscv64 -M "$MOPT" -smp "$CPUS" -m "$MEM" -bios default -nographic -no-reboot
       -kernel "$KSRC/arch/riscv/boot/Image" -initrd "$W/initramfs.cpio"
       -drive file="$W/disk.img",format=raw,if=none,id=out -device virtio-blk-device,drive=out

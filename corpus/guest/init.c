@@ -9,7 +9,7 @@
  * the raw virtio disk /dev/vda, and powers off.
  *
  * Kernel command line keys (all optional):
- *   tlbscope.workload=hackbench|mmapstress|pagefault|mmap|forkexec|none
+ *   tlbscope.workload=hackbench|mmapstress|pagefault|mmap|forkexec|tlbcheck|none
  *   tlbscope.buf=KB           per-CPU ring buffer size (default 8192)
  *   tlbscope.cpus=N           expected online CPUs (checked, recorded)
  *   hackbench:  tlbscope.rounds=R tlbscope.groups=G tlbscope.fds=F tlbscope.loops=L tlbscope.msg=BYTES
@@ -332,11 +332,15 @@ static void xread(int fd, void *b, size_t n)
 	}
 }
 
+/* data-check failures seen by the workloads (children: non-zero exit) */
+static long check_failures;
+
 static void reap(int n)
 {
 	int st;
 	while (n-- > 0 && wait(&st) > 0)
-		;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			check_failures++;
 }
 
 /*
@@ -363,9 +367,13 @@ static void hackbench_round(int G, int F, int L, int M, double *secs, int *procs
 				char c = 1;
 				xwrite(ready[1], &c, 1);
 				xread(start_pipe[0], &c, 1);
-				for (long i = 0; i < (long)F * L; i++)
+				int bad = 0;
+				for (long i = 0; i < (long)F * L; i++) {
 					xread(fds[r][0], b, M);
-				_exit(0);
+					for (int k = 0; k < M; k++)
+						bad |= b[k] != 's';
+				}
+				_exit(bad ? 4 : 0);
 			}
 			nproc++;
 		}
@@ -428,23 +436,35 @@ static void hackbench_like(char *info, size_t infosz)
  */
 static int ms_iters, ms_pages;
 
+static long ms_bad;
+
 static void *mmapstress_thread(void *arg)
 {
 	long pg = sysconf(_SC_PAGESIZE);
+	long tid = (long)arg;
 	for (int i = 0; i < ms_iters; i++) {
 		size_t len = (size_t)ms_pages * pg;
 		char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			die_off("mmap");
+		/* pattern of this thread and iteration: a stale translation to
+		 * another mapping's (freed, reused) page shows as a mismatch */
+		char pat = (char)(tid * 31 + i * 7 + 1);
 		for (size_t o = 0; o < len; o += pg)
-			m[o] = (char)o;
+			m[o] = (char)(pat + o / pg);
 		mprotect(m, len, PROT_READ);
 		volatile char sum = 0;
-		for (size_t o = 0; o < len; o += pg)
+		int bad = 0;
+		for (size_t o = 0; o < len; o += pg) {
 			sum += m[o];
+			bad |= m[o] != (char)(pat + o / pg);
+		}
 		mprotect(m, len, PROT_READ | PROT_WRITE);
+		bad |= m[len - pg] != (char)(pat + (len - pg) / pg);
 		m[0] = sum;
 		munmap(m, len);
+		if (bad)
+			__atomic_add_fetch(&ms_bad, 1, __ATOMIC_RELAXED);
 		if ((i & 7) == 7)
 			sched_yield();
 	}
@@ -464,10 +484,12 @@ static void mmapstress_like(char *info, size_t infosz)
 	if (p == 0) {
 		pthread_t th[256];
 		for (int i = 0; i < T; i++)
-			pthread_create(&th[i], NULL, mmapstress_thread, NULL);
+			pthread_create(&th[i], NULL, mmapstress_thread, (void *)(long)i);
 		for (int i = 0; i < T; i++)
 			pthread_join(th[i], NULL);
-		_exit(0);
+		if (ms_bad)
+			say("mmapstress: %ld data mismatches\n", ms_bad);
+		_exit(ms_bad ? 4 : 0);
 	}
 	reap(1);
 	size_t l = strlen(info);
@@ -578,6 +600,111 @@ static void forkexec_mix(char *info, size_t infosz)
 		}
 	}
 	reap(N);
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
+}
+
+/*
+ * tlbcheck: a stale-TLB detector. P processes of T threads. In each process
+ * thread 0 remaps a region of N pages at the same address (mmap MAP_FIXED:
+ * the old pages are unmapped, flushed and freed) and fills every page with
+ * (generation << 32 | page index), under a sequence counter (odd while
+ * remapping). The other threads read all pages between two equal even
+ * sequence values and check every word: a translation left stale by a
+ * missed or late flush reads the old (freed, maybe reused) page: mismatch.
+ * More threads than CPUs, so threads are switched out and back (deferred
+ * flushes at switch_mm) as well as running (IPIs).
+ */
+struct tc_proc {
+	char *base;
+	long pages;
+	int iters;
+	volatile unsigned long seq;
+	volatile int done;
+	long bad, checks;
+};
+
+static void *tlbcheck_reader(void *arg)
+{
+	struct tc_proc *tp = arg;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long n = 0;
+	while (!__atomic_load_n(&tp->done, __ATOMIC_ACQUIRE)) {
+		unsigned long s1 = __atomic_load_n(&tp->seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			sched_yield();
+			continue;
+		}
+		uint64_t v[64];
+		for (long p = 0; p < tp->pages; p++)
+			v[p] = *(volatile uint64_t *)(tp->base + p * pg + (p * 8 % pg));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		unsigned long s2 = __atomic_load_n(&tp->seq, __ATOMIC_RELAXED);
+		if (s1 != s2)
+			continue;
+		for (long p = 0; p < tp->pages; p++)
+			if (v[p] != ((uint64_t)(s1 / 2) << 32 | (uint64_t)p))
+				__atomic_add_fetch(&tp->bad, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&tp->checks, 1, __ATOMIC_RELAXED);
+		if ((++n & 3) == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void tlbcheck_proc(int T, int I, long N)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	static struct tc_proc tp;
+	tp.pages = N;
+	tp.iters = I;
+	tp.base = mmap(NULL, N * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tp.base == MAP_FAILED)
+		_exit(5);
+	for (long p = 0; p < N; p++)
+		*(uint64_t *)(tp.base + p * pg + (p * 8 % pg)) = (uint64_t)p; /* generation 0 */
+	pthread_t th[64];
+	for (int t = 1; t < T; t++)
+		pthread_create(&th[t], NULL, tlbcheck_reader, &tp);
+	for (int g = 1; g <= I; g++) {
+		__atomic_store_n(&tp.seq, 2 * g - 1, __ATOMIC_RELEASE);
+		char *m = mmap(tp.base, N * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (m != tp.base)
+			_exit(5);
+		for (long p = 0; p < N; p++)
+			*(uint64_t *)(m + p * pg + (p * 8 % pg)) = (uint64_t)g << 32 | (uint64_t)p;
+		if (g & 1) { /* and a protection change on the live pages */
+			mprotect(m, N * pg, PROT_READ);
+			mprotect(m, N * pg, PROT_READ | PROT_WRITE);
+		}
+		__atomic_store_n(&tp.seq, 2 * g, __ATOMIC_RELEASE);
+		sched_yield();
+	}
+	__atomic_store_n(&tp.done, 1, __ATOMIC_RELEASE);
+	for (int t = 1; t < T; t++)
+		pthread_join(th[t], NULL);
+	if (tp.bad)
+		say("tlbcheck pid %d: %ld mismatches in %ld checks\n", getpid(), tp.bad, tp.checks);
+	_exit(tp.bad ? 4 : (tp.checks ? 0 : 6));
+}
+
+static void tlbcheck(char *info, size_t infosz)
+{
+	int P = iparam("procs", 8), T = iparam("threads", 3), I = iparam("iters", 300);
+	long N = iparam("pages", 8);
+	if (T > 64)
+		T = 64;
+	if (T < 2)
+		T = 2;
+	if (N > 64)
+		N = 64;
+	snprintf(info, infosz, "tlbcheck: procs=%d threads=%d iters=%d pages=%ld (remap at a fixed address under a seqcount, readers verify every page)", P, T, I, N);
+	say("%s\n", info);
+	double t0 = now();
+	for (int n = 0; n < P; n++)
+		if (fork() == 0)
+			tlbcheck_proc(T, I, N);
+	reap(P);
 	size_t l = strlen(info);
 	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
 }
@@ -705,12 +832,20 @@ int main(int argc, char **argv)
 		lat_like(winfo, sizeof winfo, 1);
 	else if (!strcmp(wlname, "forkexec"))
 		forkexec_mix(winfo, sizeof winfo);
+	else if (!strcmp(wlname, "tlbcheck"))
+		tlbcheck(winfo, sizeof winfo);
 	else
 		snprintf(winfo, sizeof winfo, "no workload");
 	double t1 = now();
 	write_file(TRACING "/tracing_on", "0", 0);
 	char *prof_after = read_all(TRACING "/kprobe_profile", &pa_len, 0);
 	say("workload done in %.3f s\n", t1 - t0);
+	{
+		size_t l = strlen(winfo);
+		snprintf(winfo + l, sizeof winfo - l, "\nData check: %s (%ld failed processes)",
+			 check_failures ? "FAILED" : "ok", check_failures);
+		say("data check: %s (%ld failed processes)\n", check_failures ? "FAILED" : "ok", check_failures);
+	}
 
 	snprintf(info, sizeof info, "workload=%s\nonline=%s\nonline_count=%d\nwanted_cpus=%ld\ntraced_seconds=%.3f\n%s\n",
 		 wlname, cpus, online, want, t1 - t0, winfo);
