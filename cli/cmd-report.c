@@ -488,7 +488,8 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	       "(kernel thread requesting): %llu\n",
 	       (unsigned long long)timeline_requests_mm_guessed(tl),
 	       (unsigned long long)timeline_requests_unattributed(tl));
-	if (!info->has_tgid && !info->normalized)
+	/* mm pointers name every process's address space: then the tgid is not needed */
+	if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
 		       "guessed (pid as process)\n");
 	print_probes_text(src, tl, &t, isrc);
