@@ -277,3 +277,18 @@ void lazy_targets_flush(struct lazy *l, int remote, bool count)
 	if (count)
 		l->c.ipis += remote;
 }
+
+void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued, int *flagged)
+{
+	const struct slot *row = &l->slots[(size_t)cpu * l->T];
+
+	*loaded = *flagged = 0;
+	*queued = 0;
+	for (int i = 0; i < l->T; i++) {
+		if (!row[i].mm)
+			continue;
+		(*loaded)++;
+		*queued += row[i].queued;
+		*flagged += row[i].flag;
+	}
+}

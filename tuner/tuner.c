@@ -404,3 +404,12 @@ uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened)
 		*mms_widened = t->seeded_mms;
 	return t->seeded_ipis;
 }
+
+void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, uint64_t *queued,
+			  int *flagged)
+{
+	*loaded = *flagged = 0;
+	*queued = 0;
+	if (t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus)
+		lazy_cpu_state(t->lazy[i], cpu, loaded, queued, flagged);
+}

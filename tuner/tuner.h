@@ -68,6 +68,10 @@ const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
  */
 const struct tuner_counts *tuner_model_cpu(const struct tuner *t, enum tuner_model m, int cpu);
 const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int cpu);
+/* The table of replayed point @i on @cpu right now: mms loaded, range entries queued,
+ * slots flagged for a whole-ASID flush (for live views). */
+void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, uint64_t *queued,
+			  int *flagged);
 
 /* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
  * or farther.  Summed over CPUs when @cpu < 0. */
