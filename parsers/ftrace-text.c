@@ -492,19 +492,29 @@ static int tf_num(void *ctx, const char *field, int64_t *val)
 		return 0;
 	}
 	if (!strcmp(field, "__probe_ip")) {
-		/* a kprobe event prints its probe address first: "(ffffffff8000b29a) prev=..." */
+		/*
+		 * a kprobe event prints its probe address first: "(ffffffff8000b29a) prev=..."
+		 * (trace-cmd), or symbolic, "(switch_mm+0x8/0x64) prev=..." (tracefs), whose
+		 * address is not known: 0, and tf_sym() gives the function
+		 */
 		char tmp[24];
 		const char *e = tf->payload[0] == '(' ? strchr(tf->payload, ')') : NULL;
 		uint64_t u;
 
 		len = e ? (size_t)(e - tf->payload - 1) : 0;
-		if (!len || len >= sizeof(tmp))
+		if (!len)
 			return -1;
-		memcpy(tmp, tf->payload + 1, len);
-		tmp[len] = '\0';
-		if (parse_u64(tmp, 16, &u))
+		if (len < sizeof(tmp)) {
+			memcpy(tmp, tf->payload + 1, len);
+			tmp[len] = '\0';
+			if (!parse_u64(tmp, 16, &u)) {
+				*val = (int64_t)u;
+				return 0;
+			}
+		}
+		if (!memchr(tf->payload + 1, '+', len))
 			return -1;
-		*val = (int64_t)u;
+		*val = 0;
 		return 0;
 	}
 	v = find_value(tf, field, &len);
@@ -552,6 +562,15 @@ static int tf_sym(void *ctx, const char *field, char *buf, size_t size)
 
 	if (tf->plugin)
 		return -1;
+	if (!strcmp(field, "__probe_ip")) {
+		/* tracefs: "(switch_mm+0x8/0x64)"; trace-cmd's "(ffffffff8000b29a)" has none */
+		const char *e = tf->payload[0] == '(' ? strchr(tf->payload, ')') : NULL;
+		const char *plus = e ? memchr(tf->payload, '+', (size_t)(e - tf->payload)) : NULL;
+
+		if (!plus || plus == tf->payload + 1)
+			return -1;
+		return copy_out(tf->payload + 1, (size_t)(plus - tf->payload - 1), buf, size);
+	}
 	v = find_value(tf, field, &len);
 	if (!v || !len)
 		return -1;

@@ -68,8 +68,9 @@ static const char trace[] =
 	EV(0, "1.000091", "init", 12, LOAD(P1, P2))
 	/* 13 execs: activate_mm first, a flush of the new mm, then the exec event */
 	EV(0, "1.000110", "init", 13, LOAD(P2, P3))
-	EV(0, "1.000111", "init", 13, "flush_tlb_page: (ffffffff8000af88) vma=0xff60000000ad5000 mm=" P3
-	   " addr=0x20000 mask=0x1")
+	/* tracefs prints the probe address as a symbol: the event's own name does not matter */
+	EV(0, "1.000111", "init", 13, "my_page_probe: (flush_tlb_page+0x8/0x40) vma=0xff60000000ad5000"
+	   " mm=" P3 " addr=0x20000 mask=0x1")
 	EV(0, "1.000112", "init", 13, "__flush_tlb_range: (ffffffff8000ad62) mm=" P3
 	   " mask=0x1 start=0x20000 size=0x1000 stride=0x1000")
 	EV(0, "1.000120", "init", 13, "sched_process_exec: filename=/bin/cat pid=13 old_pid=13")
@@ -207,6 +208,8 @@ static void test_requests(void **state)
 	assert_int_equal(f->request_mm[0], mm_id(f, "p10"));
 	assert_int_equal(f->request_mm[1], mm_id(f, "p13.1"));
 	assert_int_equal(timeline_ptr_stats(f->tl)->callers_evidence, 1);
+	assert_int_equal(timeline_probe_count(f->tl, ts_source_intern(f->src, "flush_tlb_page")), 1);
+	assert_int_equal(timeline_name_count(f->tl, ts_source_intern(f->src, "my_page_probe")), 1);
 	assert_int_equal(timeline_kprobe_requests(f->tl), 2);
 	assert_int_equal(c0->flush_requests, 2);
 	assert_int_equal(c0->kmask_requests, 2);
