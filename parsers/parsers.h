@@ -44,7 +44,7 @@ enum ts_kind {
 	TS_EV_EXIT,	/* a task exits (sched_process_exit) or, from JSON, an mm's last user */
 	TS_EV_FLUSH,
 	TS_EV_IPI,
-	TS_EV_LOAD_MM,
+	TS_EV_LOAD_MM,	/* switch_mm kprobe (u.load); timeline/ resolves switches with it */
 	TS_EV_EVICT,
 	TS_EV_FAULT,
 	TS_EV_VMALLOC,
@@ -59,6 +59,11 @@ enum ts_flush_role {
 	TS_FLUSH_REQUEST,	/* a CPU asks for a flush of mm/range (the models replay these) */
 	TS_FLUSH_LOCAL,		/* a flush a CPU performed for itself (switch, own request) */
 	TS_FLUSH_RECEIVED,	/* a flush performed on behalf of another CPU's request */
+	/*
+	 * A __ipi_flush_tlb_range_asid kprobe event (src TS_SRC_KPROBE) is decoded as
+	 * RECEIVED; timeline/ makes it LOCAL when it is the sender's own call.  Only
+	 * REQUEST flushes are replayed by the models.
+	 */
 };
 
 enum ts_scope {
