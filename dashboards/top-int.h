@@ -58,6 +58,7 @@ struct top_model {
 	uint64_t first_ts, last_ts, tick_ts;	/* trace clock, ns */
 	uint64_t ticks;
 	uint64_t switches_fed;
+	uint64_t overflows;		/* lazy(T, Q): full queues turned into the flag */
 };
 
 /* Rendering helpers shared by the text and curses screens. */
@@ -76,7 +77,7 @@ struct top_rec {
 	int T, Q;
 	double cost_ms;
 	uint64_t stock_ipis, lazy_ipis, saved;
-	struct tuner_counts point;	/* lazy(m->T, m->Q) replayed directly */
+	struct tuner_counts point;	/* lazy(m->T, m->Q) from the per-CPU tables */
 };
 void top_recommend(const struct top_model *m, struct top_rec *r);
 

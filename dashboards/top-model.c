@@ -42,12 +42,10 @@ static struct top_mm *mm_of(struct top_model *m, uint32_t id)
 struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf)
 {
 	struct top_model *m = xcalloc(1, sizeof(*m));
-	int replay[1][2] = { { T, Q } };
 	struct tuner_opts to = {
 		.thresholds = grid_T, .nthresholds = sizeof(grid_T) / sizeof(grid_T[0]),
 		.queues = grid_Q, .nqueues = sizeof(grid_Q) / sizeof(grid_Q[0]),
 		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
-		.replay = (const int (*)[2])replay, .nreplay = 1,
 	};
 
 	m->T = T;
@@ -159,6 +157,7 @@ static void lazy_request(struct top_model *m, struct timeline *tl, const struct 
 		if (full || s->queued >= (uint32_t)m->Q) {
 			s->flag = true;
 			s->queued = 0;
+			m->overflows += !full;
 		} else {
 			s->queued++;
 		}
@@ -345,7 +344,12 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	r->stock_ipis = stock->ipis;
 	r->lazy_ipis = ideal->ipis;
 	r->saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
-	r->point = *tuner_replayed(m->tu, 0);
+	/* lazy(T, Q) from the per-CPU tables: the same rules as tune --direct T,Q */
+	for (int c = 0; c < m->ncpus; c++)
+		r->point.evictions += m->cpu[c].evictions;
+	for (size_t id = 1; id < m->nmm; id++)
+		r->point.deferred += m->mm[id].deferred;
+	r->point.overflows = m->overflows;
 	if (!m->first_ts)
 		return;
 	tuner_recommend(m->tu, &m->pf, &rec);

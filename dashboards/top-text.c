@@ -32,7 +32,7 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 		    const struct top_status *st)
 {
 	int src = top_ipi_src(tl), ncpu = timeline_cpus(tl);
-	uint64_t sw = 0, tx = 0, rx = 0, local = 0, evictions = 0, deferred = 0;
+	uint64_t sw = 0, tx = 0, rx = 0, local = 0;
 	struct top_rec r;
 	uint32_t *ids;
 	size_t n;
@@ -58,7 +58,6 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 		tx += top_cpu_tx(t, src);
 		rx += top_cpu_rx(t, src);
 		local += timeline_local_flushes(tl, i);
-		evictions += c->evictions;
 		if (mm && mm->pid >= 0)
 			snprintf(proc, sizeof(proc), "%d", mm->pid);
 		else
@@ -72,8 +71,6 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 			(unsigned long long)queued, c->r_evict, spark);
 	}
 
-	for (size_t id = 1; id < m->nmm; id++)
-		deferred += m->mm[id].deferred;
 	n = top_mms_by_ipis(m, &ids);
 	fprintf(out, "\nProcesses by flush IPIs (stock mask: CPUs that ever ran it; lazy: CPUs "
 		"running it)\n");
@@ -99,10 +96,9 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 		(unsigned long long)r.saved);
 	if (r.stock_ipis)
 		fprintf(out, " (%.1f %%)", 100.0 * r.saved / r.stock_ipis);
-	fprintf(out, "\n  lazy(%d, %d): %llu evictions, %llu deferred, %llu overflows; per-CPU tables: "
-		"%llu evictions, %llu deferred\n", m->T, m->Q, (unsigned long long)r.point.evictions,
-		(unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows,
-		(unsigned long long)evictions, (unsigned long long)deferred);
+	fprintf(out, "\n  lazy(%d, %d) from the per-CPU tables: %llu evictions, %llu deferred, %llu "
+		"overflows\n", m->T, m->Q, (unsigned long long)r.point.evictions,
+		(unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows);
 	if (r.T)
 		fprintf(out, "  recommendation (%s): MAX_LOADED_MM %d, MAX_TLB_FLUSH_TASK %d "
 			"(%.3f ms)\n", m->pf.name, r.T, r.Q, r.cost_ms);

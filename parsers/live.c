@@ -33,6 +33,18 @@ struct live_cpu {
 	int lost_pending;		/* the page's missed-events mark, not yet emitted; -1 none */
 };
 
+/*
+ * tep_find_field() compares names one field at a time; the decoder asks for the same
+ * (event, field name literal) pairs again and again, so the answers are cached by pointer.
+ */
+#define FIELD_CACHE	256
+
+struct field_slot {
+	const struct tep_event *event;
+	const char *name;		/* tracepoints.c's literal: compared by address */
+	struct tep_format_field *field;	/* NULL: the event has no such field */
+};
+
 struct live {
 	struct tracefs_instance *inst;	/* borrowed */
 	struct tep_handle *tep;
@@ -41,6 +53,7 @@ struct live {
 	bool in_round;
 	uint64_t watermark;
 	struct u64map comm;		/* pid -> string id of its name, from the events */
+	struct field_slot fields[FIELD_CACHE];
 	char detail[128];
 	uint64_t nrecords;
 };
@@ -55,7 +68,16 @@ struct field_ctx {
 
 static struct tep_format_field *field_of(struct field_ctx *c, const char *name)
 {
-	struct tep_format_field *f = tep_find_field(c->event, name);
+	uintptr_t h = ((uintptr_t)c->event >> 4) * 31 + ((uintptr_t)name >> 2);
+	struct field_slot *slot = &c->l->fields[h % FIELD_CACHE];
+	struct tep_format_field *f;
+
+	if (slot->event != c->event || slot->name != name) {
+		slot->event = c->event;
+		slot->name = name;
+		slot->field = tep_find_field(c->event, name);
+	}
+	f = slot->field;
 
 	if (!f || f->offset + f->size > c->rec->size)
 		return NULL;
@@ -166,7 +188,10 @@ static uint64_t mono_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Text symbols of the running kernel, so that csd/ipi callbacks are named. */
+/*
+ * Text symbols of the running kernel, so that csd/ipi callbacks are named.  Parsed by
+ * hand: sscanf() over the ~100k lines cost more than reading them.
+ */
 static void load_kallsyms(struct tep_handle *tep)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
@@ -175,13 +200,21 @@ static void load_kallsyms(struct tep_handle *tep)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256], mod[128];
-		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		char *end, *name, *mod = NULL, *p;
+		unsigned long long addr = strtoull(line, &end, 16);
 
-		if (n < 3 || (type != 't' && type != 'T') || !addr)
+		/* "ffffffff81000000 T name\t[module]\n" */
+		if (end == line || end[0] != ' ' || (end[1] != 't' && end[1] != 'T') ||
+		    end[2] != ' ' || !addr)
 			continue;
-		tep_register_function(tep, name, addr, n == 4 ? mod : NULL);
+		name = end + 3;
+		p = name + strcspn(name, "\t\n");
+		if (*p == '\t' && p[1] == '[') {
+			mod = p + 2;
+			mod[strcspn(mod, "]")] = '\0';
+		}
+		*p = '\0';
+		tep_register_function(tep, name, addr, mod);
 	}
 	fclose(f);
 }

@@ -36,14 +36,16 @@ for t in "$x86" "$rv"; do
 	same "$name: per-CPU switches and IPIs sent = report --json" "$want" "$(rows "$tmp/b.txt")"
 	want=$(tls report --json "$t" | jq -r '.totals.switches')
 	same "$name: total switches = report --json" "$want" \
-		"$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/b.txt")"
+		"$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/b.txt" | tail -1)"
 	# the per-CPU lazy tables of the view replay the same rules as tune's direct replay
-	want=$(tls tune --direct 6,32 "$t" | sed -n 's/^Direct replay.* \([0-9]*\) evictions.*/\1/p')
-	got=$(sed -n 's/.*per-CPU tables: \([0-9]*\) evictions.*/\1/p' "$tmp/b.txt")
-	same "$name: per-CPU lazy(6, 32) tables evict as tune --direct 6,32 ($want)" "$want" "$got"
+	want=$(tls tune --direct 6,32 "$t" |
+		sed -n 's/^Direct replay.*IPIs, \([0-9]*\) deferred, .*, \([0-9]*\) overflows, \([0-9]*\) evictions.*/\3 evictions, \1 deferred, \2 overflows/p')
+	got=$(sed -n 's/.*per-CPU tables: \([0-9]* evictions, [0-9]* deferred, [0-9]* overflows\)$/\1/p' \
+		"$tmp/b.txt" | tail -1)
+	same "$name: per-CPU lazy(6, 32) tables = tune --direct 6,32 ($want)" "$want" "$got"
 	want=$(tls tune --json "$t" | jq -r '.models.stock_asid.ipis')
 	check "$name: tuner panel's stock_asid IPIs = tune --json ($want)" \
-		grep -q "^Tuner: stock_asid $want flush IPIs" "$tmp/b.txt"
+		sh -c "grep '^Tuner: ' '$tmp/b.txt' | tail -1 | grep -q '^Tuner: stock_asid $want flush IPIs'"
 done
 
 tls top --replay "$x86" --speed max > "$tmp/pipe.txt" 2>&1
@@ -145,6 +147,28 @@ for sig in INT TERM; do
 	same "SIG$sig: top exits 0" 0 $?
 	same "tracefs is as it was after SIG$sig" "$before" "$(state)"
 done
+# the live screen under tmux: Ctrl-C leaves the terminal and tracefs as they were
+if command -v tmux > /dev/null; then
+	s=tlbscope-top-live-$$
+	tmux new-session -d -s "$s" -x 120 -y 40 \
+		"sh -c 'echo \$\$ > $tmp/live.pid; exec $prog top'"
+	for _ in $(seq 30); do [ -s "$tmp/live.pid" ] && break; sleep 0.1; done
+	pid=$(cat "$tmp/live.pid")
+	pids="$pids $pid"
+	ok_screen=1
+	for _ in $(seq 50); do
+		tmux capture-pane -p -t "$s" | grep -q "tlbscope top - live .*instance tlbscope-top-" && ok_screen=0 && break
+		sleep 0.1
+	done
+	check "live screen: header names host, kernel and instance" [ $ok_screen = 0 ]
+	tmux send-keys -t "$s" C-c
+	for _ in $(seq 50); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
+	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" sh -c "[ -n \"$pid\" ] && [ ! -d /proc/$pid ]"
+	same "tracefs is as it was after Ctrl-C on the live screen" "$before" "$(state)"
+	tmux kill-session -t "$s" 2> /dev/null
+else
+	skip "live screen" "tmux not installed"
+fi
 if command -v setpriv > /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$prog" top -b -n 1 \
 		> /dev/null 2> "$tmp/root.err"
