@@ -58,7 +58,7 @@ for try in $(seq 1 "$TRIES"); do
     start=$(date +%s)
     timeout ${TIMEOUT:-900} "${QEMU[@]}" < /dev/null > "$W/console.log" 2>&1 || echo "qemu exit $?"
     echo $(( $(date +%s) - start )) > "$W/guest_seconds"; echo "== $RUN: guest ran $(cat "$W/guest_seconds") s"
-    grep 'tlbscope-init' "$W/console.log" | tail -20
+    grep 'tlbscope-init' "$W/console.log" | tail -20 || true
     tar -C "$W/x" -xf "$W/disk.img" 2>/dev/null || true
     if [ ! -f "$W/x/info.txt" ]; then echo "no archive from guest"; tail -30 "$W/console.log"; continue; fi
     if grep -q "CPU bring-up failed" "$W/x/info.txt"; then echo "CPU bring-up failed, retrying"; continue; fi
