@@ -1,0 +1,43 @@
+#!/bin/bash
+# Kernel vs model on a lazy-kernel trace: what the kernel did (csd flush IPIs,
+# lazy_tlb_defer decisions, local_flush_tlb_mm evictions, lazy_tlb_reset_local)
+# against tlbscope's lazy(T, Q) replay at the kernel's own parameters.
+# Usage: lazy-compare.sh TRACE.dat T Q     (run from the repository root or corpus/)
+set -euo pipefail
+TRACE=$1 T=$2 Q=$3
+TLBSCOPE=${TLBSCOPE:-$(cd "$(dirname "$0")/.." && pwd)/tlbscope}
+R=$(mktemp); J=$(mktemp)
+trap 'rm -f "$R" "$J"' EXIT
+trace-cmd report -i "$TRACE" 2>/dev/null > "$R"
+"$TLBSCOPE" tune --direct "$T,$Q" --json "$TRACE" > "$J"
+ncpu=$(jq '.direct.cpus | length' "$J")
+# kernel, per CPU: ipis/deferred/overflows by target CPU, evictions/resets by the CPU itself
+awk -v n="$ncpu" '
+/csd_queue_cpu:.*func=__ipi_flush_tlb_range_asid/ { for (i = 1; i <= NF; i++) if ($i ~ /^cpu=/) { c = substr($i, 5) + 0; ipi[c]++ } }
+/ lazy_tlb_defer: / {
+    for (i = 1; i <= NF; i++) { if ($i ~ /^cpu=/) c = substr($i, 5) + 0; if ($i ~ /^decision=/) d = substr($i, 10) + 0 }
+    dec[d]++
+    if (d >= 1 && d <= 4) def[c]++
+    if (d == 3) ovf[c]++
+}
+/ local_flush_tlb_mm: / { match($0, /\[[0-9]+\]/); c = substr($0, RSTART + 1, RLENGTH - 2) + 0; ev[c]++ }
+/ lazy_tlb_reset_local: / { match($0, /\[[0-9]+\]/); c = substr($0, RSTART + 1, RLENGTH - 2) + 0; rs[c]++ }
+END {
+    for (c = 0; c < n; c++)
+        printf "kernel %d %d %d %d %d %d\n", c, ipi[c], def[c], ovf[c], ev[c], rs[c]
+    printf "decisions"; for (d = 0; d <= 6; d++) printf " %d", dec[d]; printf "\n"
+}' "$R" > "$R.k"
+jq -r '.direct.cpus[] | "model \(.cpu) \(.ipis) \(.deferred) \(.overflows) \(.evictions) \(.table_resets) \(.deferred_flushes)"' "$J" > "$R.m"
+echo "trace: $TRACE   lazy(T=$T, Q=$Q)"
+echo
+echo "| CPU | flush IPIs kernel / model | deferred kernel / model | overflows kernel / model | evictions kernel / model | table resets kernel / model |"
+echo "|---|---|---|---|---|---|"
+join <(awk '{print $2, $3, $4, $5, $6, $7}' "$R.k" | grep -v decisions | sort) <(awk '{print $2, $3, $4, $5, $6, $7}' "$R.m" | sort) |
+    awk '{ printf "| %d | %d / %d | %d / %d | %d / %d | %d / %d | %d / %d |\n", $1, $2, $7, $3, $8, $4, $9, $5, $10, $6, $11
+           for (i = 0; i < 5; i++) { k[i] += $(i + 2); m[i] += $(i + 7) } }
+         END { printf "| all | %d / %d | %d / %d | %d / %d | %d / %d | %d / %d |\n", k[0], m[0], k[1], m[1], k[2], m[2], k[3], m[3], k[4], m[4] }'
+echo
+awk '/^decisions/ { printf "kernel decisions (lazy_tlb_defer): IPI %d, queued %d, flag full %d, flag overflow %d, absorbed %d, gone %d, IPI no slot %d\n", $2, $3, $4, $5, $6, $7, $8 }' "$R.k"
+echo "model: deferred_flushes (switch-ins that performed queued work) $(jq .direct.deferred_flushes "$J"); ideal IPIs $(jq .models.ideal.ipis "$J"); stock_asid IPIs $(jq .models.stock_asid.ipis "$J")"
+echo "kernel: local_load_tlb_mm $(grep -c ' local_load_tlb_mm: ' "$R" || true), model mm_switches $(jq .input.mm_switches "$J")"
+rm -f "$R.k" "$R.m"
