@@ -1272,8 +1272,11 @@ int cmd_record(int argc, char **argv)
 	if (setup_instance(&rec, riscv))
 		goto out_cleanup;
 	add_kprobes(&rec, un.machine);
-	if (sig_count)
+	if (sig_count) {
+		error("record: interrupted while setting up; nothing recorded, %s not written",
+		      o.output);
 		goto out_cleanup;
+	}
 	if (open_readers(&rec) || start_readers(&rec))
 		goto out_stop;
 	t0 = now_ns();
