@@ -40,4 +40,30 @@ echo
 awk '/^decisions/ { printf "kernel decisions (lazy_tlb_defer): IPI %d, queued %d, flag full %d, flag overflow %d, absorbed %d, gone %d, IPI no slot %d\n", $2, $3, $4, $5, $6, $7, $8 }' "$R.k"
 echo "model: deferred_flushes (switch-ins that performed queued work) $(jq .direct.deferred_flushes "$J"); ideal IPIs $(jq .models.ideal.ipis "$J"); stock_asid IPIs $(jq .models.stock_asid.ipis "$J")"
 echo "kernel: local_load_tlb_mm $(grep -c ' local_load_tlb_mm: ' "$R" || true), model mm_switches $(jq .input.mm_switches "$J")"
+# The model starts from empty tables; the kernel does not: PID 1's mm was loaded (and is
+# often still the active mm under the idle task) on CPUs before tracing began. Kernel IPIs
+# and deferrals for that mm to a CPU before the CPU's first in-trace load of it:
+python3 - "$R" <<'PY'
+import re, sys
+init_mm = None; loaded = set(); ipi = {}; dfr = {}; ev = {}
+for line in open(sys.argv[1]):
+    m = re.search(r'^\s*(\S+)-(\d+)\s+\[(\d+)\]\s+[\d.]+: (\S+):', line)
+    if not m:
+        continue
+    pid, cpu, name = int(m.group(2)), int(m.group(3)), m.group(4)
+    if init_mm is None and pid == 1 and name in ('__flush_tlb_range', 'lazy_tlb_defer'):
+        init_mm = re.search(r'mm=(0x[0-9a-f]+)', line).group(1)
+    if name in ('local_load_tlb_mm', 'switch_mm'):
+        mm = re.search(r'(?:mm|next)=(0x[0-9a-f]+)', line).group(1)
+        if mm == init_mm or init_mm is None:
+            loaded.add((cpu, mm))
+    if name == 'lazy_tlb_defer' and init_mm:
+        mm = re.search(r'mm=(0x[0-9a-f]+)', line).group(1)
+        t = int(re.search(r' cpu=(\d+)', line).group(1)); d = int(re.search(r'decision=(\d+)', line).group(1))
+        if mm == init_mm and (t, mm) not in loaded:
+            if d in (0, 6): ipi[t] = ipi.get(t, 0) + 1
+            elif 1 <= d <= 4: dfr[t] = dfr.get(t, 0) + 1
+print("kernel, for PID 1's mm (%s) before each CPU's first in-trace load of it (state the model cannot see): IPIs %s, deferred %s" %
+      (init_mm, dict(sorted(ipi.items())) or '{}', dict(sorted(dfr.items())) or '{}'))
+PY
 rm -f "$R.k" "$R.m"
