@@ -362,12 +362,15 @@ static void draw_tuner(const struct top_model *m, int y)
 	clrtoeol();
 	if (r.T)
 		snprintf(line, sizeof(line), "recommendation (%s): MAX_LOADED_MM %d, "
-			 "MAX_TLB_FLUSH_TASK %d (%.3f ms);  lazy(%d, %d): %llu evictions, %llu "
-			 "deferred, %llu overflows", m->pf.name, r.T, r.Q, r.cost_ms, m->T, m->Q,
-			 (unsigned long long)r.point.evictions, (unsigned long long)r.point.deferred,
-			 (unsigned long long)r.point.overflows);
+			 "MAX_TLB_FLUSH_TASK %d (%.3f ms)", m->pf.name, r.T, r.Q, r.cost_ms);
 	else
 		snprintf(line, sizeof(line), "recommendation: waiting for events");
+	mvaddnstr(y++, 0, line, COLS);
+	move(y, 0);
+	clrtoeol();
+	snprintf(line, sizeof(line), "lazy(%d, %d) as shown per CPU: %llu evictions, %llu flushes queued "
+		 "instead of an IPI, %llu queue overflows", m->T, m->Q, (unsigned long long)r.point.evictions,
+		 (unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows);
 	mvaddnstr(y, 0, line, COLS);
 }
 
@@ -421,14 +424,14 @@ void top_view_draw(struct top_view *v, const struct top_model *m, struct timelin
 	erase();
 	draw_header(v, m, tl, st);
 	/* CPU rows first, then at least 3 process rows, then the tuner's 3 lines */
-	rows_left = LINES - 4 - 1 - 4 - 2;
+	rows_left = LINES - 4 - 1 - 5 - 2;
 	cpu_rows = ncpu < rows_left - 3 ? ncpu : rows_left - 3;
 	if (cpu_rows < 1)
 		cpu_rows = 1;
 	y = v->strip ? draw_strip(v, m, tl, 4, cpu_rows) : draw_cpus(v, m, tl, 4, cpu_rows);
 	y++;
-	y = draw_procs(m, tl, y, LINES - y - 5);
-	draw_tuner(m, LINES - 4 > y ? LINES - 4 : y);
+	y = draw_procs(m, tl, y, LINES - y - 6);
+	draw_tuner(m, LINES - 5 > y ? LINES - 5 : y);
 	if (v->help)
 		draw_help();
 	refresh();

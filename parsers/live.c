@@ -45,6 +45,13 @@ struct field_slot {
 	struct tep_format_field *field;	/* NULL: the event has no such field */
 };
 
+#define COMM_CACHE	4096
+
+struct comm_slot {
+	int32_t pid;			/* 0: empty */
+	char comm[TS_COMM_LEN];
+};
+
 struct live {
 	struct tracefs_instance *inst;	/* borrowed */
 	struct tep_handle *tep;
@@ -52,7 +59,11 @@ struct live {
 	struct live_cpu *cpu;
 	bool in_round;
 	uint64_t watermark;
-	struct u64map comm;		/* pid -> string id of its name, from the events */
+	/*
+	 * Names of running tasks learned from the events, direct-mapped by pid: a miss (a
+	 * collision, a task not seen switching yet) falls back to the saved cmdlines.
+	 */
+	struct comm_slot comms[COMM_CACHE];
 	struct field_slot fields[FIELD_CACHE];
 	char detail[128];
 	uint64_t nrecords;
@@ -245,24 +256,27 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 	return 0;
 }
 
-static const char *comm_of(struct ts_source *src, struct live *l, int pid)
+static const char *comm_of(struct live *l, int pid)
 {
-	uint64_t *id;
+	const struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
 	const char *comm;
 
 	if (pid == 0)
 		return "<idle>";
-	id = u64map_find(&l->comm, (uint64_t)pid);
-	if (id)
-		return ts_source_str(src, (uint32_t)*id);
+	if (c->pid == pid)
+		return c->comm;
 	comm = tep_data_comm_from_pid(l->tep, pid);
 	return comm ? comm : "<...>";
 }
 
-static void comm_learn(struct ts_source *src, struct live *l, int pid, const char *comm)
+static void comm_learn(struct live *l, int pid, const char *comm)
 {
-	if (pid > 0 && comm[0])
-		*u64map_get(&l->comm, (uint64_t)pid, 0, NULL) = ts_source_intern(src, comm);
+	struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
+
+	if (pid <= 0 || !comm[0])
+		return;
+	c->pid = pid;
+	memcpy(c->comm, comm, TS_COMM_LEN);	/* both TS_COMM_LEN, NUL-terminated */
 }
 
 static int live_next(struct ts_source *src, struct ts_event *ev)
@@ -312,7 +326,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	event = tep_find_event_by_record(l->tep, &rec);
 	if (event) {
 		ev->pid = tep_data_pid(l->tep, &rec);
-		strlcpy_ts(ev->comm, comm_of(src, l, ev->pid), TS_COMM_LEN);
+		strlcpy_ts(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
 		fc = (struct field_ctx){ .l = l, .event = event, .rec = &rec };
 		if (tp_decode(src, event->name, &(struct tp_fields){ .ctx = &fc, .num = get_num,
 			      .str = get_str, .sym = get_sym, .mask = get_mask }, ev, why,
@@ -322,10 +336,10 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 			return -1;
 		}
 		if (ev->kind == TS_EV_SWITCH) {
-			comm_learn(src, l, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
-			comm_learn(src, l, ev->u.sw.next_pid, ev->u.sw.next_comm);
+			comm_learn(l, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
+			comm_learn(l, ev->u.sw.next_pid, ev->u.sw.next_comm);
 		} else if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK) {
-			comm_learn(src, l, ev->u.fork.child_pid, ev->u.fork.child_comm);
+			comm_learn(l, ev->u.fork.child_pid, ev->u.fork.child_comm);
 		}
 	} else {
 		/* an event type enabled after we loaded the formats: counted, not decoded */
@@ -349,7 +363,6 @@ static void live_close(struct ts_source *src)
 		free(l->cpu[i].page);
 	}
 	free(l->cpu);
-	u64map_release(&l->comm);
 	tep_free(l->tep);
 	free(l);
 }
@@ -418,7 +431,6 @@ struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err)
 	src->info.format = ts_format_live.name;
 	src->priv = l;
 	l->inst = inst;
-	u64map_init(&l->comm);
 	if (live_open(src)) {
 		strlcpy_ts(err, src->err, TS_ERR_LEN);
 		ts_source_close(src);

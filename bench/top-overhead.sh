@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope top's own CPU use, live under a hackbench load (root): utime + stime from
+# /proc/PID/stat between its 3rd and 12th batch snapshots, and the events it read in that
+# window (from the same snapshots).  Prints one line; nothing is asserted.
+#   usage: bench/top-overhead.sh [TLBSCOPE]
+prog=${1:-./tlbscope}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+( while :; do hackbench -g 4 -l 5000 > /dev/null 2>&1; done ) &
+load=$!
+sleep 1
+"$prog" top -b -d 1 -n 13 > "$out" 2> /dev/null &
+pid=$!
+hz=$(getconf CLK_TCK)
+cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+shots() { grep -c '^elapsed' "$out"; }
+until [ "$(shots)" -ge 3 ]; do sleep 0.05; done
+c0=$(cpu); e0=$(grep '^elapsed' "$out" | tail -1)
+until [ "$(shots)" -ge 12 ]; do sleep 0.05; done
+c1=$(cpu); e1=$(grep '^elapsed' "$out" | tail -1)
+wait $pid
+kill $load
+wait $load 2> /dev/null
+events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
+secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }
+awk -v c=$((c1 - c0)) -v hz="$hz" -v ev=$(($(events "$e1") - $(events "$e0"))) \
+    -v t0="$(secs "$e0")" -v t1="$(secs "$e1")" -v lost="$(tail -n +1 "$out" |
+    grep '^elapsed' | tail -1 | sed 's/.*lost //')" 'BEGIN {
+	dt = t1 - t0
+	printf "window %.1f s: %d events (%.0f/s), %.2f s CPU = %.2f %% of a core, " \
+	       "%.2f us/event -> %.1f %% of a core at 100k events/s; lost %s\n",
+	       dt, ev, ev / dt, c / hz, 100 * c / hz / dt, 1e6 * c / hz / ev,
+	       100 * 1e5 * c / hz / ev, lost
+}'
