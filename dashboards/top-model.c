@@ -240,14 +240,14 @@ void top_model_tick(struct top_model *m, struct timeline *tl)
 	double dt = (m->last_ts - m->tick_ts) / 1e9;
 
 	if (dt <= 0)
-		dt = 0;
+		return;		/* no trace time passed (paused, or the trace ended): keep the rates */
 	for (int i = 0; i < m->ncpus && i < timeline_cpus(tl); i++) {
 		const struct tl_cpu *t = timeline_cpu(tl, i);
 		struct top_cpu *c = &m->cpu[i];
 		uint64_t lf = timeline_local_flushes(tl, i);
 
 #define RATE(cur, prev, out) do {					\
-		c->out = dt > 0 ? ((cur) - c->prev) / dt : 0;		\
+		c->out = ((cur) - c->prev) / dt;				\
 		c->prev = (cur);					\
 	} while (0)
 		RATE(t->switches, p_sw, r_sw);
@@ -256,8 +256,6 @@ void top_model_tick(struct top_model *m, struct timeline *tl)
 		RATE(lf, p_local, r_local);
 		RATE(c->evictions, p_evict, r_evict);
 #undef RATE
-		if (dt <= 0)
-			continue;
 		if (c->nspark == TOP_SPARK)
 			memmove(c->spark, c->spark + 1, (TOP_SPARK - 1) * sizeof(*c->spark));
 		else

@@ -23,6 +23,7 @@ static const char *const sort_names[SORT__COUNT] = {
 
 struct top_view {
 	SCREEN *scr;
+	FILE *tty;		/* /dev/tty when stdin is the replayed trace, else NULL */
 	bool frozen, strip, help, utf8;
 	bool dirty;		/* a key changed the layout: draw in full even when frozen */
 	int sort;
@@ -34,16 +35,24 @@ struct top_view *top_view_open(void)
 	struct top_view *v;
 	const char *cs;
 	SCREEN *scr;
+	FILE *tty = NULL;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	if (!isatty(STDOUT_FILENO))
+		return NULL;
+	/* keys from the terminal even when stdin is the trace (--replay -) */
+	if (!isatty(STDIN_FILENO) && !(tty = fopen("/dev/tty", "re")))
 		return NULL;
 	setlocale(LC_CTYPE, "");	/* UTF-8 sparklines where the terminal has them */
 	cs = nl_langinfo(CODESET);
-	scr = newterm(NULL, stdout, stdin);
-	if (!scr)
+	scr = newterm(NULL, stdout, tty ? tty : stdin);
+	if (!scr) {
+		if (tty)
+			fclose(tty);
 		return NULL;
+	}
 	v = xcalloc(1, sizeof(*v));
 	v->scr = scr;
+	v->tty = tty;
 	v->utf8 = cs && !strcmp(cs, "UTF-8");
 	v->sort = SORT_CPU;
 	cbreak();	/* Ctrl-C stays a signal: the driver cleans up tracefs on it */
@@ -67,6 +76,8 @@ void top_view_close(struct top_view *v)
 	curs_set(1);
 	endwin();
 	delscreen(v->scr);
+	if (v->tty)
+		fclose(v->tty);
 	free(v);
 }
 

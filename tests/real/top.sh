@@ -100,6 +100,16 @@ else
 	check "terminal restored: no screen left after quit" sh -c \
 		"! tmux capture-pane -p -t $s | grep -qE 'tlbscope top -|CPU TASK|STOCK_IPIS'"
 	tmux kill-session -t "$s" 2> /dev/null
+	# the trace on stdin: keys come from the terminal
+	tmux new-session -d -s "$s" -x 120 -y 40 \
+		"sh -c 'xz -dc $fx/x86-hackbench.txt.xz | $prog top --replay - --speed 0.5; echo DONE; sleep 60'"
+	check "--replay - on a terminal: the screen reads the trace from stdin" \
+		wait_for 'replay - (ftrace-text) END OF TRACE'
+	check "--replay -: rates kept at the end of the trace" \
+		sh -c "tmux capture-pane -p -t $s | grep -qE '^ +0 .* +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]/6'"
+	tmux send-keys -t "$s" q
+	check "--replay -: q quits (keys from /dev/tty)" wait_for '^DONE'
+	tmux kill-session -t "$s" 2> /dev/null
 fi
 
 # ---- live ----
