@@ -323,8 +323,14 @@ static void update_status(struct top_run *r, uint64_t now)
 	r->st.ended = r->ended;
 	r->st.speed = r->speed;
 	r->st.lost = timeline_lost(r->tl, &lost_unknown);
-	if (r->inst)
-		r->st.lost += live_overruns(r);
+	if (r->inst) {
+		/* the ring's own count of what it overwrote or dropped: the stream's missed
+		 * marks count the same events again, so the larger of the two */
+		uint64_t ring = live_overruns(r);
+
+		if (ring > r->st.lost)
+			r->st.lost = ring;
+	}
 	r->st.percent = -1;
 	if (!r->inst && r->last_ts > r->first_ts) {
 		uint64_t at = r->ended ? r->last_ts : timeline_last_ts(r->tl);
@@ -440,6 +446,7 @@ static int live_setup(struct top_run *r)
 	struct utsname un;
 	char err[TS_ERR_LEN];
 	int enabled = 0;
+	long ncpus, kb;
 
 	if (geteuid() != 0)
 		return error("top: watching live needs root (tracefs); --replay TRACE does not");
@@ -457,8 +464,14 @@ static int live_setup(struct top_run *r)
 	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
 		return error("top: cannot set trace_clock to mono in %s: %s", r->inst_name,
 			     strerror(errno));
-	if (tracefs_instance_set_buffer_size(r->inst, 4096, -1))
-		warning("top: cannot set the ring buffers to 4 MiB per CPU: %s", strerror(errno));
+	/* 4 MiB per CPU (a second of hackbench at 100k events/s), less on big machines */
+	ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	kb = ncpus > 16 ? 65536 / ncpus : 4096;
+	if (kb < 512)
+		kb = 512;
+	if (tracefs_instance_set_buffer_size(r->inst, kb, -1))
+		warning("top: cannot set the ring buffers to %ld KiB per CPU: %s", kb,
+			strerror(errno));
 	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++) {
 		if (!tracefs_event_file_exists(r->inst, live_events[i].system, live_events[i].event,
 					       "enable"))
