@@ -95,6 +95,10 @@ else
 	check "resize: redrawn at 90 columns (no wider line, header there)" sh -c \
 		"tmux capture-pane -p -t $s | awk 'length > 90 { bad = 1 } END { exit bad }' &&
 		 tmux capture-pane -p -t $s | grep -q ' CPU TASK'"
+	tmux send-keys -t "$s" +
+	check "+: replay twice as fast (speed 100x)" wait_for 'speed 100x'
+	tmux send-keys -t "$s" - -
+	check "- -: four times slower (speed 25x)" wait_for 'speed 25x'
 	tmux send-keys -t "$s" q
 	check "q: quits (DONE printed by the shell)" wait_for '^DONE'
 	check "terminal restored: no screen left after quit" sh -c \
