@@ -11,23 +11,12 @@
 #define TOP_SPARK	64	/* sparkline points kept per CPU (one per tick) */
 #define TOP_STRIP	256	/* last mm switches kept per CPU for the timeline strip */
 
-struct top_slot {
-	uint32_t mm;		/* 0 empty */
-	uint32_t queued;	/* range flushes queued for it */
-	uint64_t gen;
-	bool flag;		/* whole-ASID flush pending at switch-back */
-};
-
 struct top_cpu {
 	bool seen;
 	int32_t pid;			/* current task, -1 unknown */
 	char comm[TS_COMM_LEN];
 	uint32_t mm;			/* current task's mm id, 0 kernel thread */
 	uint32_t active;		/* the CPU's active (loaded) mm: kernel threads keep it */
-	/* lazy(T, Q) table of this CPU, T slots (DESIGN section 4) */
-	struct top_slot *slots;
-	uint64_t gen;
-	uint64_t evictions;
 	/* previous tick's totals, and the rates over the last tick (per trace second) */
 	uint64_t p_sw, p_tx, p_rx, p_local, p_evict;
 	double r_sw, r_tx, r_rx, r_local, r_evict;
@@ -54,11 +43,9 @@ struct top_model {
 	struct tuner *tu;
 	struct platform pf;
 	int *grid_T, ngrid_T, *grid_Q, ngrid_Q;
-	uint64_t flush_all;		/* tlb_flush_all_threshold, pages */
 	uint64_t first_ts, last_ts, tick_ts;	/* trace clock, ns */
 	uint64_t ticks;
 	uint64_t switches_fed;
-	uint64_t overflows;		/* lazy(T, Q): full queues turned into the flag */
 };
 
 /* Rendering helpers shared by the text and curses screens. */

@@ -2,8 +2,8 @@
 /*
  * The model behind `tlbscope top`: a consumer of the resolved stream that feeds the tuner
  * (the same models as `tune`, incrementally) and keeps what the screen shows per CPU: the
- * current task, rates per tick, and that CPU's lazy(T, Q) table replayed by DESIGN.md
- * section 4 rules 1-4, so that loaded mms and queued entries can be shown per CPU.
+ * current task and rates per tick.  The lazy(T, Q) tables shown per CPU are the tuner's
+ * direct replay of that one point (tuner/replay.c), the same as `tune --direct T,Q`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +20,8 @@ static void cpus_reserve(struct top_model *m, int n)
 		return;
 	m->cpu = xrealloc(m->cpu, n * sizeof(*m->cpu));
 	memset(m->cpu + m->ncpus, 0, (n - m->ncpus) * sizeof(*m->cpu));
-	for (int c = m->ncpus; c < n; c++) {
+	for (int c = m->ncpus; c < n; c++)
 		m->cpu[c].pid = -1;
-		m->cpu[c].slots = xcalloc(m->T, sizeof(struct top_slot));
-	}
 	m->ncpus = n;
 }
 
@@ -42,16 +40,17 @@ static struct top_mm *mm_of(struct top_model *m, uint32_t id)
 struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf)
 {
 	struct top_model *m = xcalloc(1, sizeof(*m));
+	const int point[1][2] = { { T, Q } };
 	struct tuner_opts to = {
 		.thresholds = grid_T, .nthresholds = sizeof(grid_T) / sizeof(grid_T[0]),
 		.queues = grid_Q, .nqueues = sizeof(grid_Q) / sizeof(grid_Q[0]),
 		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
+		.replay = point, .nreplay = 1,
 	};
 
 	m->T = T;
 	m->Q = Q;
 	m->pf = *pf;
-	m->flush_all = to.flush_all_threshold;
 	to.tlb_reach_mms = platform_reach_mms(pf);
 	m->grid_T = (int *)grid_T;
 	m->ngrid_T = to.nthresholds;
@@ -66,72 +65,25 @@ void top_model_free(struct top_model *m)
 {
 	if (!m)
 		return;
-	for (int c = 0; c < m->ncpus; c++)
-		free(m->cpu[c].slots);
 	free(m->cpu);
 	free(m->mm);
 	tuner_free(m->tu);
 	free(m);
 }
 
-static struct top_slot *slot_of(struct top_model *m, int cpu, uint32_t mm)
-{
-	struct top_slot *s = m->cpu[cpu].slots;
-
-	for (int i = 0; i < m->T; i++)
-		if (s[i].mm == mm)
-			return &s[i];
-	return NULL;
-}
-
-/* Rule 1: @cpu loads @mm. */
-static void lazy_load(struct top_model *m, int cpu, uint32_t mm)
-{
-	struct top_cpu *c = &m->cpu[cpu];
-	struct top_slot *s = slot_of(m, cpu, mm);
-
-	if (!mm || c->active == mm)
-		return;
-	c->active = mm;
-	if (s) {
-		s->gen = ++c->gen;
-		s->queued = 0;
-		s->flag = false;
-		return;
-	}
-	for (int i = 0; i < m->T && !s; i++)
-		if (!c->slots[i].mm)
-			s = &c->slots[i];
-	if (!s) {
-		s = &c->slots[0];
-		for (int i = 1; i < m->T; i++)
-			if (c->slots[i].gen < s->gen)
-				s = &c->slots[i];
-		c->evictions++;
-	}
-	*s = (struct top_slot){ .mm = mm, .gen = ++c->gen };
-}
-
-/* Rule 2 (per target CPU) and the per-mm IPI account under each mask. */
-static void lazy_request(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
+/*
+ * The per-mm IPI account of a request under each mask, after the tuner replayed it: stock
+ * interrupts every CPU that ever ran the mm, lazy those running it and defers for those
+ * holding it in their table.
+ */
+static void mm_request(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
 {
 	uint32_t id = ev->u.flush.mm;
 	uint8_t scope = ev->u.flush.scope;
-	bool full = scope == TS_SCOPE_MM || ev->u.flush.pages > m->flush_all;
 	const struct tl_mm *tm;
 	struct top_mm *mm;
 
-	if (scope == TS_SCOPE_KERNEL || scope == TS_SCOPE_ALL) {
-		/* rule 4: a full flush everywhere keeps only each CPU's active mm */
-		if (scope != TS_SCOPE_ALL && ev->u.flush.pages <= m->flush_all)
-			return;
-		for (int c = 0; c < m->ncpus; c++)
-			for (int i = 0; i < m->T; i++)
-				if (m->cpu[c].slots[i].mm != m->cpu[c].active)
-					m->cpu[c].slots[i] = (struct top_slot){ 0 };
-		return;
-	}
-	if (!id)
+	if (!id || (scope != TS_SCOPE_RANGE && scope != TS_SCOPE_MM))
 		return;
 	mm = mm_of(m, id);
 	mm->requests++;
@@ -140,27 +92,12 @@ static void lazy_request(struct top_model *m, struct timeline *tl, const struct 
 		mm->stock_ipis += ts_cpumask_weight(&tm->ran_on) -
 				  ts_cpumask_test(&tm->ran_on, ev->cpu);
 	for (int t = 0; t < m->ncpus; t++) {
-		struct top_slot *s;
-
-		if (t == ev->cpu)
+		if (t == ev->cpu || !tuner_replayed_holds(m->tu, 0, t, id))
 			continue;
-		if (m->cpu[t].active == id) {
+		if (m->cpu[t].active == id)
 			mm->lazy_ipis++;
-			continue;
-		}
-		s = slot_of(m, t, id);
-		if (!s)
-			continue;
-		mm->deferred++;
-		if (s->flag)
-			continue;
-		if (full || s->queued >= (uint32_t)m->Q) {
-			s->flag = true;
-			s->queued = 0;
-			m->overflows += !full;
-		} else {
-			s->queued++;
-		}
+		else
+			mm->deferred++;
 	}
 }
 
@@ -190,29 +127,22 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 			c->strip[c->nstrip++ % TOP_STRIP] = 0;
 		}
 		if (c->mm)
-			lazy_load(m, ev->cpu, c->mm);
+			c->active = c->mm;
 		m->switches_fed++;
 		break;
 	case TS_EV_EXEC:
 		c->mm = ev->u.exec.mm;
-		lazy_load(m, ev->cpu, ev->u.exec.mm);
+		if (c->mm)
+			c->active = c->mm;
 		break;
 	case TS_EV_EXIT:
-		/* rule 3: the mm leaves every table */
-		if (!ev->u.exit.mm)
-			break;
-		for (int t = 0; t < m->ncpus; t++) {
-			struct top_slot *s = slot_of(m, t, ev->u.exit.mm);
-
-			if (s)
-				*s = (struct top_slot){ 0 };
+		for (int t = 0; ev->u.exit.mm && t < m->ncpus; t++)
 			if (m->cpu[t].active == ev->u.exit.mm)
 				m->cpu[t].active = 0;
-		}
 		break;
 	case TS_EV_FLUSH:
 		if (ev->u.flush.role == TS_FLUSH_REQUEST)
-			lazy_request(m, tl, ev);
+			mm_request(m, tl, ev);
 		break;
 	default:
 		break;
@@ -254,7 +184,7 @@ void top_model_tick(struct top_model *m, struct timeline *tl)
 		RATE(top_cpu_tx(t, src), p_tx, r_tx);
 		RATE(top_cpu_rx(t, src), p_rx, r_rx);
 		RATE(lf, p_local, r_local);
-		RATE(c->evictions, p_evict, r_evict);
+		RATE(tuner_replayed_cpu(m->tu, 0, i)->evictions, p_evict, r_evict);
 #undef RATE
 		if (c->nspark == TOP_SPARK)
 			memmove(c->spark, c->spark + 1, (TOP_SPARK - 1) * sizeof(*c->spark));
@@ -268,18 +198,10 @@ void top_model_tick(struct top_model *m, struct timeline *tl)
 
 int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued)
 {
-	int n = 0;
+	int loaded, flagged;
 
-	*queued = 0;
-	for (int i = 0; i < m->T; i++) {
-		const struct top_slot *s = &m->cpu[cpu].slots[i];
-
-		if (!s->mm)
-			continue;
-		n++;
-		*queued += s->queued;
-	}
-	return n;
+	tuner_replayed_state(m->tu, 0, cpu, &loaded, queued, &flagged);
+	return loaded;
 }
 
 static const struct top_model *sort_model;	/* qsort has no context argument */
@@ -342,12 +264,8 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	r->stock_ipis = stock->ipis;
 	r->lazy_ipis = ideal->ipis;
 	r->saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
-	/* lazy(T, Q) from the per-CPU tables: the same rules as tune --direct T,Q */
-	for (int c = 0; c < m->ncpus; c++)
-		r->point.evictions += m->cpu[c].evictions;
-	for (size_t id = 1; id < m->nmm; id++)
-		r->point.deferred += m->mm[id].deferred;
-	r->point.overflows = m->overflows;
+	/* lazy(T, Q) of the per-CPU tables: tune --direct T,Q */
+	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
 	tuner_recommend(m->tu, &m->pf, &rec);

@@ -292,3 +292,13 @@ void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued
 		*flagged += row[i].flag;
 	}
 }
+
+bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm)
+{
+	const struct slot *row = &l->slots[(size_t)cpu * l->T];
+
+	for (int i = 0; i < l->T; i++)
+		if (row[i].mm == mm)
+			return true;
+	return false;
+}

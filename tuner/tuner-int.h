@@ -100,6 +100,7 @@ void lazy_free(struct lazy *l);
 const struct tuner_counts *lazy_counts(const struct lazy *l);
 const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu);
 void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued, int *flagged);
+bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm);
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
 		bool count);

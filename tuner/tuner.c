@@ -413,3 +413,9 @@ void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, ui
 	if (t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus)
 		lazy_cpu_state(t->lazy[i], cpu, loaded, queued, flagged);
 }
+
+bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm)
+{
+	return t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus && mm &&
+	       lazy_holds(t->lazy[i], cpu, mm);
+}

@@ -72,6 +72,8 @@ const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int 
  * slots flagged for a whole-ASID flush (for live views). */
 void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, uint64_t *queued,
 			  int *flagged);
+/* Does @cpu hold @mm in the table of replayed point @i right now? */
+bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm);
 
 /* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
  * or farther.  Summed over CPUs when @cpu < 0. */
