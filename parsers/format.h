@@ -75,6 +75,36 @@ struct tp_fields {
 };
 
 /*
+ * The fields of one binary ring-buffer record through libtraceevent (tep-fields.c), for
+ * the trace.dat and live readers.  Set tep, cache (may be NULL), bigendian once, event and
+ * rec per record; tep_fields_bind() makes the getters tp_decode() calls.
+ */
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+struct tep_format_field;
+
+#define TEP_FIELD_CACHE	256
+
+struct tep_field_cache {
+	struct tep_field_slot {
+		const struct tep_event *event;
+		const char *name;		/* tracepoints.c's literal: compared by address */
+		struct tep_format_field *field;	/* NULL: the event has no such field */
+	} slot[TEP_FIELD_CACHE];
+};
+
+struct tep_fields {
+	struct tep_handle *tep;
+	struct tep_field_cache *cache;	/* borrowed, may be NULL */
+	bool bigendian;			/* byte order of the recorded kernel */
+	struct tep_event *event;
+	struct tep_record *rec;
+};
+
+void tep_fields_bind(struct tp_fields *f, struct tep_fields *c);
+
+/*
  * tp_decode - fill @ev's kind and payload from tracepoint @name's fields
  * @ev must already hold ts, cpu, pid, tgid, comm.  Unknown tracepoints become
  * TS_EV_OTHER.  Returns 0, or -1 when a known tracepoint lacks a field it must have

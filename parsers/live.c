@@ -33,18 +33,6 @@ struct live_cpu {
 	int lost_pending;		/* the page's missed-events mark, not yet emitted; -1 none */
 };
 
-/*
- * tep_find_field() compares names one field at a time; the decoder asks for the same
- * (event, field name literal) pairs again and again, so the answers are cached by pointer.
- */
-#define FIELD_CACHE	256
-
-struct field_slot {
-	const struct tep_event *event;
-	const char *name;		/* tracepoints.c's literal: compared by address */
-	struct tep_format_field *field;	/* NULL: the event has no such field */
-};
-
 #define COMM_CACHE	4096
 
 struct comm_slot {
@@ -64,130 +52,10 @@ struct live {
 	 * collision, a task not seen switching yet) falls back to the saved cmdlines.
 	 */
 	struct comm_slot comms[COMM_CACHE];
-	struct field_slot fields[FIELD_CACHE];
+	struct tep_field_cache fields;	/* field lookups by (event, name) */
 	char detail[128];
 	uint64_t nrecords;
 };
-
-struct field_ctx {
-	struct live *l;
-	struct tep_event *event;
-	struct tep_record *rec;
-};
-
-/* ---- field getters, as parsers/tracedat.c has them ---- */
-
-static struct tep_format_field *field_of(struct field_ctx *c, const char *name)
-{
-	uintptr_t h = ((uintptr_t)c->event >> 4) * 31 + ((uintptr_t)name >> 2);
-	struct field_slot *slot = &c->l->fields[h % FIELD_CACHE];
-	struct tep_format_field *f;
-
-	if (slot->event != c->event || slot->name != name) {
-		slot->event = c->event;
-		slot->name = name;
-		slot->field = tep_find_field(c->event, name);
-	}
-	f = slot->field;
-
-	if (!f || f->offset + f->size > c->rec->size)
-		return NULL;
-	return f;
-}
-
-static const void *field_bytes(struct field_ctx *c, struct tep_format_field *f, int *len)
-{
-	unsigned long long loc;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-		*len = f->size;
-		return (const char *)c->rec->data + f->offset;
-	}
-	if (tep_read_number_field(f, c->rec->data, &loc))
-		return NULL;
-	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
-		return NULL;
-	*len = (int)(loc >> 16);
-	return (const char *)c->rec->data + (loc & 0xffff);
-}
-
-static int get_num(void *ctx, const char *name, int64_t *val)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	unsigned long long v;
-
-	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		return -1;
-	if (tep_read_number_field(f, c->rec->data, &v))
-		return -1;
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-		v |= ~0ULL << (f->size * 8);
-	*val = (int64_t)v;
-	return 0;
-}
-
-static int get_str(void *ctx, const char *name, char *buf, size_t len)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	const char *p;
-	int n;
-
-	if (!f || !(p = field_bytes(c, f, &n)))
-		return -1;
-	n = (int)strnlen(p, n);
-	if ((size_t)n >= len)
-		n = (int)len - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return 0;
-}
-
-static int get_sym(void *ctx, const char *name, char *buf, size_t len)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	unsigned long long addr;
-	const char *fn;
-
-	if (!f || tep_read_number_field(f, c->rec->data, &addr))
-		return -1;
-	fn = tep_find_function(c->l->tep, addr);
-	if (!fn)
-		return -1;
-	strlcpy_ts(buf, fn, len);
-	return 0;
-}
-
-static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	int lsize = tep_get_long_size(c->l->tep);
-	bool big = tep_is_bigendian();	/* the running kernel is the host */
-	const unsigned char *p;
-	int n;
-
-	if (!f || !(p = field_bytes(c, f, &n)))
-		return -1;
-	if (lsize != 4 && lsize != 8)
-		lsize = 8;
-	memset(m, 0, sizeof(*m));
-	for (int i = 0; i < n; i++) {
-		int word = i / lsize, byte = i % lsize;
-		int base = (word * lsize + (big ? lsize - 1 - byte : byte)) * 8;
-
-		for (int b = 0; b < 8; b++) {
-			if (!(p[i] & (1 << b)))
-				continue;
-			if (base + b >= TS_MAX_CPUS)
-				return -1;
-			ts_cpumask_set(m, base + b);
-		}
-	}
-	return 0;
-}
 
 /* ---- reading ---- */
 
@@ -285,7 +153,8 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	struct tep_record rec = { 0 };
 	struct tep_event *event;
 	struct live_cpu *c;
-	struct field_ctx fc;
+	struct tep_fields fc;
+	struct tp_fields fields;
 	char why[160];
 	int best = -1;
 
@@ -327,10 +196,12 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	if (event) {
 		ev->pid = tep_data_pid(l->tep, &rec);
 		strlcpy_ts(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
-		fc = (struct field_ctx){ .l = l, .event = event, .rec = &rec };
-		if (tp_decode(src, event->name, &(struct tp_fields){ .ctx = &fc, .num = get_num,
-			      .str = get_str, .sym = get_sym, .mask = get_mask }, ev, why,
-			      sizeof(why))) {
+		/* the recorded kernel is the running one: the host's byte order */
+		fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
+					  .bigendian = tep_is_bigendian(), .event = event,
+					  .rec = &rec };
+		tep_fields_bind(&fields, &fc);
+		if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
 			ts_source_fail(src, "cpu %d, record %llu: %s", best,
 				       (unsigned long long)l->nrecords, why);
 			return -1;

@@ -35,120 +35,8 @@ struct tracedat {
 	char detail[160];
 	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
 	size_t nkprobes;
+	struct tep_field_cache fields;	/* field lookups by (event, name) */
 };
-
-struct field_ctx {
-	struct tracedat *td;
-	struct tep_event *event;
-	struct tep_record *rec;
-};
-
-static struct tep_format_field *field_of(struct field_ctx *c, const char *name)
-{
-	struct tep_format_field *f = tep_find_field(c->event, name);
-
-	if (!f || f->offset + f->size > c->rec->size)
-		return NULL;
-	return f;
-}
-
-/* Payload bytes of @f in the record (__data_loc fields resolved), bounds-checked. */
-static const void *field_bytes(struct field_ctx *c, struct tep_format_field *f, int *len)
-{
-	unsigned long long loc;
-
-	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-		*len = f->size;
-		return (const char *)c->rec->data + f->offset;
-	}
-	if (tep_read_number_field(f, c->rec->data, &loc))
-		return NULL;
-	/* __data_loc: offset in the low 16 bits, length in the high 16 */
-	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
-		return NULL;
-	*len = (int)(loc >> 16);
-	return (const char *)c->rec->data + (loc & 0xffff);
-}
-
-static int get_num(void *ctx, const char *name, int64_t *val)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	unsigned long long v;
-
-	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		return -1;
-	if (tep_read_number_field(f, c->rec->data, &v))
-		return -1;
-	/* sign-extend signed fields narrower than 64 bits */
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-		v |= ~0ULL << (f->size * 8);
-	*val = (int64_t)v;
-	return 0;
-}
-
-static int get_str(void *ctx, const char *name, char *buf, size_t len)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	const char *p;
-	int n;
-
-	if (!f || !(p = field_bytes(c, f, &n)))
-		return -1;
-	n = (int)strnlen(p, n);
-	if ((size_t)n >= len)
-		n = (int)len - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	return 0;
-}
-
-static int get_sym(void *ctx, const char *name, char *buf, size_t len)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	unsigned long long addr;
-	const char *fn;
-
-	if (!f || tep_read_number_field(f, c->rec->data, &addr))
-		return -1;
-	fn = tep_find_function(c->td->tep, addr);
-	if (!fn)
-		return -1;
-	strlcpy_ts(buf, fn, len);
-	return 0;
-}
-
-static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
-{
-	struct field_ctx *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
-	int lsize = tep_get_long_size(c->td->tep);
-	bool big = tep_is_file_bigendian(c->td->tep);
-	const unsigned char *p;
-	int n;
-
-	if (!f || !(p = field_bytes(c, f, &n)))
-		return -1;
-	if (lsize != 4 && lsize != 8)
-		lsize = 8;
-	memset(m, 0, sizeof(*m));
-	/* a bitmap of unsigned longs in the file's byte order */
-	for (int i = 0; i < n; i++) {
-		int word = i / lsize, byte = i % lsize;
-		int base = (word * lsize + (big ? lsize - 1 - byte : byte)) * 8;
-
-		for (int b = 0; b < 8; b++) {
-			if (!(p[i] & (1 << b)))
-				continue;
-			if (base + b >= TS_MAX_CPUS)
-				return -1;
-			ts_cpumask_set(m, base + b);
-		}
-	}
-	return 0;
-}
 
 static bool tracedat_probe(const char *head, size_t len)
 {
@@ -242,7 +130,8 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct tracedat *td = src->priv;
 	struct tep_record *rec = NULL;
-	struct field_ctx c;
+	struct tep_fields fc;
+	struct tp_fields fields;
 	struct tep_event *event;
 	const char *comm;
 	char why[160];
@@ -277,9 +166,11 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	ev->pid = tep_data_pid(td->tep, rec);
 	comm = ev->pid == 0 ? "<idle>" : tep_data_comm_from_pid(td->tep, ev->pid);
 	strlcpy_ts(ev->comm, comm ? comm : "<...>", TS_COMM_LEN);
-	c = (struct field_ctx){ .td = td, .event = event, .rec = rec };
-	if (tp_decode(src, event->name, &(struct tp_fields){ .ctx = &c, .num = get_num,
-		      .str = get_str, .sym = get_sym, .mask = get_mask }, ev, why, sizeof(why))) {
+	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
+				  .bigendian = tep_is_file_bigendian(td->tep), .event = event,
+				  .rec = rec };
+	tep_fields_bind(&fields, &fc);
+	if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %s", cpu,
 			       (unsigned long long)td->nrecords, rec->offset, why);
 		return -1;

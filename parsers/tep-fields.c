@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A tracepoint's fields through libtraceevent, for the readers of binary ring-buffer
+ * records (trace.dat, live tracefs): every read is bounds-checked against the record, so
+ * a corrupt record is a missing field, never a read past its end.
+ */
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+/*
+ * tep_find_field() compares names one field at a time; the decoder asks for the same
+ * (event, field-name literal) pairs again and again, so the answers are cached by address.
+ */
+static struct tep_format_field *field_of(struct tep_fields *c, const char *name)
+{
+	struct tep_format_field *f;
+
+	if (c->cache) {
+		uintptr_t h = ((uintptr_t)c->event >> 4) * 31 + ((uintptr_t)name >> 2);
+		struct tep_field_slot *slot = &c->cache->slot[h % TEP_FIELD_CACHE];
+
+		if (slot->event != c->event || slot->name != name) {
+			slot->event = c->event;
+			slot->name = name;
+			slot->field = tep_find_field(c->event, name);
+		}
+		f = slot->field;
+	} else {
+		f = tep_find_field(c->event, name);
+	}
+	if (!f || f->offset + f->size > c->rec->size)
+		return NULL;
+	return f;
+}
+
+/* Payload bytes of @f in the record (__data_loc fields resolved), bounds-checked. */
+static const void *field_bytes(struct tep_fields *c, struct tep_format_field *f, int *len)
+{
+	unsigned long long loc;
+
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		*len = f->size;
+		return (const char *)c->rec->data + f->offset;
+	}
+	if (tep_read_number_field(f, c->rec->data, &loc))
+		return NULL;
+	/* __data_loc: offset in the low 16 bits, length in the high 16 */
+	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
+		return NULL;
+	*len = (int)(loc >> 16);
+	return (const char *)c->rec->data + (loc & 0xffff);
+}
+
+static int get_num(void *ctx, const char *name, int64_t *val)
+{
+	struct tep_fields *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long v;
+
+	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return -1;
+	if (tep_read_number_field(f, c->rec->data, &v))
+		return -1;
+	/* sign-extend signed fields narrower than 64 bits */
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	*val = (int64_t)v;
+	return 0;
+}
+
+static int get_str(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct tep_fields *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	const char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	n = (int)strnlen(p, n);
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+static int get_sym(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct tep_fields *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	unsigned long long addr;
+	const char *fn;
+
+	if (!f || tep_read_number_field(f, c->rec->data, &addr))
+		return -1;
+	fn = tep_find_function(c->tep, addr);
+	if (!fn)
+		return -1;
+	strlcpy_ts(buf, fn, len);
+	return 0;
+}
+
+static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
+{
+	struct tep_fields *c = ctx;
+	struct tep_format_field *f = field_of(c, name);
+	int lsize = tep_get_long_size(c->tep);
+	const unsigned char *p;
+	int n;
+
+	if (!f || !(p = field_bytes(c, f, &n)))
+		return -1;
+	if (lsize != 4 && lsize != 8)
+		lsize = 8;
+	memset(m, 0, sizeof(*m));
+	/* a bitmap of unsigned longs in the recorded kernel's byte order */
+	for (int i = 0; i < n; i++) {
+		int word = i / lsize, byte = i % lsize;
+		int base = (word * lsize + (c->bigendian ? lsize - 1 - byte : byte)) * 8;
+
+		for (int b = 0; b < 8; b++) {
+			if (!(p[i] & (1 << b)))
+				continue;
+			if (base + b >= TS_MAX_CPUS)
+				return -1;
+			ts_cpumask_set(m, base + b);
+		}
+	}
+	return 0;
+}
+
+void tep_fields_bind(struct tp_fields *f, struct tep_fields *c)
+{
+	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
+				 .mask = get_mask };
+}
