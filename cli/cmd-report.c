@@ -507,6 +507,9 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	       "(kernel thread requesting): %llu\n",
 	       (unsigned long long)timeline_requests_mm_guessed(tl),
 	       (unsigned long long)timeline_requests_unattributed(tl));
+	if (!strcmp(info->format, "ftrace-text"))
+		printf("  timestamps: as the text prints them (tracefs: microseconds), so run "
+		       "times and spans have that precision, not trace.dat's nanoseconds\n");
 	/* mm pointers name every process's address space: then the tgid is not needed */
 	if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
@@ -697,6 +700,8 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));
+		json_object_set_new(j, "timestamps_as_printed",
+				    json_boolean(!strcmp(info->format, "ftrace-text")));
 		json_probes(j, src, tl, &t);
 	}
 	json_object_set_new(root, "evidence", j);

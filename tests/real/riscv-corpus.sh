@@ -136,7 +136,8 @@ if [ -f "$hb" ]; then
 		[ "$(jq '.totals.mms > .evidence.mm_pointers.distinct and .evidence.mm_pointers.reuses > 0' "$hb")" = true ]
 	# the same trace as trace-cmd report text: the kprobes by event name, same answers
 	norm() {
-		jq -S 'del(.input, .span, .evidence.kprobes_defined, .evidence.kprobes)
+		jq -S 'del(.input, .span, .evidence.kprobes_defined, .evidence.kprobes,
+			.evidence.timestamps_as_printed)
 			| .cpus[] |= del(.kthread_ns, .idle_ns)' "$1"
 	}
 	tls report --json "$tmp/hackbench-aia-4cpu.txt" > "$tmp/hb-text.json"

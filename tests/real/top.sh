@@ -132,14 +132,16 @@ state() {
 	for p in $pids; do [ -e $tr/instances/tlbscope-top-$p ] && echo "left behind: tlbscope-top-$p"; done
 }
 before=$(state)
-hackbench -g 4 -l 2000 > /dev/null 2>&1 &
+# a load that lasts as long as top watches (hackbench alone may end first on an idle
+# machine), in a process group of its own so that all its workers go at the end
+setsid sh -c 'while :; do hackbench -g 4 -l 2000; done' > /dev/null 2>&1 &
 hb=$!
 ${TLBSCOPE_WRAP:-} "$prog" top -b -d 1 -n 2 > "$tmp/live.txt" 2> "$tmp/live.err" &
 pid=$!
 pids="$pids $pid"
 wait $pid
 rc=$?
-kill $hb 2> /dev/null
+kill -TERM -- -$hb 2> /dev/null
 wait $hb 2> /dev/null
 same "live: top -b -d 1 -n 2 exits 0" 0 $rc
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/live.err"

@@ -35,7 +35,7 @@ done
 # The same capture as trace.dat and as tracefs text (no tgid column: both carry the same
 # facts).  Text timestamps are microseconds, so times compare at that precision.
 norm() {
-	jq -S 'del(.input, .evidence.malformed_skipped)
+	jq -S 'del(.input, .evidence.malformed_skipped, .evidence.timestamps_as_printed)
 		| .span.first_ns |= (. / 1000 | floor) | .span.last_ns |= (. / 1000 | floor)
 		| .cpus[] |= (del(.kthread_ns, .idle_ns))' "$1"
 }
