@@ -45,21 +45,24 @@ struct tune_opts {
 	const char *svg;
 };
 
-/* "1,2,4" or "1-16" or a mix; values in [lo, hi]. */
+/* "1,2,4" or "1-16" or a mix; values in [lo, hi], duplicates dropped. */
 static int parse_list(const char *s, int lo, int hi, int *out, int *n)
 {
-	char buf[256], *p, *save = NULL;
-
 	*n = 0;
-	if (strlcpy_ts(buf, s, sizeof(buf)) >= sizeof(buf))
-		return -1;
-	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(p + 1, '-');
+	while (*s) {
+		const char *comma = strchr(s, ',');
+		size_t len = comma ? (size_t)(comma - s) : strlen(s);
+		char item[32], *dash;
 		int a, b;
 
+		if (!len || len >= sizeof(item))
+			return -1;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		dash = strchr(item + 1, '-');
 		if (dash)
 			*dash = '\0';
-		if (parse_int(p, &a) || (dash ? parse_int(dash + 1, &b) : (b = a, 0)))
+		if (parse_int(item, &a) || (dash ? parse_int(dash + 1, &b) : (b = a, 0)))
 			return -1;
 		if (a < lo || b > hi || b < a || *n + (b - a + 1) > MAX_LIST)
 			return -1;
@@ -71,6 +74,9 @@ static int parse_list(const char *s, int lo, int hi, int *out, int *n)
 			if (!dup)
 				out[(*n)++] = v;
 		}
+		s += len + (comma != NULL);
+		if (comma && !*s)
+			return -1;	/* a trailing comma */
 	}
 	return *n ? 0 : -1;
 }
