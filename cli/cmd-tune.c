@@ -184,7 +184,24 @@ struct run {
 	int ncpus;
 	int (*replay)[2];
 	int nreplay;
+	/* computed once, printed as text or JSON */
+	struct tuner_rec sens[PF__COSTS][2];	/* each unit cost x0.5, x2 */
+	struct tuner_rec win[4];		/* each quarter of the trace */
+	uint64_t until[4];
+	int nwin;
 };
+
+/* The recommendation again with each unit cost halved and doubled. */
+static void sensitivity(struct run *r)
+{
+	for (int f = 0; f < PF__COSTS; f++)
+		for (int k = 0; k < 2; k++) {
+			struct platform p = r->pf;
+
+			p.v[f] *= k ? 2.0 : 0.5;
+			tuner_recommend(r->tu, &p, &r->sens[f][k]);
+		}
+}
 
 static double cost_of(const struct run *r, const struct platform *pf, int ti, int qi)
 {
@@ -436,21 +453,20 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	printf("\n  %s\n", why);
 
 	{
-		struct tuner_rec w[4];
-		uint64_t until[4];
-		int n = tuner_windows(r->tu, &r->pf, 4, w, until), same = 0;
+		int same = 0;
 
-		if (n) {
+		if (r->nwin) {
 			printf("\nStability (the recommendation in each quarter of the trace)\n");
-			for (int k = 0; k < n; k++) {
+			for (int k = 0; k < r->nwin; k++) {
+				const struct tuner_rec *w = &r->win[k];
 				char ts[32];
 
-				format_ns(ts, sizeof(ts), until[k]);
-				same += w[k].small_ti == rec->small_ti && w[k].small_qi == rec->small_qi;
-				printf("  until %s s: T=%d Q=%d\n", ts, r->o->T[w[k].small_ti],
-				       r->o->Q[w[k].small_qi]);
+				format_ns(ts, sizeof(ts), r->until[k]);
+				same += w->small_ti == rec->small_ti && w->small_qi == rec->small_qi;
+				printf("  until %s s: T=%d Q=%d\n", ts, r->o->T[w->small_ti],
+				       r->o->Q[w->small_qi]);
 			}
-			printf("  the whole trace's choice in %d of %d quarters\n", same, n);
+			printf("  the whole trace's choice in %d of %d quarters\n", same, r->nwin);
 		} else {
 			printf("\nStability: the trace is too short to split into quarters\n");
 		}
@@ -460,16 +476,13 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	for (int f = 0; f < PF__COSTS; f++) {
 		printf("  %-22s", platform_fig_name(f));
 		for (int k = 0; k < 2; k++) {
-			struct platform p = r->pf;
-			struct tuner_rec x;
+			const struct tuner_rec *x = &r->sens[f][k];
 
-			p.v[f] *= k ? 2.0 : 0.5;
-			tuner_recommend(r->tu, &p, &x);
-			if (x.small_ti == rec->small_ti && x.small_qi == rec->small_qi)
+			if (x->small_ti == rec->small_ti && x->small_qi == rec->small_qi)
 				printf("  x%-3s same", k ? "2" : "0.5");
 			else
-				printf("  x%-3s T=%d Q=%d", k ? "2" : "0.5", r->o->T[x.small_ti],
-				       r->o->Q[x.small_qi]);
+				printf("  x%-3s T=%d Q=%d", k ? "2" : "0.5", r->o->T[x->small_ti],
+				       r->o->Q[x->small_qi]);
 		}
 		printf("\n");
 	}
@@ -636,29 +649,18 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 	json_object_set_new(j, "reason", json_string(why));
 	arr = json_array();
 	for (int f = 0; f < PF__COSTS; f++)
-		for (int k = 0; k < 2; k++) {
-			struct platform p = r->pf;
-			struct tuner_rec x;
-
-			p.v[f] *= k ? 2.0 : 0.5;
-			tuner_recommend(r->tu, &p, &x);
+		for (int k = 0; k < 2; k++)
 			json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i}", "figure",
 				platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
-				r->o->T[x.small_ti], "queue", r->o->Q[x.small_qi]));
-		}
+				r->o->T[r->sens[f][k].small_ti], "queue",
+				r->o->Q[r->sens[f][k].small_qi]));
 	json_object_set_new(j, "sensitivity", arr);
-	{
-		struct tuner_rec w[4];
-		uint64_t until[4];
-		int n = tuner_windows(r->tu, &r->pf, 4, w, until);
-
-		arr = json_array();
-		for (int k = 0; k < n; k++)
-			json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
-				(json_int_t)until[k], "threshold", r->o->T[w[k].small_ti], "queue",
-				r->o->Q[w[k].small_qi]));
-		json_object_set_new(j, "stability", arr);
-	}
+	arr = json_array();
+	for (int k = 0; k < r->nwin; k++)
+		json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
+			(json_int_t)r->until[k], "threshold", r->o->T[r->win[k].small_ti], "queue",
+			r->o->Q[r->win[k].small_qi]));
+	json_object_set_new(j, "stability", arr);
 	json_object_set_new(root, "recommendation", j);
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(verified));
@@ -732,6 +734,8 @@ int cmd_tune(int argc, char **argv)
 			cov += hist[d];
 	}
 	reason(why, sizeof(why), &r, &rec, cov, den);
+	sensitivity(&r);
+	r.nwin = tuner_windows(r.tu, &r.pf, 4, r.win, r.until);
 	if (o.svg)
 		write_svg(&r, o.svg, &rec);
 	if (o.c.json)
