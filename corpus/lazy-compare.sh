@@ -32,7 +32,7 @@ echo "trace: $TRACE   lazy(T=$T, Q=$Q)"
 echo
 echo "| CPU | flush IPIs kernel / model | deferred kernel / model | overflows kernel / model | evictions kernel / model | table resets kernel / model |"
 echo "|---|---|---|---|---|---|"
-join <(awk '{print $2, $3, $4, $5, $6, $7}' "$R.k" | grep -v decisions | sort) <(awk '{print $2, $3, $4, $5, $6, $7}' "$R.m" | sort) |
+join <(grep '^kernel ' "$R.k" | awk '{print $2, $3, $4, $5, $6, $7}' | sort) <(awk '{print $2, $3, $4, $5, $6, $7}' "$R.m" | sort) |
     awk '{ printf "| %d | %d / %d | %d / %d | %d / %d | %d / %d | %d / %d |\n", $1, $2, $7, $3, $8, $4, $9, $5, $10, $6, $11
            for (i = 0; i < 5; i++) { k[i] += $(i + 2); m[i] += $(i + 7) } }
          END { printf "| all | %d / %d | %d / %d | %d / %d | %d / %d | %d / %d |\n", k[0], m[0], k[1], m[1], k[2], m[2], k[3], m[3], k[4], m[4] }'
