@@ -56,7 +56,21 @@ for try in $(seq 1 "$TRIES"); do
     rm -f "$W/disk.img"; truncate -s 512M "$W/disk.img"
     echo "== $RUN: boot $try/$TRIES: ${QEMU[*]}"
     start=$(date +%s)
-    timeout ${TIMEOUT:-900} "${QEMU[@]}" < /dev/null > "$W/console.log" 2>&1 || echo "qemu exit $?"
+    timeout ${TIMEOUT:-900} "${QEMU[@]}" < /dev/null > "$W/console.log" 2>&1 &
+    qpid=$!
+    # A boot that prints nothing after OpenSBI (seen under heavy host load, before the
+    # kernel's first console line) is killed after BOOT_WAIT s and retried.
+    ( for _ in $(seq 1 "${BOOT_WAIT:-240}"); do
+          sleep 1
+          grep -qa 'Linux version' "$W/console.log" 2>/dev/null && exit 0
+          kill -0 $qpid 2>/dev/null || exit 0
+      done
+      echo "== $RUN: no kernel output after ${BOOT_WAIT:-240} s: stopping QEMU"
+      kill $qpid ) &
+    wpid=$!
+    wait $qpid || echo "qemu exit $?"
+    kill $wpid 2>/dev/null || true
+    wait $wpid 2>/dev/null || true
     echo $(( $(date +%s) - start )) > "$W/guest_seconds"; echo "== $RUN: guest ran $(cat "$W/guest_seconds") s"
     grep 'tlbscope-init' "$W/console.log" | tail -20 || true
     tar -C "$W/x" -xf "$W/disk.img" 2>/dev/null || true
