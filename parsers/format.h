@@ -85,6 +85,7 @@ struct tep_record;
 struct tep_format_field;
 
 #define TEP_FIELD_CACHE	256
+#define TEP_SYM_CACHE	1024
 
 struct tep_field_cache {
 	struct tep_field_slot {
@@ -92,6 +93,12 @@ struct tep_field_cache {
 		const char *name;		/* tracepoints.c's literal: compared by address */
 		struct tep_format_field *field;	/* NULL: the event has no such field */
 	} slot[TEP_FIELD_CACHE];
+	/* kernel addresses already resolved: callsites and callbacks repeat endlessly */
+	struct tep_sym_slot {
+		unsigned long long addr;
+		const char *func;		/* libtraceevent's string, NULL: no symbol */
+		bool used;
+	} sym[TEP_SYM_CACHE];
 };
 
 struct tep_fields {

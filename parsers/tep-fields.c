@@ -98,7 +98,18 @@ static int get_sym(void *ctx, const char *name, char *buf, size_t len)
 
 	if (!f || tep_read_number_field(f, c->rec->data, &addr))
 		return -1;
-	fn = tep_find_function(c->tep, addr);
+	if (c->cache) {
+		struct tep_sym_slot *s = &c->cache->sym[(addr >> 2) % TEP_SYM_CACHE];
+
+		if (!s->used || s->addr != addr) {
+			s->used = true;
+			s->addr = addr;
+			s->func = tep_find_function(c->tep, addr);
+		}
+		fn = s->func;
+	} else {
+		fn = tep_find_function(c->tep, addr);
+	}
 	if (!fn)
 		return -1;
 	strlcpy_ts(buf, fn, len);
