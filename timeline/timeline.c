@@ -654,8 +654,12 @@ static void do_fork(struct timeline *tl, struct ts_event *ev)
 	}
 }
 
-static void do_exec(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
-		    bool count)
+/*
+ * exec: the task gets its new mm, loaded on this CPU like any switch.  Returns the old mm
+ * when the exec ended it, for the caller to emit after the exec: exec_mmap() activates the
+ * new mm before it drops the old one, so a lazy table sees the load first.
+ */
+static uint32_t do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	struct task *t;
 	uint32_t old;
@@ -705,12 +709,11 @@ static void do_exec(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		t->mm = mm_for_process(tl, t->tgid, *base ? base : ev->comm, TL_HOW_EXEC, ev->ts);
 	}
 	ev->u.exec.mm = t->mm;
-	/* the process leaves its old mm; a vfork child leaves its parent's alone */
-	if (old && old != t->mm && tl->mms[old].pid == t->tgid)
-		emit_mm_exit(tl, ev, old, emit, ctx);
 	/* exec_mmap() activates the new mm on this CPU: an mm switch like any other */
 	if (t->mm)
 		load_mm(tl, ev->cpu, t->mm, count);
+	/* the process leaves its old mm; a vfork child leaves its parent's alone */
+	return old && old != t->mm && tl->mms[old].pid == t->tgid ? old : 0;
 }
 
 /* A task exits; when it was the last of its process, the event also ends the mm. */
@@ -1094,9 +1097,13 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	case TS_EV_FORK:
 		do_fork(tl, ev);
 		break;
-	case TS_EV_EXEC:
-		do_exec(tl, ev, emit, ctx, count);
-		break;
+	case TS_EV_EXEC: {
+		uint32_t old = do_exec(tl, ev, count);
+
+		emit(ctx, tl, ev);
+		emit_mm_exit(tl, ev, old, emit, ctx);
+		return;
+	}
 	case TS_EV_EXIT:
 		do_exit(tl, ev);
 		break;
