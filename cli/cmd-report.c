@@ -346,10 +346,12 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 			       t->remote_requests == sbi ? "equal" : "DIFFERENT");
 		else if (t->kernel_targets == t->csd_flush_ipis || !lazy_kernel(src, tl))
 			printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
-			       "flush IPIs queued in csd events: %llu = %llu (%s)\n",
+			       "flush IPIs queued in csd events: %llu = %llu (%s)%s\n",
 			       (unsigned long long)t->kernel_targets,
 			       (unsigned long long)t->csd_flush_ipis,
-			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT");
+			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT",
+			       lazy_kernel(src, tl) ? "; a lazy-flush kernel (its local_load_tlb_mm "
+			       "events) that deferred nothing: every target was running the mm" : "");
 		else
 			printf("  kernel check: remote targets in the __flush_tlb_range cpumask %llu, "
 			       "flush IPIs queued in csd events %llu: a lazy-flush kernel (its "
