@@ -68,13 +68,7 @@ static json_t *mm_ref(struct writer *w, struct timeline *tl, uint32_t id, uint64
 
 	if (!id || !m)
 		return json_null();
-	if (id >= w->mm_told_alloc) {
-		size_t n = id * 2 + 64;
-
-		w->mm_told = xrealloc(w->mm_told, n * sizeof(*w->mm_told));
-		memset(w->mm_told + w->mm_told_alloc, 0, (n - w->mm_told_alloc) * sizeof(*w->mm_told));
-		w->mm_told_alloc = n;
-	}
+	ALLOC_GROW_ZERO(w->mm_told, id + 1, w->mm_told_alloc);
 	if (!w->mm_told[id]) {
 		w->mm_told[id] = true;
 		j = json_object();

@@ -27,13 +27,7 @@ static void cpus_reserve(struct top_model *m, int n)
 
 static struct top_mm *mm_of(struct top_model *m, uint32_t id)
 {
-	if (id >= m->nmm) {
-		size_t n = id * 2 + 64;
-
-		m->mm = xrealloc(m->mm, n * sizeof(*m->mm));
-		memset(m->mm + m->nmm, 0, (n - m->nmm) * sizeof(*m->mm));
-		m->nmm = n;
-	}
+	ALLOC_GROW_ZERO(m->mm, id + 1, m->nmm);
 	return &m->mm[id];
 }
 

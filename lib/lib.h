@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Allocation failure is not an input error: like git's xmalloc(), these report it and
@@ -32,6 +33,19 @@ char *xstrdup(const char *s);
 			(x) = xrealloc((x), _a * sizeof(*(x)));			\
 			(alloc) = _a;						\
 		}								\
+	} while (0)
+
+/*
+ * ALLOC_GROW_ZERO(items, nr, alloc) - as ALLOC_GROW, the new cells zeroed: for tables
+ * indexed by an id (items[id] valid for id < nr once grown).
+ * Example: ALLOC_GROW_ZERO(mms, id + 1, nmms); mms[id].count++;
+ */
+#define ALLOC_GROW_ZERO(x, nr, alloc)						\
+	do {									\
+		size_t _old = (alloc);						\
+		ALLOC_GROW(x, nr, alloc);					\
+		if ((size_t)(alloc) > _old)					\
+			memset((x) + _old, 0, ((size_t)(alloc) - _old) * sizeof(*(x)));	\
 	} while (0)
 
 /* String interner: id 0 is "", ids are dense and stable; strings owned by the table. */

@@ -147,13 +147,7 @@ const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu)
 
 static struct ts_cpumask *lazy_mask(struct lazy *l, uint32_t mm)
 {
-	if (mm >= l->nmask) {
-		size_t n = mm * 2 + 64;
-
-		l->mask = xrealloc(l->mask, n * sizeof(*l->mask));
-		memset(l->mask + l->nmask, 0, (n - l->nmask) * sizeof(*l->mask));
-		l->nmask = n;
-	}
+	ALLOC_GROW_ZERO(l->mask, mm + 1, l->nmask);
 	return &l->mask[mm];
 }
 

@@ -25,13 +25,7 @@ static void cpus_reserve(struct tuner *t, int cpu)
 
 void mm_reserve(struct tuner *t, uint32_t mm)
 {
-	if (mm < t->nmm)
-		return;
-	size_t n = mm * 2 + 64;
-
-	t->mm = xrealloc(t->mm, n * sizeof(*t->mm));
-	memset(t->mm + t->nmm, 0, (n - t->nmm) * sizeof(*t->mm));
-	t->nmm = n;
+	ALLOC_GROW_ZERO(t->mm, mm + 1, t->nmm);
 }
 
 struct tuner *tuner_new(const struct tuner_opts *o)
