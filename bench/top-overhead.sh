@@ -7,7 +7,9 @@
 prog=${1:-./tlbscope}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-( while :; do hackbench -g 4 -l 5000 > /dev/null 2>&1; done ) &
+# the load in a process group of its own, so that it goes whole at the end (a plain
+# background loop leaves its running hackbench and workers behind)
+setsid sh -c 'while :; do hackbench -g 4 -l 5000; done' > /dev/null 2>&1 &
 load=$!
 sleep 1
 "$prog" top -b -d 1 -n 13 > "$out" 2> /dev/null &
@@ -20,7 +22,7 @@ c0=$(cpu); e0=$(grep '^elapsed' "$out" | tail -1)
 until [ "$(shots)" -ge 12 ]; do sleep 0.05; done
 c1=$(cpu); e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
-kill $load
+kill -TERM -- -$load 2> /dev/null
 wait $load 2> /dev/null
 events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }
