@@ -1102,6 +1102,7 @@ static int start_command(struct recorder *rec)
 
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* ignored dispositions survive exec */
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(pfd[0]);
@@ -1266,6 +1267,8 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	/* a closed stderr pipe must not kill record before it removes its instance */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (tracefs_find(&rec) || make_tmpdir(&rec))
 		goto out_signals;

@@ -346,12 +346,14 @@ static void snapshot(struct top_run *r, uint64_t now)
 {
 	top_model_tick(r->model, r->tl);
 	update_status(r, now);
-	if (r->view)
+	if (r->view) {
 		top_view_draw(r->view, r->model, r->tl, &r->st);
-	else
-		top_text_print(stdout, r->model, r->tl, &r->st);
-	if (!r->view)
-		fflush(stdout);
+		return;
+	}
+	top_text_print(stdout, r->model, r->tl, &r->st);
+	/* a reader that went away (| head) ends top like a signal: cleanly, tracefs restored */
+	if (fflush(stdout) || ferror(stdout))
+		top_signal = SIGPIPE;
 }
 
 /*
@@ -499,6 +501,7 @@ static int live_setup(struct top_run *r)
 int cmd_top(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = top_on_signal }, old_int, old_term, old_hup;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	struct top_run r = { 0 };
 	struct top_opts o;
 	struct platform pf;
@@ -518,6 +521,9 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	/* a closed stdout must not kill top before it removes its instance: EPIPE instead */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
 
 	if (o.replay) {
 		replay_span(&r);
@@ -564,5 +570,6 @@ out_signals:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	return status;
 }

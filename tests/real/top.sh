@@ -163,6 +163,9 @@ for sig in INT TERM; do
 	same "SIG$sig: top exits 0" 0 $?
 	same "tracefs is as it was after SIG$sig" "$before" "$(state)"
 done
+# a reader that goes away (| head): top ends cleanly, its instance removed
+${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.2 -n 50 2> /dev/null | head -1 > /dev/null
+same "tracefs is as it was after top -b | head" "$before" "$(state)"
 # the live screen under tmux: Ctrl-C leaves the terminal and tracefs as they were
 if command -v tmux > /dev/null; then
 	s=tlbscope-top-live-$$
