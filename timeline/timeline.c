@@ -21,7 +21,8 @@
 #define CLONE_THREAD	0x00010000ULL
 #define CLONE_UNTRACED	0x00800000ULL
 
-#define LOOKAHEAD	8192	/* events; bounded memory whatever the trace length */
+#define LOOKAHEAD	8192
+#define TASK_CACHE	1024	/* events; bounded memory whatever the trace length */
 
 /* x86 enum tlb_flush_reason (arch/x86/include/asm/mmu.h... include/linux/mm_types.h) */
 enum {
@@ -78,6 +79,7 @@ struct timeline {
 
 	struct task *tasks;
 	size_t ntasks, tasks_alloc;
+	uint32_t task_cache[TASK_CACHE];	/* pid % TASK_CACHE -> index into tasks */
 	struct u64map pid_task;		/* pid -> index into tasks */
 	struct u64map tgid_mm;		/* tgid -> its current mm id */
 	struct u64map tgid_execs;	/* tgid -> mms it had (for ".N" names) */
@@ -90,7 +92,8 @@ struct timeline {
 	struct cpu_state *cpus;
 	int ncpus, cpus_alloc;
 
-	struct u64map names;		/* event name id -> count (filtered) */
+	uint64_t *names;		/* event name string id -> count (filtered); ids are dense */
+	size_t nnames;
 	struct u64map probes;		/* probed function id -> kprobe events (filtered) */
 	uint64_t evidence[TS_SRC__COUNT][2];	/* [src][tlb] events seen (unfiltered) */
 	uint64_t req_mm_guessed, req_unattributed;
@@ -233,11 +236,23 @@ static uint32_t process_mm(struct timeline *tl, int32_t tgid, const char *comm, 
 	return mm_for_process(tl, tgid, comm, how, ts);
 }
 
+/*
+ * Every event asks for its task: a direct-mapped cache in front of the map.  A pid keeps
+ * its index in tasks[] for the timeline's life and tasks[i].pid is always that pid, so a
+ * slot is right exactly when the task it points at has the pid asked for.
+ */
 static struct task *task_find(struct timeline *tl, int32_t pid)
 {
-	uint64_t *i = u64map_find(&tl->pid_task, (uint32_t)pid);
+	uint32_t *slot = &tl->task_cache[(uint32_t)pid % TASK_CACHE];
+	uint64_t *i;
 
-	return i ? &tl->tasks[*i] : NULL;
+	if (*slot < tl->ntasks && tl->tasks[*slot].pid == pid)
+		return &tl->tasks[*slot];
+	i = u64map_find(&tl->pid_task, (uint32_t)pid);
+	if (!i)
+		return NULL;
+	*slot = (uint32_t)*i;
+	return &tl->tasks[*i];
 }
 
 static struct task *task_add(struct timeline *tl, int32_t pid)
@@ -1070,8 +1085,10 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		tl->last_ts = ev->ts;
 	if (count && ev->kind != TS_EV_MM) {
 		c->st.events++;
-		if (ev->name)
-			(*u64map_get(&tl->names, ev->name, 0, NULL))++;
+		if (ev->name) {
+			ALLOC_GROW_ZERO(tl->names, (size_t)ev->name + 1, tl->nnames);
+			tl->names[ev->name]++;
+		}
 		if (ev->probe)
 			(*u64map_get(&tl->probes, ev->probe, 0, NULL))++;
 	}
@@ -1160,7 +1177,6 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	u64map_init(&tl->tgid_execs);
 	u64map_init(&tl->given_mm);
 	u64map_init(&tl->tgid_hint);
-	u64map_init(&tl->names);
 	u64map_init(&tl->ptr_mm);
 	u64map_init(&tl->dying);
 	u64map_init(&tl->probes);
@@ -1186,7 +1202,7 @@ void timeline_free(struct timeline *tl)
 	u64map_release(&tl->tgid_execs);
 	u64map_release(&tl->given_mm);
 	u64map_release(&tl->tgid_hint);
-	u64map_release(&tl->names);
+	free(tl->names);
 	u64map_release(&tl->ptr_mm);
 	u64map_release(&tl->dying);
 	u64map_release(&tl->probes);
@@ -1276,9 +1292,7 @@ uint64_t timeline_lost(const struct timeline *tl, uint64_t *unknown_marks)
 
 uint64_t timeline_name_count(const struct timeline *tl, uint32_t name)
 {
-	uint64_t *n = u64map_find(&tl->names, name);
-
-	return n ? *n : 0;
+	return name < tl->nnames ? tl->names[name] : 0;
 }
 
 uint64_t timeline_evidence(const struct timeline *tl, enum ts_evsrc src, bool tlb_only)
