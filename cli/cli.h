@@ -31,6 +31,15 @@ struct common_opts {
 };
 
 /*
+ * The value of option @shrt (may be NULL) or @lng at argv[*i]: "--lng=V", "--lng V" or
+ * "-s V" (advancing *i past V).  NULL when argv[*i] is another option; OPT_MISSING, with a
+ * message prefixed by @cmd (may be NULL), when the value is missing.
+ */
+#define OPT_MISSING	((const char *)-1)
+const char *opt_arg(int argc, char **argv, int *i, const char *cmd, const char *shrt,
+		    const char *lng);
+
+/*
  * Parse a shared option at argv[*i] (--json, --cpu LIST, --from T, --to T); advances *i
  * past its value.  Returns 1 when consumed, 0 when not a shared option, -1 on a bad value
  * (message printed).
@@ -38,7 +47,7 @@ struct common_opts {
 int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters);
 
 /*
- * One pass over @o->input: every event through a timeline to @emit.  On success *@src
+ * One pass over @o->input: every event through a timeline to @emit (NULL: none).  On success *@src
  * and *@tl are new (free with ts_source_close() and timeline_free()) and 0 is returned;
  * on bad input the message is printed and EXIT_BAD returned.
  */

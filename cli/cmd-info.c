@@ -16,10 +16,6 @@ static const char info_usage[] =
 	"\n"
 	"  --json    one JSON object: format, cpus, span, kernel, events by name\n";
 
-static void count_nothing(void *ctx, struct timeline *tl, const struct ts_event *ev)
-{
-}
-
 int cmd_info(int argc, char **argv)
 {
 	struct common_opts o = { 0 };
@@ -49,7 +45,7 @@ int cmd_info(int argc, char **argv)
 	}
 	if (!o.input)
 		return error("info: no trace given\n%s", info_usage);
-	r = analyze(&o, count_nothing, NULL, &src, &tl);
+	r = analyze(&o, NULL, NULL, &src, &tl);
 	if (r) {
 		timeline_free(tl);
 		ts_source_close(src);

@@ -54,22 +54,6 @@ struct record_opts {
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
 int record_parse_args(struct record_opts *o, int argc, char **argv);
 
-static const char *opt_arg(int argc, char **argv, int *i, const char *shrt, const char *lng)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if (strcmp(a, shrt) && strcmp(a, lng))
-		return NULL;
-	if (*i + 1 >= argc) {
-		error("record: option '%s' needs a value", a);
-		return (const char *)-1;
-	}
-	return argv[++*i];
-}
-
 int record_parse_args(struct record_opts *o, int argc, char **argv)
 {
 	memset(o, 0, sizeof(*o));
@@ -91,31 +75,31 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 			fputs(record_usage, stdout);
 			return 1;
 		}
-		if ((v = opt_arg(argc, argv, &i, "-o", "--output"))) {
-			if (v == (const char *)-1)
+		if ((v = opt_arg(argc, argv, &i, "record", "-o", "--output"))) {
+			if (v == OPT_MISSING)
 				return -1;
 			if (!*v) {
 				error("record: --output needs a file name");
 				return -1;
 			}
 			o->output = v;
-		} else if ((v = opt_arg(argc, argv, &i, "-d", "--duration"))) {
-			if (v == (const char *)-1)
+		} else if ((v = opt_arg(argc, argv, &i, "record", "-d", "--duration"))) {
+			if (v == OPT_MISSING)
 				return -1;
 			if (parse_duration_ns(v, &o->duration_ns) || !o->duration_ns) {
 				error("record: --duration: '%s' is not a positive time in seconds", v);
 				return -1;
 			}
-		} else if ((v = opt_arg(argc, argv, &i, "-C", "--cpu"))) {
-			if (v == (const char *)-1)
+		} else if ((v = opt_arg(argc, argv, &i, "record", "-C", "--cpu"))) {
+			if (v == OPT_MISSING)
 				return -1;
 			if (ts_cpumask_parse_list(&o->cpus, v) || !ts_cpumask_weight(&o->cpus)) {
 				error("record: --cpu: '%s' is not a CPU list like 0,2-3", v);
 				return -1;
 			}
 			o->has_cpus = true;
-		} else if ((v = opt_arg(argc, argv, &i, "-b", "--buffer-kb"))) {
-			if (v == (const char *)-1)
+		} else if ((v = opt_arg(argc, argv, &i, "record", "-b", "--buffer-kb"))) {
+			if (v == OPT_MISSING)
 				return -1;
 			if (parse_u64(v, 10, &u) || u < 4 || u > (1ULL << 30)) {
 				error("record: --buffer-kb: '%s' is not a size in KiB (4 .. 1073741824)",

@@ -72,10 +72,6 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 	return 0;
 }
 
-static void no_consumer(void *ctx, struct timeline *tl, const struct ts_event *ev)
-{
-}
-
 struct totals {
 	uint64_t switches, mm_switches, requests, ipis, local, mms, guessed;
 	uint64_t kmask_requests, kernel_targets, remote_requests, csd_flush_ipis;
@@ -133,7 +129,6 @@ static void sum_totals(const struct timeline *tl, int src, struct totals *t)
 	}
 }
 
-static const struct tl_mm **sorted_mms(const struct timeline *tl, int src, size_t *n);
 static int sort_src_ipi;
 
 static int cmp_mm(const void *a, const void *b)
@@ -381,8 +376,8 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	format_ns(a, sizeof(a), timeline_first_ts(tl));
 	format_ns(b, sizeof(b), timeline_last_ts(tl));
 	format_ns(d, sizeof(d), timeline_last_ts(tl) - timeline_first_ts(tl));
-	printf("tlbscope report: %s (%s%s%s%s)\n", o->c.input, info->format,
-	       info->detail ? ", " : "", info->detail ? info->detail : "", "");
+	printf("tlbscope report: %s (%s%s%s)\n", o->c.input, info->format,
+	       info->detail ? ", " : "", info->detail ? info->detail : "");
 	if (info->uname)
 		printf("kernel: %s\n", info->uname);
 	printf("span: %s .. %s s (%s s), %d CPUs\n", a, b, d,
@@ -455,8 +450,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 		struct table *tab = table_new(8, hdr, "<><>>>><");
 		size_t shown = o->top && (size_t)o->top < nmm ? (size_t)o->top : nmm;
 
-		printf("\nPer process (address space), by flush IPIs caused%s\n",
-		       shown < nmm ? "" : "");
+		printf("\nPer process (address space), by flush IPIs caused\n");
 		for (size_t i = 0; i < shown; i++) {
 			const struct tl_mm *m = mms[i];
 			char v[8][40];
@@ -731,7 +725,7 @@ int cmd_report(int argc, char **argv)
 
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
-	r = analyze(&o.c, no_consumer, NULL, &src, &tl);
+	r = analyze(&o.c, NULL, NULL, &src, &tl);
 	if (!r) {
 		if (o.c.json)
 			print_json(&o, src, tl);

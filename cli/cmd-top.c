@@ -50,22 +50,6 @@ struct top_opts {
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
 int top_parse_args(struct top_opts *o, int argc, char **argv);
 
-static const char *top_arg(int argc, char **argv, int *i, const char *shrt, const char *lng)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if ((!shrt || strcmp(a, shrt)) && strcmp(a, lng))
-		return NULL;
-	if (*i + 1 >= argc) {
-		error("top: option '%s' needs a value", a);
-		return (const char *)-1;
-	}
-	return argv[++*i];
-}
-
 int top_parse_args(struct top_opts *o, int argc, char **argv)
 {
 	bool speed_given = false;
@@ -89,7 +73,7 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			continue;
 		}
 #define VALUE(s, l)							\
-		(v = top_arg(argc, argv, &i, s, l)) == (const char *)-1 ? -1 : v != NULL
+		(v = opt_arg(argc, argv, &i, "top", s, l)) == OPT_MISSING ? -1 : v != NULL
 		int r;
 
 		if ((r = VALUE(NULL, "--replay"))) {

@@ -44,24 +44,21 @@ static int parse_time(const char *s, uint64_t *ns, bool *relative)
 	return parse_duration_ns(s + *relative, ns);
 }
 
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
+const char *opt_arg(int argc, char **argv, int *i, const char *cmd, const char *shrt,
+		    const char *lng)
 {
-	size_t n = strlen(name);
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
 
-	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (*i + 1 >= argc) {
-		error("option '%s' needs a value", name);
+	if (!strncmp(a, lng, n) && a[n] == '=')
+		return a + n + 1;
+	if ((!shrt || strcmp(a, shrt)) && strcmp(a, lng))
 		return NULL;
+	if (*i + 1 >= argc) {
+		error("%s%soption '%s' needs a value", cmd ? cmd : "", cmd ? ": " : "", a);
+		return OPT_MISSING;
 	}
 	return argv[++*i];
-}
-
-static bool opt_is(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-
-	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
 }
 
 int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters)
@@ -79,20 +76,20 @@ int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool 
 		o->filter.from = 0;
 		o->filter.to = UINT64_MAX;
 	}
-	if (opt_is(a, "--cpu") || !strcmp(a, "-C")) {
-		if (!(v = opt_value(argc, argv, i, a[1] == 'C' ? "-C" : "--cpu")))
+	if ((v = opt_arg(argc, argv, i, NULL, "-C", "--cpu"))) {
+		if (v == OPT_MISSING)
 			return -1;
 		if (ts_cpumask_parse_list(&o->filter.cpus, v))
 			return error("--cpu: '%s' is not a CPU list like 0,2-3", v), -1;
 		o->filter.has_cpus = true;
-	} else if (opt_is(a, "--from")) {
-		if (!(v = opt_value(argc, argv, i, "--from")))
+	} else if ((v = opt_arg(argc, argv, i, NULL, NULL, "--from"))) {
+		if (v == OPT_MISSING)
 			return -1;
 		if (parse_time(v, &o->filter.from, &rel))
 			return error("--from: '%s' is not a time (seconds, or +SECONDS)", v), -1;
 		o->from_rel = rel;
-	} else if (opt_is(a, "--to")) {
-		if (!(v = opt_value(argc, argv, i, "--to")))
+	} else if ((v = opt_arg(argc, argv, i, NULL, NULL, "--to"))) {
+		if (v == OPT_MISSING)
 			return -1;
 		if (parse_time(v, &o->filter.to, &rel))
 			return error("--to: '%s' is not a time (seconds, or +SECONDS)", v), -1;
@@ -104,12 +101,20 @@ int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool 
 	return 1;
 }
 
+/* The consumer of analyses that read only the timeline's own counters. */
+static void ignore_event(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+}
+
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
 		struct timeline **tlp)
 {
 	struct timeline *tl = NULL;
 	struct ts_event ev;
 	int r;
+
+	if (!emit)
+		emit = ignore_event;
 
 	while ((r = ts_source_next(src, &ev)) > 0) {
 		if (!tl) {
