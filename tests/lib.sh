@@ -19,3 +19,21 @@ same() {
 }
 # decompress a fixture into $tmp and print the path
 unxz_fx() { local out=$tmp/$(basename "${1%.xz}"); xz -dc "$fx/$1" > "$out"; echo "$out"; }
+
+tr=/sys/kernel/tracing
+# need_tracefs WHAT TOOL...: root, tracefs (mounted if it can be) and the tools, or a
+# "skipped" line for WHAT with the reason and the end of the script
+need_tracefs() {
+	local what=$1 c
+	shift
+	if [ "$(id -u)" != 0 ]; then
+		skip "$what" "not root: cannot use tracefs"; exit 0
+	fi
+	[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
+	if [ ! -d $tr/instances ]; then
+		skip "$what" "tracefs is not available at $tr"; exit 0
+	fi
+	for c in "$@"; do
+		command -v "$c" > /dev/null || { skip "$what" "$c not installed"; exit 0; }
+	done
+}

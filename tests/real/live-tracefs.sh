@@ -6,18 +6,8 @@
 # SIGINT in the middle of a capture.  Needs root and tracefs; says "skipped" otherwise.
 T=live-tracefs
 . "$(dirname "$0")/../lib.sh"
-tr=/sys/kernel/tracing
 
-if [ "$(id -u)" != 0 ]; then
-	skip "capture" "not root: cannot use tracefs"; exit 0
-fi
-[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
-if [ ! -d $tr/instances ]; then
-	skip "capture" "tracefs is not available at $tr"; exit 0
-fi
-for c in trace-cmd hackbench jq; do
-	command -v $c > /dev/null || { skip "capture" "$c not installed"; exit 0; }
-done
+need_tracefs "capture" trace-cmd hackbench jq
 
 # the top level's settings; instances of other tracers may come and go meanwhile, so ours
 # is checked by its name (capture.sh names it after its pid)

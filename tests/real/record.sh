@@ -6,7 +6,6 @@
 # SIGINT, SIGTERM, a failing command and bad usage.  Needs root and tracefs.
 T=record
 . "$(dirname "$0")/../lib.sh"
-tr=/sys/kernel/tracing
 
 # usage errors need neither root nor tracefs
 for args in "-x" "-d 0" "-d abc" "-b 1" "-C x" "-o" "--" "stray"; do
@@ -16,16 +15,7 @@ for args in "-x" "-d 0" "-d abc" "-b 1" "-C x" "-o" "--" "stray"; do
 done
 check "record --help exits 0 and shows -o" sh -c "'$prog' record --help | grep -q -- --output"
 
-if [ "$(id -u)" != 0 ]; then
-	skip "live recording" "not root: cannot use tracefs"; exit 0
-fi
-[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
-if [ ! -d $tr/instances ]; then
-	skip "live recording" "tracefs is not available at $tr"; exit 0
-fi
-for c in trace-cmd hackbench jq; do
-	command -v $c > /dev/null || { skip "live recording" "$c not installed"; exit 0; }
-done
+need_tracefs "live recording" trace-cmd hackbench jq
 
 # Other tracefs users (a concurrent `make check`: tests/fixtures/capture.sh, another
 # record.sh) may come and go in instances of their own, named tlbscope-*: those are left out

@@ -7,7 +7,6 @@
 # after SIGINT and SIGTERM.
 T=top
 . "$(dirname "$0")/../lib.sh"
-tr=/sys/kernel/tracing
 x86=$fx/x86-hackbench.dat
 rv=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
 
@@ -117,14 +116,7 @@ else
 fi
 
 # ---- live ----
-if [ "$(id -u)" != 0 ]; then
-	skip "live top" "not root: cannot use tracefs"; exit 0
-fi
-[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
-if [ ! -d $tr/instances ]; then
-	skip "live top" "tracefs is not available at $tr"; exit 0
-fi
-command -v hackbench > /dev/null || { skip "live top" "hackbench not installed"; exit 0; }
+need_tracefs "live top" hackbench
 pids=""
 state() {
 	ls $tr/instances | grep -v '^tlbscope-'
