@@ -136,6 +136,28 @@ int top_view_key(struct top_view *v, int timeout_ms)
 
 /* ---- drawing ---- */
 
+/*
+ * Copy S into DST (SIZE bytes), at most WIDTH characters: when S is longer, its middle
+ * becomes "..." so that both its start ("replay", "live") and its end (the file name, the
+ * instance) stay.
+ */
+static void elide_middle(char *dst, size_t size, const char *s, int width)
+{
+	size_t len = strlen(s), head, tail;
+
+	if (width < 8)
+		width = 8;
+	if (len <= (size_t)width && len < size) {
+		memcpy(dst, s, len + 1);
+		return;
+	}
+	if ((size_t)width >= size)
+		width = (int)size - 1;
+	head = (size_t)(width - 3) / 3;
+	tail = (size_t)width - 3 - head;
+	snprintf(dst, size, "%.*s...%s", (int)head, s, s + len - tail);
+}
+
 static void bar_line(int y, const char *text)
 {
 	attron(COLOR_PAIR(1) | A_BOLD);
@@ -147,13 +169,19 @@ static void bar_line(int y, const char *text)
 static void draw_header(struct top_view *v, const struct top_model *m, struct timeline *tl,
 			const struct top_status *st)
 {
-	char line[512], pos[64] = "", speed[32] = "";
+	char line[512], source[256], tail[96], speed[32] = "";
 	int src = top_ipi_src(tl);
+	const char *lead = "tlbscope top - ";
 
+	tail[0] = '\0';
 	if (!st->live && st->percent >= 0)
-		snprintf(pos, sizeof(pos), " %.1f%%", st->percent);
-	snprintf(line, sizeof(line), "tlbscope top - %s%s%s%s", st->source, pos,
+		snprintf(tail, sizeof(tail), " %.1f%%", st->percent);
+	snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s%s",
 		 st->ended ? " END OF TRACE" : "", v->frozen ? "  [FROZEN: p resumes]" : "");
+	/* the state at the end of the line stays visible: a long path gives way in its middle */
+	elide_middle(source, sizeof(source), st->source,
+		     COLS - (int)strlen(lead) - (int)strlen(tail));
+	snprintf(line, sizeof(line), "%s%s%s", lead, source, tail);
 	bar_line(0, line);
 	if (!st->live)
 		snprintf(speed, sizeof(speed), "  speed %s", st->speed > 0 ? "" : "max");

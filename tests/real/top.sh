@@ -65,9 +65,14 @@ else
 		for _ in $(seq 50); do cap | grep -q -- "$1" && return 0; sleep 0.1; done
 		return 1
 	}
+	# under a path longer than the screen is wide: the header keeps its state visible
+	long=$tmp/a-directory-name-long-enough-that-the-path-of-the-trace-does-not-fit-in-the-header
+	mkdir -p "$long" && ln -s "$rv" "$long/trace.dat"
 	tmux new-session -d -s "$s" -x 120 -y 40 \
-		"sh -c '$prog top --replay $rv --speed 50; echo DONE; sleep 60'"
+		"sh -c '$prog top --replay $long/trace.dat --speed 50; echo DONE; sleep 60'"
 	check "screen: CPU table header" wait_for ' CPU TASK .* SW/S .* LOADED'
+	check "screen: a long path is elided in its middle, the end of the header stays" \
+		wait_for '^tlbscope top - replay .*\.\.\..*/trace\.dat (trace\.dat) .*END OF TRACE'
 	cpu_rows() { [ "$(cap | grep -cE '^ +[0-3] .* [0-9]+/6 ')" = 4 ]; }
 	wait_rows() { for _ in $(seq 50); do cpu_rows && return 0; sleep 0.1; done; return 1; }
 	check "screen: a row per CPU (4), with its lazy table (n/6)" wait_rows
