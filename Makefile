@@ -124,7 +124,13 @@ $(BUILD)/%.o: %.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) $(BUILD)/tests/shootdown
+
+# a load for the live tests that makes remote TLB flushes for sure
+$(BUILD)/tests/shootdown: tests/tools/shootdown.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
 
 $(BUILD)/tests/test-%: tests/unit/test-%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)

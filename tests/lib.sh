@@ -3,6 +3,8 @@
 top=${TLBSCOPE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 prog=${TLBSCOPE:-$top/tlbscope}
 fx=$top/tests/fixtures
+# tests/tools/shootdown.c, built by 'make unit': a load that makes remote TLB flushes
+shootdown=${TLBSCOPE_BUILD:-$top/build}/tests/shootdown
 n=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

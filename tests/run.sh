@@ -13,6 +13,7 @@ cd "$top" || exit 2
 export TLBSCOPE_SRCDIR=$top
 export TLBSCOPE="$top/${prog#./}"
 export TLBSCOPE_WRAP=${TLBSCOPE_WRAP:-}
+export TLBSCOPE_BUILD=$top/$build
 pass=0 fail=0 skip=0
 failed_names=()
 
