@@ -229,6 +229,10 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "prev_ptr", ptr_json(ev->u.load.prev));
 		json_object_set_new(j, "next_ptr", ptr_json(ev->u.load.next));
 		json_object_set_new(j, "next_mask", cpus_array(&m));
+		if (ev->u.load.initial)
+			json_object_set_new(j, "initial", json_true());
+		if (ev->u.load.commit)
+			json_object_set_new(j, "commit", json_true());
 		break;
 	}
 	case TS_EV_IPI:

@@ -318,11 +318,13 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 		printf("  mm pointers: %llu distinct, %llu switch_mm events (%llu resolved at their "
 		       "sched_switch, %llu exec), %llu reuses of an ended mm's address, %llu "
 		       "owner changes, %llu tasks' guessed process corrected, %llu switches to an "
-		       "exiting task that left its mm\n",
+		       "exiting task that left its mm; CPUs' mm when the trace began (the prev of "
+		       "their first switch_mm): %llu known, %llu named by no event (init_mm, no user mm)\n",
 		       (unsigned long long)ps->pointers, (unsigned long long)ps->load_mm,
 		       (unsigned long long)ps->at_switch, (unsigned long long)ps->at_exec,
 		       (unsigned long long)ps->reuses, (unsigned long long)ps->owner_changes,
-		       (unsigned long long)ps->adopted, (unsigned long long)ps->no_mm_switches);
+		       (unsigned long long)ps->adopted, (unsigned long long)ps->no_mm_switches,
+		       (unsigned long long)ps->initial_known, (unsigned long long)ps->initial_unknown);
 	}
 	if (timeline_kprobe_requests(tl))
 		printf("  flush requests from kprobes: %llu (by mm pointer %llu, pointer not yet "
@@ -557,6 +559,8 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 	json_object_set_new(j, "owner_changes", jint(ps->owner_changes));
 	json_object_set_new(j, "guessed_process_corrected", jint(ps->adopted));
 	json_object_set_new(j, "switches_without_mm", jint(ps->no_mm_switches));
+	json_object_set_new(j, "initial_known", jint(ps->initial_known));
+	json_object_set_new(j, "initial_unknown", jint(ps->initial_unknown));
 	json_object_set_new(j, "requests_by_pointer", jint(ps->requests_by_ptr));
 	json_object_set_new(j, "requests_pointer_unknown", jint(ps->requests_ptr_unknown));
 	json_object_set_new(j, "caller_events_as_evidence", jint(ps->callers_evidence));

@@ -369,9 +369,16 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 				       "ran %llu mm%s before the trace): predicted %llu (%+.1f %%)\n",
 				       (unsigned long long)widened, widened == 1 ? "" : "s",
 				       (unsigned long long)seeded, sd);
+			uint64_t initial = timeline_ptr_stats(r->tl)->initial_known;
+
 			if (widened && fabs(sd) <= 0.5)
 				printf("  - so the difference is the history before the trace began: "
 				       "the model's per-request masks match the kernel's\n");
+			else if (!widened && observed && fabs(diff) <= 0.5)
+				printf("  - the model's per-request masks match the kernel's%s\n",
+				       initial ? " (each model starts from the mm every CPU had "
+				       "loaded when the trace began: the prev of its first switch_mm)" :
+				       "");
 			else
 				explain(stdout, r, observed, stock->ipis);
 		}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Kernel vs model on a lazy-kernel trace: what the kernel did (csd flush IPIs,
 # lazy_tlb_defer decisions, local_flush_tlb_mm evictions, lazy_tlb_reset_local)
-# against tlbscope's lazy(T, Q) replay at the kernel's own parameters.
+# against tlbscope's lazy(T, Q) replay at the kernel's own parameters, per CPU; exits 1
+# when any counter of any CPU differs.
 # Usage: lazy-compare.sh TRACE.dat T Q     (run from the repository root or corpus/)
 set -euo pipefail
 TRACE=$1 T=$2 Q=$3
@@ -40,30 +41,14 @@ echo
 awk '/^decisions/ { printf "kernel decisions (lazy_tlb_defer): IPI %d, queued %d, flag full %d, flag overflow %d, absorbed %d, gone %d, IPI no slot %d\n", $2, $3, $4, $5, $6, $7, $8 }' "$R.k"
 echo "model: deferred_flushes (switch-ins that performed queued work) $(jq .direct.deferred_flushes "$J"); ideal IPIs $(jq .models.ideal.ipis "$J"); stock_asid IPIs $(jq .models.stock_asid.ipis "$J")"
 echo "kernel: local_load_tlb_mm $(grep -c ' local_load_tlb_mm: ' "$R" || true), model mm_switches $(jq .input.mm_switches "$J")"
-# The model starts from empty tables; the kernel does not: PID 1's mm was loaded (and is
-# often still the active mm under the idle task) on CPUs before tracing began. Kernel IPIs
-# and deferrals for that mm to a CPU before the CPU's first in-trace load of it:
-python3 - "$R" <<'PY'
-import re, sys
-init_mm = None; loaded = set(); ipi = {}; dfr = {}; ev = {}
-for line in open(sys.argv[1]):
-    m = re.search(r'^\s*(\S+)-(\d+)\s+\[(\d+)\]\s+[\d.]+: (\S+):', line)
-    if not m:
-        continue
-    pid, cpu, name = int(m.group(2)), int(m.group(3)), m.group(4)
-    if init_mm is None and pid == 1 and name in ('__flush_tlb_range', 'lazy_tlb_defer'):
-        init_mm = re.search(r'mm=(0x[0-9a-f]+)', line).group(1)
-    if name in ('local_load_tlb_mm', 'switch_mm'):
-        mm = re.search(r'(?:mm|next)=(0x[0-9a-f]+)', line).group(1)
-        if mm == init_mm or init_mm is None:
-            loaded.add((cpu, mm))
-    if name == 'lazy_tlb_defer' and init_mm:
-        mm = re.search(r'mm=(0x[0-9a-f]+)', line).group(1)
-        t = int(re.search(r' cpu=(\d+)', line).group(1)); d = int(re.search(r'decision=(\d+)', line).group(1))
-        if mm == init_mm and (t, mm) not in loaded:
-            if d in (0, 6): ipi[t] = ipi.get(t, 0) + 1
-            elif 1 <= d <= 4: dfr[t] = dfr.get(t, 0) + 1
-print("kernel, for PID 1's mm (%s) before each CPU's first in-trace load of it (state the model cannot see): IPIs %s, deferred %s" %
-      (init_mm, dict(sorted(ipi.items())) or '{}', dict(sorted(dfr.items())) or '{}'))
-PY
-rm -f "$R.k" "$R.m"
+# the verdict: every counter of every CPU equal (exit status 1 otherwise)
+if join <(grep '^kernel ' "$R.k" | awk '{print $2, $3, $4, $5, $6, $7}' | sort) \
+	<(awk '{print $2, $3, $4, $5, $6, $7}' "$R.m" | sort) |
+	awk '{ for (i = 2; i <= 6; i++) if ($i != $(i + 5)) bad = 1 } END { exit bad }'; then
+	echo "verdict: kernel = model on every CPU, every counter"
+	rm -f "$R.k" "$R.m"
+else
+	echo "verdict: kernel and model differ (rows above)"
+	rm -f "$R.k" "$R.m"
+	exit 1
+fi

@@ -26,10 +26,49 @@ static bool jsonl_probe(const char *head, size_t len)
 	return memmem(head + i, (nl ? (size_t)(nl - head) : len) - i, "\"kind\"", 6) != NULL;
 }
 
+/* src->priv */
+struct jsonl {
+	const char **kprobes;	/* the header's "kprobes_defined" */
+	char *pending;		/* the first line, read by open, when it is not the header */
+	size_t pending_len;
+};
+
+static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const char **why);
+
+/*
+ * The header (its first line, as `tlbscope events` writes it) is read here, so that the
+ * CPU count is known before the first event; any other first line is kept for next().
+ */
 static int jsonl_open(struct ts_source *src)
 {
+	struct jsonl *j = xcalloc(1, sizeof(*j));
+	bool failed;
+	size_t len;
+	char *line;
+
+	src->priv = j;
 	src->info.detail = "JSON lines";
 	src->info.normalized = true;
+	while ((line = ts_source_getline(src, &len, &failed)) &&
+	       (!len || line[strspn(line, " \t\r")] == '\0'))
+		;
+	if (!line)
+		return failed ? -1 : 0;
+	{
+		json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+		const char *kind = json_string_value(json_object_get(o, "kind"));
+		struct ts_event ev;
+		const char *why;
+
+		if (kind && !strcmp(kind, "header")) {
+			decode(src, o, &ev, &why);
+		} else {
+			j->pending = xmalloc(len + 1);
+			memcpy(j->pending, line, len + 1);
+			j->pending_len = len;
+		}
+		json_decref(o);
+	}
 	return 0;
 }
 
@@ -117,17 +156,18 @@ static bool jcpus(json_t *o, const char *key, struct ts_cpumask *m)
 /* The header's "kprobes_defined" names (the trace's own list, kept for the NMI-drop check). */
 static void set_kprobes_defined(struct ts_source *src, json_t *arr)
 {
+	struct jsonl *j = src->priv;
 	const char **names;
 	size_t i, n = 0;
 	json_t *v;
 
-	if (!json_is_array(arr) || src->priv)
+	if (!json_is_array(arr) || j->kprobes)
 		return;
 	names = xcalloc(json_array_size(arr) + 1, sizeof(*names));
 	json_array_foreach(arr, i, v)
 		if (json_is_string(v))
 			names[n++] = ts_source_str(src, ts_source_intern(src, json_string_value(v)));
-	src->priv = names;
+	j->kprobes = names;
 	src->info.kprobes_defined = names;
 	src->info.nkprobes_defined = n;
 }
@@ -270,6 +310,8 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.load.next = jptr(o, "next_ptr", NULL);
 		if (jcpus(o, "next_mask", &m))
 			ev->u.load.next_mask = m.bits[0];
+		ev->u.load.initial = json_is_true(json_object_get(o, "initial"));
+		ev->u.load.commit = json_is_true(json_object_get(o, "commit"));
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
 		v = json_object_get(o, "count");
@@ -286,20 +328,32 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 
 static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 {
+	struct jsonl *j = src->priv;
+
 	for (;;) {
 		json_error_t jerr;
 		const char *why = NULL;
-		bool failed;
-		size_t len;
-		char *line = ts_source_getline(src, &len, &failed);
+		bool failed = false;
+		size_t len = 0;
+		char *line = j->pending;
 		json_t *o;
 		int r;
 
+		if (line) {
+			len = j->pending_len;
+			j->pending = NULL;
+			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+			free(line);
+			line = NULL;
+			goto decoded;
+		}
+		line = ts_source_getline(src, &len, &failed);
 		if (!line)
 			return failed ? -1 : 0;
 		if (!len || line[strspn(line, " \t")] == '\0')
 			continue;
 		o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+decoded:
 		if (!json_is_object(o)) {
 			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
 				       o ? "not a JSON object" : jerr.text);
@@ -321,7 +375,13 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 
 static void jsonl_close(struct ts_source *src)
 {
-	free(src->priv);
+	struct jsonl *j = src->priv;
+
+	if (!j)
+		return;
+	free(j->kprobes);
+	free(j->pending);
+	free(j);
 }
 
 const struct ts_format ts_format_jsonl = {

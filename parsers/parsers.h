@@ -44,7 +44,8 @@ enum ts_kind {
 	TS_EV_EXIT,	/* a task exits (sched_process_exit) or, from JSON, an mm's last user */
 	TS_EV_FLUSH,
 	TS_EV_IPI,
-	TS_EV_LOAD_MM,	/* switch_mm kprobe (u.load); timeline/ resolves switches with it */
+	TS_EV_LOAD_MM,	/* switch_mm kprobe (u.load); timeline/ resolves switches with it;
+			 * also local_load_tlb_mm (u.load.commit) */
 	TS_EV_EVICT,
 	TS_EV_FAULT,
 	TS_EV_VMALLOC,
@@ -186,6 +187,17 @@ struct ts_event {
 			uint64_t prev, next;	/* struct mm_struct * switched from and to */
 			uint64_t next_mask;	/* first word of mm_cpumask(next) before the switch */
 			uint32_t mm;		/* after timeline/: the mm id of next, 0 none */
+			/*
+			 * timeline/ (and JSON "initial"): not a switch but the state before
+			 * the trace, the mm this CPU had loaded when tracing began (the prev
+			 * of its first switch_mm); never counted as a switch
+			 */
+			uint8_t initial;
+			/*
+			 * a local_load_tlb_mm kprobe (a lazy-flush kernel): the moment the
+			 * CPU's table and mm_cpumask take next; no switch of its own
+			 */
+			uint8_t commit;
 		} load;
 		struct {
 			uint32_t func;		/* string id of the callback, 0 unknown */

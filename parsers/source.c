@@ -292,6 +292,7 @@ const char *ts_kprobe_func(const char *func)
 		"switch_mm", "__flush_tlb_range", "flush_tlb_mm", "flush_tlb_mm_range",
 		"flush_tlb_page", "flush_tlb_range", "flush_tlb_kernel_range", "flush_tlb_all",
 		"arch_tlbbatch_flush", "__ipi_flush_tlb_range_asid", "sbi_remote_sfence_vma_asid",
+		"local_load_tlb_mm",	/* a lazy-flush kernel's table load */
 	};
 
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)

@@ -99,6 +99,12 @@ static int kprobe_decode(struct ts_source *src, const char *func, const struct t
 		ev->u.load.next = (uint64_t)b;
 		if (need_num(f, "next_mask", &c) == 0)
 			ev->u.load.next_mask = (uint64_t)c;
+	} else if (!strcmp(func, "local_load_tlb_mm")) {
+		/* a lazy-flush kernel's table takes the mm (tlbscope-probes(7)) */
+		ev->kind = TS_EV_LOAD_MM;
+		NEED(need_num(f, "mm", &b), "mm");
+		ev->u.load.next = (uint64_t)b;
+		ev->u.load.commit = 1;
 	} else if (!strcmp(func, "__flush_tlb_range")) {
 		NEED(need_num(f, "mm", &mm), "mm");
 		NEED(need_num(f, "size", &b), "size");

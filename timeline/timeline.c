@@ -72,6 +72,7 @@ struct timeline {
 	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
 	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
+	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
 	uint64_t kprobe_requests;
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
 	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
@@ -105,7 +106,20 @@ struct timeline {
 
 	struct ts_event *ring;		/* lookahead queue, used when the input has tgids */
 	size_t ring_head, ring_len, ring_cap;
+
+	/*
+	 * Each CPU's mm when tracing began: the prev of its first switch_mm, seen as it enters
+	 * the lookahead, turned into an "initial" LOAD_MM once an event has named the pointer
+	 * (a flush request for it, or a switch to it) and before the CPU's own first load
+	 */
+	struct initial {
+		uint64_t ptr;
+		uint8_t state;	/* INITIAL_* */
+	} initial[TS_MAX_CPUS];
+	int initial_pending;
 };
+
+enum { INITIAL_NONE, INITIAL_PENDING, INITIAL_DONE };
 
 /* The next queued event recorded on @cpu, or NULL (borrowed, valid until the next feed). */
 static struct ts_event *ring_next_on_cpu(struct timeline *tl, int cpu)
@@ -440,7 +454,11 @@ static uint32_t ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, c
 	return t->mm;
 }
 
-static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
+static void initial_at_load(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			    void *ctx);
+
+static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+		      bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
 	struct task *next;
@@ -501,6 +519,9 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, bool count)
 		return;
 	}
 	ev->flags &= ~TS_F_KTHREAD;
+	/* the CPU's first load: what it had before comes first (a switch back to it is none) */
+	if (tl->initial_pending > 0)
+		initial_at_load(tl, ev, emit, ctx);
 	load_mm(tl, ev->cpu, mm, count);
 }
 
@@ -520,9 +541,25 @@ static void do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	struct task *t;
 	uint32_t m;
 
+	if (ev->u.load.commit) {
+		/* the lazy table takes the mm its switch_mm named: nothing to resolve */
+		if (ev->flags & TS_F_MM_GIVEN)
+			ev->u.load.mm = ev->u.load.mm ? given_mm(tl, ev->u.load.mm, "", -1,
+								 TL_HOW_GIVEN, ev->ts) : 0;
+		else
+			ev->u.load.mm = ptr_live(tl, ptr);
+		return;
+	}
 	if (ev->flags & TS_F_MM_GIVEN) {
 		ev->u.load.mm = ev->u.load.mm ? given_mm(tl, ev->u.load.mm, "", -1, TL_HOW_GIVEN,
 							 ev->ts) : 0;
+		if (ev->u.load.initial) {
+			/* the CPU's mm before the trace, as a trace's was found (emit_initial) */
+			tl->ps.initial_known += ev->u.load.mm != 0;
+			if (!c->active_mm)
+				c->active_mm = ev->u.load.mm;
+			return;
+		}
 		t = c->cur_pid > 0 ? task_find(tl, c->cur_pid) : NULL;
 		if (ev->u.load.mm && t && !t->kthread && !c->after_switch &&
 		    t->mm != ev->u.load.mm) {
@@ -729,6 +766,32 @@ static uint32_t do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 		load_mm(tl, ev->cpu, t->mm, count);
 	/* the process leaves its old mm; a vfork child leaves its parent's alone */
 	return old && old != t->mm && tl->mms[old].pid == t->tgid ? old : 0;
+}
+
+/*
+ * exec_mmap() activates the new mm, then drops the old one at once: exit_mmap()'s teardown
+ * flushes name the old mm, and the exec'ing task's first request for its new mm comes
+ * after them (setup_arg_pages moves the stack).  The old mm ends there, not at the exec
+ * event, which can come much later when the task is switched out in between (and the
+ * kernel has long taken the old mm out of every CPU's tables).
+ */
+static void exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			  void *ctx)
+{
+	struct task *t;
+	uint32_t old;
+
+	if ((ev->flags & TS_F_MM_GIVEN) || ev->u.flush.role != TS_FLUSH_REQUEST ||
+	    !ev->u.flush.mm || ev->pid <= 0)
+		return;
+	t = task_find(tl, ev->pid);
+	if (!t || !t->exec_loaded || !t->exec_old || t->mm != ev->u.flush.mm)
+		return;
+	old = t->exec_old;
+	if (old == t->mm || tl->mms[old].pid != t->tgid)
+		return;		/* a vfork child leaves its parent's mm alone */
+	t->exec_old = 0;	/* the exec event has nothing left to end */
+	emit_mm_exit(tl, ev, old, emit, ctx);
 }
 
 /* A task exits; when it was the last of its process, the event also ends the mm. */
@@ -1061,6 +1124,61 @@ static void learn_tgid(struct timeline *tl, const struct ts_event *ev)
 	}
 }
 
+/* CPU @cpu had @mm loaded when the trace began: say so, before anything else loads there. */
+static void emit_initial(struct timeline *tl, const struct ts_event *ev, int cpu, uint32_t mm,
+			 tl_emit_fn emit, void *ctx)
+{
+	struct cpu_state *c = cpu_get(tl, cpu);
+	struct ts_event x;
+
+	tl->initial[cpu].state = INITIAL_DONE;
+	tl->initial_pending--;
+	if (!mm) {
+		tl->ps.initial_unknown++;
+		return;
+	}
+	tl->ps.initial_known++;
+	if (!c->active_mm)
+		c->active_mm = mm;
+	memset(&x, 0, sizeof(x));
+	x.ts = ev->ts;
+	x.cpu = cpu;
+	x.kind = TS_EV_LOAD_MM;
+	x.pid = -1;
+	x.tgid = -1;
+	x.u.load.next = tl->initial[cpu].ptr;
+	x.u.load.mm = mm;
+	x.u.load.initial = 1;
+	emit(ctx, tl, &x);
+}
+
+/*
+ * At the CPU's first load (a switch to a user task, resolved already, so that a switch
+ * back to the mm the CPU had is named; exec's switch_mm, before it is resolved): the CPU's
+ * initial mm now or never.  Its pointer may name no live mm yet: then it stays unknown.
+ */
+static void initial_at_load(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			    void *ctx)
+{
+	if (tl->initial[ev->cpu].state != INITIAL_PENDING)
+		return;
+	if (ev->kind == TS_EV_SWITCH && ((ev->flags & TS_F_KTHREAD) || !ev->u.sw.mm))
+		return;		/* a kernel thread keeps the CPU's mm */
+	emit_initial(tl, ev, ev->cpu, ptr_live(tl, tl->initial[ev->cpu].ptr), emit, ctx);
+}
+
+/* A request named @ev's mm pointer: the CPUs that had that mm when the trace began. */
+static void initial_by_request(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			       void *ctx)
+{
+	if (!ev->u.flush.mm || !(ev->u.flush.fflags & TS_FF_PTR) || !ev->u.flush.mm_ptr)
+		return;
+	for (int i = 0; i < TS_MAX_CPUS && tl->initial_pending > 0; i++)
+		if (tl->initial[i].state == INITIAL_PENDING &&
+		    tl->initial[i].ptr == ev->u.flush.mm_ptr)
+			emit_initial(tl, ev, i, ev->u.flush.mm, emit, ctx);
+}
+
 static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx)
 {
 	struct cpu_state *c;
@@ -1083,7 +1201,8 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	}
 	if (ev->ts > tl->last_ts)
 		tl->last_ts = ev->ts;
-	if (count && ev->kind != TS_EV_MM) {
+	/* metadata, not events of the trace: mm names, a CPU's mm before the trace */
+	if (count && ev->kind != TS_EV_MM && !(ev->kind == TS_EV_LOAD_MM && ev->u.load.initial)) {
 		c->st.events++;
 		if (ev->name) {
 			ALLOC_GROW_ZERO(tl->names, (size_t)ev->name + 1, tl->nnames);
@@ -1103,10 +1222,13 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	learn_tgid(tl, ev);
 	if (ev->pid > 0 && ev->kind != TS_EV_LOST && ev->kind != TS_EV_MM)
 		task_get(tl, ev->pid, ev->comm, ev->ts);
+	if (tl->initial_pending > 0 && ((ev->kind == TS_EV_LOAD_MM && !ev->u.load.commit) ||
+					ev->kind == TS_EV_EXEC))
+		initial_at_load(tl, ev, emit, ctx);
 
 	switch (ev->kind) {
 	case TS_EV_SWITCH:
-		do_switch(tl, ev, count);
+		do_switch(tl, ev, emit, ctx, count);
 		break;
 	case TS_EV_NEWTASK:
 		do_newtask(tl, ev);
@@ -1126,6 +1248,9 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		break;
 	case TS_EV_FLUSH:
 		do_flush(tl, ev, count);
+		exec_old_ends(tl, ev, emit, ctx);
+		if (tl->initial_pending > 0 && ev->u.flush.role == TS_FLUSH_REQUEST)
+			initial_by_request(tl, ev, emit, ctx);
 		break;
 	case TS_EV_IPI:
 		do_ipi(tl, ev, emit, ctx, count);
@@ -1161,6 +1286,14 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 	emit(ctx, tl, ev);
 }
 
+static bool defines_probe(const struct ts_source_info *info, const char *func)
+{
+	for (size_t i = 0; i < info->nkprobes_defined; i++)
+		if (!strcmp(info->kprobes_defined[i], func))
+			return true;
+	return false;
+}
+
 struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *filter)
 {
 	struct timeline *tl = xcalloc(1, sizeof(*tl));
@@ -1181,8 +1314,12 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	u64map_init(&tl->dying);
 	u64map_init(&tl->probes);
 	mm_new(tl, "", "", -1, TL_HOW_NONE, 0);	/* id 0: no mm */
-	/* lookahead: tgids of later events, the switch_mm after each sched_switch */
-	if (info->has_tgid || !info->normalized) {
+	/*
+	 * lookahead: tgids of later events, the switch_mm after each sched_switch, each CPU's
+	 * first switch_mm; for JSON lines of a lazy-flush kernel, whether it reports its
+	 * table's loads before the first switch is replayed
+	 */
+	if (info->has_tgid || !info->normalized || defines_probe(info, "local_load_tlb_mm")) {
 		tl->ring_cap = LOOKAHEAD;
 		tl->ring = xcalloc(tl->ring_cap, sizeof(*tl->ring));
 	}
@@ -1223,8 +1360,18 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH)
 		tl->evidence[ev->kind == TS_EV_IPI ? ev->u.ipi.src : ev->u.flush.src]
 			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
-	if (ev->kind == TS_EV_LOAD_MM && !(ev->flags & TS_F_MM_GIVEN))
+	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit)
+		tl->saw_commit = true;
+	else if (ev->kind == TS_EV_LOAD_MM && !(ev->flags & TS_F_MM_GIVEN)) {
 		tl->saw_load_mm = true;
+		if (tl->ring_cap && ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS &&
+		    tl->initial[ev->cpu].state == INITIAL_NONE) {
+			tl->initial[ev->cpu].state = ev->u.load.prev ? INITIAL_PENDING :
+								       INITIAL_DONE;
+			tl->initial[ev->cpu].ptr = ev->u.load.prev;
+			tl->initial_pending += !!ev->u.load.prev;
+		}
+	}
 	if (!tl->ring_cap) {
 		process(tl, ev, emit, ctx);
 		return;
@@ -1352,6 +1499,11 @@ const char *timeline_how_name(enum tl_how how)
 bool timeline_how_guessed(enum tl_how how)
 {
 	return how == TL_HOW_GUESS_FORK || how == TL_HOW_GUESS_PID;
+}
+
+bool timeline_load_commits(const struct timeline *tl)
+{
+	return tl && tl->saw_commit;	/* unit tests feed the tuner without one */
 }
 
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl)

@@ -89,6 +89,9 @@ struct tl_ptr_stats {
 	uint64_t callers_evidence;	/* flush_tlb_* events counted as evidence, not requests */
 	uint64_t no_mm_switches;	/* switches to a user task with no switch_mm: it left its
 					 * mm (exiting) and keeps the CPU's, as a kernel thread */
+	uint64_t initial_known;		/* CPUs whose mm at the trace's start is known (the prev
+					 * of their first switch_mm names a user mm) */
+	uint64_t initial_unknown;	/* a user mm no event of the trace named (or none) */
 };
 
 struct tl_filter {
@@ -150,6 +153,11 @@ uint64_t timeline_requests_mm_guessed(const struct timeline *tl);
 uint64_t timeline_requests_unattributed(const struct timeline *tl);
 uint64_t timeline_ipis_unattributed(const struct timeline *tl, int src);
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl);
+/*
+ * The trace has local_load_tlb_mm events (a lazy-flush kernel's table loads): a CPU takes
+ * an mm at that event (LOAD_MM with u.load.commit), not at its sched_switch.
+ */
+bool timeline_load_commits(const struct timeline *tl);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */

@@ -245,9 +245,30 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	case TS_EV_SWITCH:
 		if (count)
 			t->switches++;
-		/* kernel threads do not call switch_mm: the CPU keeps its active mm */
-		if (!(ev->flags & TS_F_KTHREAD))
+		/*
+		 * kernel threads do not call switch_mm: the CPU keeps its active mm; a
+		 * lazy-flush kernel says when its table took the mm (below)
+		 */
+		if (!(ev->flags & TS_F_KTHREAD) && !timeline_load_commits(tl))
 			load(t, ev->cpu, ev->u.sw.mm, ev->ts, count);
+		break;
+	case TS_EV_LOAD_MM:
+		if (ev->u.load.initial) {
+			load(t, ev->cpu, ev->u.load.mm, ev->ts, false);
+			break;
+		}
+		if (!ev->u.load.commit && timeline_load_commits(tl))
+			break;
+		/*
+		 * A switch_mm kprobe: right after a switch it names the mm the switch loaded
+		 * already; otherwise it is exec's activate_mm (which loads the new mm when
+		 * exec calls it, however long before the exec event the task runs) or a
+		 * kernel thread's use_mm, both real loads in the kernel.  An "initial" one
+		 * is the CPU's state before the trace: every model starts from it, uncounted.
+		 * On a lazy-flush kernel the loads are its local_load_tlb_mm events, which
+		 * can come long after the switch (a CPU stalled in between)
+		 */
+		load(t, ev->cpu, ev->u.load.mm, ev->ts, count);
 		break;
 	case TS_EV_EXEC:
 		load(t, ev->cpu, ev->u.exec.mm, ev->ts, count);

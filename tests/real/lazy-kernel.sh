@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The corpus's lazy-flush kernel traces (corpus/traces/*-lazy-t<T>q<Q>-*): tlbscope's
+# lazy(T, Q) replay at the kernel's own parameters predicts, CPU by CPU, the flush IPIs
+# (csd), deferrals (lazy_tlb_defer), overflows, evictions (local_flush_tlb_mm) and table
+# resets the kernel made, and as many mm switches as its local_load_tlb_mm calls
+# (corpus/lazy-compare.sh).  At other parameters it does not, so the check can fail.
+T=lazy-kernel
+. "$(dirname "$0")/../lib.sh"
+for c in trace-cmd jq; do
+	command -v $c > /dev/null || { skip "all" "$c not installed"; exit 0; }
+done
+found=0
+for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
+	[ -f "$f" ] || continue
+	found=1
+	run=$(basename "$(dirname "$f")")
+	tq=$(echo "$run" | sed -n 's/.*-lazy-t\([0-9]*\)q\([0-9]*\)-.*/\1 \2/p')
+	# shellcheck disable=SC2086
+	TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" $tq > "$tmp/c.txt" 2>&1
+	rc=$?
+	same "$run: kernel = lazy($tq) model on every CPU, every counter" 0 $rc
+	[ $rc = 0 ] || sed 's/^/#   /' "$tmp/c.txt" | head -20
+	check "$run: mm switches = the kernel's local_load_tlb_mm calls ($(sed -n 's/^kernel: //p' "$tmp/c.txt"))" \
+		awk '/^kernel: local_load_tlb_mm/ { exit !($3 + 0 == $6 + 0 && $6 + 0 > 0) }' "$tmp/c.txt"
+done
+[ $found = 1 ] || { skip "all" "no lazy-kernel trace in corpus/traces"; exit 0; }
+f=$top/corpus/traces/hackbench-lazy-t2q4-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" 6 32 > "$tmp/c.txt" 2>&1
+	same "hackbench-lazy-t2q4 replayed at the wrong (6, 32): the check fails" 1 $?
+fi
+# the same replay from tlbscope's own JSON lines (initial and commit loads kept)
+f=$top/corpus/traces/forkexec-lazy-t6q32-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls events "$f" > "$tmp/fe.jsonl"
+	check "forkexec-lazy-t6q32: the JSON lines carry the initial and the table loads" \
+		sh -c "grep -q '\"initial\":true' '$tmp/fe.jsonl' && grep -q '\"commit\":true' '$tmp/fe.jsonl'"
+	same "forkexec-lazy-t6q32: tune --direct 6,32 of its JSON lines = of the trace" \
+		"$(tls tune --direct 6,32 --json "$f" | jq -S 'del(.input)')" \
+		"$(tls tune --direct 6,32 --json "$tmp/fe.jsonl" | jq -S 'del(.input)')"
+fi
