@@ -231,6 +231,131 @@ static void test_performed(void **state)
 	assert_int_equal(timeline_cpu(f->tl, 0)->flushes_received_kprobe, 0);
 }
 
+/*
+ * A lazy-flush kernel's trace.  init (pid 1) runs on CPU 0 when tracing starts and flushes
+ * its mm P1 towards CPU 1, which had P1 loaded before the trace: CPU 1's first switch_mm
+ * names it as prev.  CPU 2 starts on init_mm (kernel threads only).  On CPU 1, 20 execs:
+ * activate_mm (P2 -> P3), exit_mmap's full flush of the old mm P2, then a request for the
+ * new mm, then the exec event.  local_load_tlb_mm follows each switch_mm.
+ */
+#define LLOAD(mm)	"local_load_tlb_mm: (ffffffff8000ad4e) mm=" mm " mask=0x0"
+#define P4 "0xff60000000846980"
+static const char lazy_trace[] =
+	"# tracer: nop\n"
+	"#\n"
+	EV(0, "2.000000", "init", 1, "__flush_tlb_range: (ffffffff8000ad62) mm=" P1
+	   " mask=0x3 start=0x10000 size=0x1000 stride=0x1000")
+	SW(1, "2.000010", "swapper/1", 0, "app", 20)
+	EV(1, "2.000011", "swapper/1", 0, LOAD(P1, P2))
+	EV(1, "2.000012", "swapper/1", 0, LLOAD(P2))
+	SW(2, "2.000013", "swapper/2", 0, "other", 21)
+	EV(2, "2.000014", "swapper/2", 0, LOAD(INIT_MM, P4))
+	EV(2, "2.000015", "swapper/2", 0, LLOAD(P4))
+	EV(1, "2.000020", "app", 20, LOAD(P2, P3))
+	EV(1, "2.000021", "app", 20, LLOAD(P3))
+	EV(1, "2.000022", "app", 20, "__flush_tlb_range: (ffffffff8000ad62) mm=" P2
+	   " mask=0x2 start=0x0 size=0xffffffffffffffff stride=0x1000")
+	EV(1, "2.000023", "app", 20, "__flush_tlb_range: (ffffffff8000ad62) mm=" P3
+	   " mask=0x2 start=0x7fff0000 size=0x1000 stride=0x1000")
+	EV(1, "2.000030", "app", 20, "sched_process_exec: filename=/bin/true pid=20 old_pid=20");
+
+/* What the timeline emitted, in order. */
+struct seen {
+	int n;
+	struct {
+		int kind, cpu;
+		uint32_t mm;
+		bool initial, commit, request;
+	} ev[64];
+};
+
+static void record(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct seen *s = ctx;
+
+	(void)tl;
+	if (s->n >= 64)
+		return;
+	s->ev[s->n].kind = ev->kind;
+	s->ev[s->n].cpu = ev->cpu;
+	s->ev[s->n].mm = ev->kind == TS_EV_LOAD_MM ? ev->u.load.mm :
+			 ev->kind == TS_EV_EXIT ? ev->u.exit.mm :
+			 ev->kind == TS_EV_FLUSH ? ev->u.flush.mm : 0;
+	s->ev[s->n].initial = ev->kind == TS_EV_LOAD_MM && ev->u.load.initial;
+	s->ev[s->n].commit = ev->kind == TS_EV_LOAD_MM && ev->u.load.commit;
+	s->ev[s->n].request = ev->kind == TS_EV_FLUSH && ev->u.flush.role == TS_FLUSH_REQUEST;
+	s->n++;
+}
+
+static void test_lazy_kernel(void **state)
+{
+	char path[] = "/tmp/tlbscope-lazy-XXXXXX", err[TS_ERR_LEN];
+	struct seen *s = calloc(1, sizeof(*s));
+	struct ts_source *src;
+	struct timeline *tl;
+	struct ts_event ev;
+	int fd, r, i, initial = -1, req_p1 = -1, exit_p20 = -1, req_p3 = -1, exits = 0;
+	uint32_t p1 = 0, p20 = 0;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, lazy_trace, sizeof(lazy_trace) - 1),
+			 (ssize_t)(sizeof(lazy_trace) - 1));
+	close(fd);
+	src = ts_source_open(path, err);
+	assert_non_null(src);
+	tl = timeline_new(src, NULL);
+	while ((r = ts_source_next(src, &ev)) > 0)
+		timeline_feed(tl, &ev, record, s);
+	assert_int_equal(r, 0);
+	timeline_finish(tl, record, s);
+	assert_int_equal(ts_source_skipped(src, NULL), 0);
+
+	for (uint32_t m = 1; m < timeline_mm_count(tl); m++) {
+		if (!strcmp(timeline_mm(tl, m)->name, "p1"))
+			p1 = m;
+		if (!strcmp(timeline_mm(tl, m)->name, "p20"))
+			p20 = m;
+	}
+	assert_true(p1 && p20);
+	for (i = 0; i < s->n; i++) {
+		if (s->ev[i].initial) {
+			assert_int_equal(initial, -1);	/* one: CPU 2's start is init_mm */
+			initial = i;
+			assert_int_equal(s->ev[i].cpu, 1);
+			assert_int_equal(s->ev[i].mm, p1);
+		}
+		if (s->ev[i].request && s->ev[i].mm == p1)
+			req_p1 = i;
+		if (s->ev[i].kind == TS_EV_EXIT && s->ev[i].mm) {
+			exits++;
+			exit_p20 = i;
+			assert_int_equal(s->ev[i].mm, p20);
+		}
+		if (s->ev[i].request && s->ev[i].cpu == 1 && s->ev[i].mm &&
+		    s->ev[i].mm != p20 && s->ev[i].mm != p1)
+			req_p3 = i;
+		/* every table load names the mm its switch_mm resolved */
+		if (s->ev[i].commit)
+			assert_int_not_equal(s->ev[i].mm, 0);
+	}
+	/* CPU 1 had init's mm before the trace: known at init's request, and said before it */
+	assert_true(initial >= 0 && initial < req_p1);
+	assert_int_equal(timeline_ptr_stats(tl)->initial_known, 1);
+	assert_int_equal(timeline_ptr_stats(tl)->initial_unknown, 1);
+	/* the old mm ends at the first request for the new one, not at the exec event */
+	assert_int_equal(exits, 1);
+	assert_true(exit_p20 >= 0 && exit_p20 + 1 == req_p3);
+	assert_true(timeline_load_commits(tl));
+	assert_int_equal(timeline_ptr_stats(tl)->load_mm, 3);	/* commits are not switch_mms */
+
+	timeline_free(tl);
+	ts_source_close(src);
+	unlink(path);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +363,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exec_activate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_performed, setup, teardown),
+		cmocka_unit_test(test_lazy_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
