@@ -794,6 +794,45 @@ static void exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emi
 	emit_mm_exit(tl, ev, old, emit, ctx);
 }
 
+/*
+ * A task's exit_mmap: its last full-mm flush of its own mm, when the lookahead shows that
+ * task's exit event ending the mm next on this CPU (no other request of the mm, no switch,
+ * in between).  The mm ends there: the kernel drops it from every CPU at the end of
+ * exit_mmap, while the exit tracepoint of Linux 6.12 comes after exit_mm() returns, and
+ * can come much later when the task is preempted in between.
+ */
+static bool exit_teardown(struct timeline *tl, const struct ts_event *ev)
+{
+	uint32_t mm = ev->u.flush.mm;
+	struct task *t;
+	size_t seen = 0;
+
+	if ((ev->flags & TS_F_MM_GIVEN) || ev->u.flush.role != TS_FLUSH_REQUEST ||
+	    ev->u.flush.scope != TS_SCOPE_MM || !(ev->u.flush.fflags & TS_FF_PTR) || !mm ||
+	    ev->pid <= 0 || !tl->ring_cap || tl->mms[mm].exited)
+		return false;
+	t = task_find(tl, ev->pid);
+	if (!t || t->kthread || t->mm != mm || tl->mms[mm].pid != t->tgid)
+		return false;
+	for (size_t i = 0; i < tl->ring_len && seen < 256; i++) {
+		const struct ts_event *e = &tl->ring[(tl->ring_head + i) % tl->ring_cap];
+
+		if (e->cpu != ev->cpu)
+			continue;
+		seen++;
+		if (e->kind == TS_EV_SWITCH || e->kind == TS_EV_EXEC || e->kind == TS_EV_LOST)
+			return false;
+		if (e->kind == TS_EV_FLUSH && e->u.flush.role == TS_FLUSH_REQUEST &&
+		    e->u.flush.mm_ptr == ev->u.flush.mm_ptr)
+			return false;	/* exit_mmap flushes again: this one is not the last */
+		if (e->kind == TS_EV_EXIT && e->u.exit.pid == ev->pid)
+			/* the exit ends the mm as do_exit() below would decide it */
+			return (e->flags & TS_F_GROUP_KNOWN) ? !!(e->flags & TS_F_GROUP_DEAD) :
+							       t->pid == t->tgid;
+	}
+	return false;
+}
+
 /* A task exits; when it was the last of its process, the event also ends the mm. */
 static void do_exit(struct timeline *tl, struct ts_event *ev)
 {
@@ -1251,6 +1290,13 @@ static void process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, v
 		exec_old_ends(tl, ev, emit, ctx);
 		if (tl->initial_pending > 0 && ev->u.flush.role == TS_FLUSH_REQUEST)
 			initial_by_request(tl, ev, emit, ctx);
+		if (ev->kind == TS_EV_FLUSH && exit_teardown(tl, ev)) {
+			/* the teardown's flush first, then its mm is gone */
+			c->after_switch = false;
+			emit(ctx, tl, ev);
+			emit_mm_exit(tl, ev, ev->u.flush.mm, emit, ctx);
+			return;
+		}
 		break;
 	case TS_EV_IPI:
 		do_ipi(tl, ev, emit, ctx, count);

@@ -236,7 +236,8 @@ static void test_performed(void **state)
  * its mm P1 towards CPU 1, which had P1 loaded before the trace: CPU 1's first switch_mm
  * names it as prev.  CPU 2 starts on init_mm (kernel threads only).  On CPU 1, 20 execs:
  * activate_mm (P2 -> P3), exit_mmap's full flush of the old mm P2, then a request for the
- * new mm, then the exec event.  local_load_tlb_mm follows each switch_mm.
+ * new mm, then the exec event.  On CPU 2, 21 exits: exit_mmap's full flush, then (later)
+ * its exit event.  local_load_tlb_mm follows each switch_mm.
  */
 #define LLOAD(mm)	"local_load_tlb_mm: (ffffffff8000ad4e) mm=" mm " mask=0x0"
 #define P4 "0xff60000000846980"
@@ -257,7 +258,12 @@ static const char lazy_trace[] =
 	   " mask=0x2 start=0x0 size=0xffffffffffffffff stride=0x1000")
 	EV(1, "2.000023", "app", 20, "__flush_tlb_range: (ffffffff8000ad62) mm=" P3
 	   " mask=0x2 start=0x7fff0000 size=0x1000 stride=0x1000")
-	EV(1, "2.000030", "app", 20, "sched_process_exec: filename=/bin/true pid=20 old_pid=20");
+	EV(1, "2.000030", "app", 20, "sched_process_exec: filename=/bin/true pid=20 old_pid=20")
+	/* 21 exits: exit_mmap's full flush of its mm, later its exit event (no group_dead) */
+	EV(2, "2.000040", "other", 21, "__flush_tlb_range: (ffffffff8000ad62) mm=" P4
+	   " mask=0x4 start=0x0 size=0xffffffffffffffff stride=0x1000")
+	EV(2, "2.000041", "other", 21, "lazy_tlb_defer: (ffffffff8000b498) mm=" P4 " cpu=1 decision=2")
+	EV(2, "2.000050", "other", 21, "sched_process_exit: comm=other pid=21 prio=120");
 
 /* What the timeline emitted, in order. */
 struct seen {
@@ -295,7 +301,8 @@ static void test_lazy_kernel(void **state)
 	struct timeline *tl;
 	struct ts_event ev;
 	int fd, r, i, initial = -1, req_p1 = -1, exit_p20 = -1, req_p3 = -1, exits = 0;
-	uint32_t p1 = 0, p20 = 0;
+	int exit_p21 = -1, req_p4 = -1;
+	uint32_t p1 = 0, p20 = 0, p21 = 0;
 
 	(void)state;
 	fd = mkstemp(path);
@@ -317,8 +324,10 @@ static void test_lazy_kernel(void **state)
 			p1 = m;
 		if (!strcmp(timeline_mm(tl, m)->name, "p20"))
 			p20 = m;
+		if (!strcmp(timeline_mm(tl, m)->name, "p21"))
+			p21 = m;
 	}
-	assert_true(p1 && p20);
+	assert_true(p1 && p20 && p21);
 	for (i = 0; i < s->n; i++) {
 		if (s->ev[i].initial) {
 			assert_int_equal(initial, -1);	/* one: CPU 2's start is init_mm */
@@ -330,12 +339,16 @@ static void test_lazy_kernel(void **state)
 			req_p1 = i;
 		if (s->ev[i].kind == TS_EV_EXIT && s->ev[i].mm) {
 			exits++;
-			exit_p20 = i;
-			assert_int_equal(s->ev[i].mm, p20);
+			if (s->ev[i].mm == p20)
+				exit_p20 = i;
+			else if (s->ev[i].mm == p21)
+				exit_p21 = i;
 		}
 		if (s->ev[i].request && s->ev[i].cpu == 1 && s->ev[i].mm &&
 		    s->ev[i].mm != p20 && s->ev[i].mm != p1)
 			req_p3 = i;
+		if (s->ev[i].request && s->ev[i].mm == p21)
+			req_p4 = i;
 		/* every table load names the mm its switch_mm resolved */
 		if (s->ev[i].commit)
 			assert_int_not_equal(s->ev[i].mm, 0);
@@ -345,8 +358,10 @@ static void test_lazy_kernel(void **state)
 	assert_int_equal(timeline_ptr_stats(tl)->initial_known, 1);
 	assert_int_equal(timeline_ptr_stats(tl)->initial_unknown, 1);
 	/* the old mm ends at the first request for the new one, not at the exec event */
-	assert_int_equal(exits, 1);
+	assert_int_equal(exits, 2);
 	assert_true(exit_p20 >= 0 && exit_p20 + 1 == req_p3);
+	/* an exiting process's mm ends right after exit_mmap's flush, not at its exit event */
+	assert_true(req_p4 >= 0 && exit_p21 == req_p4 + 1);
 	assert_true(timeline_load_commits(tl));
 	assert_int_equal(timeline_ptr_stats(tl)->load_mm, 3);	/* commits are not switch_mms */
 
