@@ -1167,7 +1167,7 @@ static void learn_tgid(struct timeline *tl, const struct ts_event *ev)
 static void emit_initial(struct timeline *tl, const struct ts_event *ev, int cpu, uint32_t mm,
 			 tl_emit_fn emit, void *ctx)
 {
-	struct cpu_state *c = cpu_get(tl, cpu);
+	struct cpu_state *c = &tl->cpus[cpu];	/* allocated when its pointer was recorded */
 	struct ts_event x;
 
 	tl->initial[cpu].state = INITIAL_DONE;
@@ -1416,6 +1416,8 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 								       INITIAL_DONE;
 			tl->initial[ev->cpu].ptr = ev->u.load.prev;
 			tl->initial_pending += !!ev->u.load.prev;
+			/* now, not while process() holds another CPU's state (a realloc) */
+			cpu_get(tl, ev->cpu);
 		}
 	}
 	if (!tl->ring_cap) {
