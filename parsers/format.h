@@ -72,6 +72,7 @@ struct tp_fields {
 	/* name of the kernel function a pointer field points at, without +offset */
 	int (*sym)(void *ctx, const char *field, char *buf, size_t len);
 	int (*mask)(void *ctx, const char *field, struct ts_cpumask *m);
+	uint32_t name_id;	/* the event name's string id when the reader has it, else 0 */
 };
 
 /*
@@ -86,6 +87,7 @@ struct tep_format_field;
 
 #define TEP_FIELD_CACHE	256
 #define TEP_SYM_CACHE	1024
+#define TEP_NAME_CACHE	64
 
 struct tep_field_cache {
 	struct tep_field_slot {
@@ -99,6 +101,11 @@ struct tep_field_cache {
 		const char *func;		/* libtraceevent's string, NULL: no symbol */
 		bool used;
 	} sym[TEP_SYM_CACHE];
+	/* event name string ids: interning the same few names per record is a hash lookup */
+	struct tep_name_slot {
+		const struct tep_event *event;
+		uint32_t id;
+	} name[TEP_NAME_CACHE];
 };
 
 struct tep_fields {
@@ -109,7 +116,8 @@ struct tep_fields {
 	struct tep_record *rec;
 };
 
-void tep_fields_bind(struct tp_fields *f, struct tep_fields *c);
+/* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */
+void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src);
 
 /*
  * tp_decode - fill @ev's kind and payload from tracepoint @name's fields

@@ -200,7 +200,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 		fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
 					  .bigendian = tep_is_bigendian(), .event = event,
 					  .rec = &rec };
-		tep_fields_bind(&fields, &fc);
+		tep_fields_bind(&fields, &fc, src);
 		if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
 			ts_source_fail(src, "cpu %d, record %llu: %s", best,
 				       (unsigned long long)l->nrecords, why);

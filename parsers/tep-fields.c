@@ -145,8 +145,22 @@ static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
 	return 0;
 }
 
-void tep_fields_bind(struct tp_fields *f, struct tep_fields *c)
+void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src)
 {
+	uint32_t id;
+
+	if (c->cache) {
+		struct tep_name_slot *n =
+			&c->cache->name[((uintptr_t)c->event >> 4) % TEP_NAME_CACHE];
+
+		if (n->event != c->event) {
+			n->event = c->event;
+			n->id = ts_source_intern(src, c->event->name);
+		}
+		id = n->id;
+	} else {
+		id = ts_source_intern(src, c->event->name);
+	}
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
-				 .mask = get_mask };
+				 .mask = get_mask, .name_id = id };
 }

@@ -169,7 +169,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
 				  .bigendian = tep_is_file_bigendian(td->tep), .event = event,
 				  .rec = rec };
-	tep_fields_bind(&fields, &fc);
+	tep_fields_bind(&fields, &fc, src);
 	if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %s", cpu,
 			       (unsigned long long)td->nrecords, rec->offset, why);

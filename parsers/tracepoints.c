@@ -193,7 +193,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 {
 	int64_t v, w;
 
-	ev->name = ts_source_intern(src, name);
+	ev->name = f->name_id ? f->name_id : ts_source_intern(src, name);
 	ev->kind = TS_EV_OTHER;
 
 	if (need_num(f, "__probe_ip", &v) == 0) {
