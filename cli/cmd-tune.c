@@ -5,6 +5,7 @@
  * MAX_TLB_FLUSH_TASK and tlb_flush_all_threshold with the reasons, the sensitivity to every
  * unit cost, and the check of the stock model against the kernel's own flush IPIs.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@ static const char tune_usage[] =
 	"  --warmup T         count from T after the first event (state still replayed)\n"
 	"  --flush-all-threshold N  pages past which a range flushes the whole ASID (64)\n"
 	"  --direct T,Q       also replay lazy(T, Q) directly and print its counts\n"
+	"  --decisions FILE   with --direct: write that replay's decision for each remote CPU\n"
+	"                     of each flush, \"TS CPU TARGET DECISION\" (lazy_tlb_defer's codes)\n"
 	"  --verify           replay every grid point directly and compare with the sweep\n"
 	"                     (exit 1 on any difference)\n"
 	"  --svg FILE         write the cost heatmap and the eviction/cost curves over T\n"
@@ -43,6 +46,7 @@ struct tune_opts {
 	int direct[2];
 	bool has_direct, verify;
 	const char *svg;
+	const char *decisions;
 };
 
 /* "1,2,4" or "1-16" or a mix; values in [lo, hi], duplicates dropped. */
@@ -154,6 +158,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			o->has_direct = true;
 		} else if (!strcmp(a, "--svg")) {
 			o->svg = v;
+		} else if (!strcmp(a, "--decisions")) {
+			o->decisions = v;
 		} else if (a[0] == '-' && a[1]) {
 			error("tune: unknown option '%s'\n%s", a, tune_usage);
 			return -1;
@@ -168,6 +174,10 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	}
 	if (!o->c.input) {
 		error("tune: no trace given\n%s", tune_usage);
+		return -1;
+	}
+	if (o->decisions && !o->has_direct) {
+		error("tune: --decisions needs --direct T,Q (the replay whose decisions it writes)");
 		return -1;
 	}
 	qsort(o->T, o->nT, sizeof(int), cmp_int);
@@ -335,6 +345,14 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	       "%llu mm switches\n", (unsigned long long)req, (unsigned long long)unattr,
 	       (unsigned long long)tuner_switches(r->tu),
 	       (unsigned long long)tuner_mm_switches(r->tu));
+	{
+		uint64_t marks, lost = timeline_lost(r->tl, &marks);
+
+		if (lost || marks)
+			printf("lost events: %llu%s: every count below misses what they were "
+			       "(switches, requests, IPIs)\n", (unsigned long long)lost,
+			       marks ? " (and sub-buffers with an unknown number lost)" : "");
+	}
 
 	printf("\nModels\n");
 	{
@@ -546,6 +564,12 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 	json_object_set_new(j, "requests_without_mm", json_integer((json_int_t)unattr));
 	json_object_set_new(j, "switches", json_integer((json_int_t)tuner_switches(r->tu)));
 	json_object_set_new(j, "mm_switches", json_integer((json_int_t)tuner_mm_switches(r->tu)));
+	{
+		uint64_t marks, lost = timeline_lost(r->tl, &marks);
+
+		json_object_set_new(j, "lost_events", json_integer((json_int_t)lost));
+		json_object_set_new(j, "lost_markers_without_count", json_integer((json_int_t)marks));
+	}
 	json_object_set_new(root, "input", j);
 	json_object_set_new(root, "platform", json_string(r->pf.name));
 
@@ -723,8 +747,25 @@ int cmd_tune(int argc, char **argv)
 	to.ncpus = r.ncpus;
 	to.replay = (const int (*)[2])r.replay;
 	to.nreplay = r.nreplay;
+	if (o.decisions) {
+		/* the --direct point is the last replayed one */
+		to.decisions = fopen(o.decisions, "w");
+		if (!to.decisions) {
+			ret = error("tune: %s: %s", o.decisions, strerror(errno));
+			goto out;
+		}
+		fprintf(to.decisions, "# lazy(%d, %d) decisions of %s: TS_NS CPU TARGET DECISION "
+			"(0 IPI, 1 queued, 2 flag full, 3 flag overflow, 4 absorbed)\n",
+			o.direct[0], o.direct[1], o.c.input);
+	}
 	r.tu = tuner_new(&to);
 	ret = analyze_run(&o.c, r.src, tuner_feed, r.tu, &r.tl);
+	if (to.decisions) {
+		bool failed = ferror(to.decisions);
+
+		if ((fclose(to.decisions) || failed) && !ret)
+			ret = error("tune: %s: could not write the decisions", o.decisions);
+	}
 	if (ret)
 		goto out;
 	tuner_finish(r.tu);

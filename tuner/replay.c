@@ -5,6 +5,7 @@
  * DESIGN.md section 4 rules 1-5 literally - slots, generations, queues and flags - so that
  * the one-pass sweep of sweep.c has something independent to be checked against.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,7 @@ struct lazy {
 	 * on the requester.
 	 */
 	struct tuner_counts *cpu;
+	FILE *log;		/* lazy_log_decisions() */
 };
 
 struct lazy *lazy_new(int T, int Q, int ncpus)
@@ -193,9 +195,23 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 	cpumask_set(lazy_mask(l, mm), cpu);
 }
 
+void lazy_log_decisions(struct lazy *l, FILE *f)
+{
+	l->log = f;
+}
+
+/* The codes of a lazy-flush kernel's lazy_tlb_defer(mm, cpu, decision) */
+enum { DECIDE_IPI, DECIDE_QUEUED, DECIDE_FLAG_FULL, DECIDE_FLAG_OVERFLOW, DECIDE_ABSORBED };
+
+static void decided(const struct lazy *l, uint64_t ts, int cpu, int target, int decision)
+{
+	if (l->log)
+		fprintf(l->log, "%llu %d %d %d\n", (unsigned long long)ts, cpu, target, decision);
+}
+
 /* Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold). */
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
-		bool count)
+		uint64_t ts, bool count)
 {
 	struct ts_cpumask *m = lazy_mask(l, mm);
 
@@ -213,22 +229,28 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 		if (active[t] == mm) {
 			if (count)
 				COUNT(l, t, ipis);
+			decided(l, ts, cpu, t, DECIDE_IPI);
 			continue;
 		}
 		if (count)
 			COUNT(l, t, deferred);
 		s = slot_of(l, t, mm);
-		if (s->flag)
-			continue;		/* absorbed */
+		if (s->flag) {
+			decided(l, ts, cpu, t, DECIDE_ABSORBED);
+			continue;
+		}
 		if (full) {
 			s->flag = true;
+			decided(l, ts, cpu, t, DECIDE_FLAG_FULL);
 		} else if (s->queued < (uint32_t)l->Q) {
 			s->queued++;
+			decided(l, ts, cpu, t, DECIDE_QUEUED);
 		} else {
 			s->flag = true;
 			s->queued = 0;
 			if (count)
 				COUNT(l, t, overflows);
+			decided(l, ts, cpu, t, DECIDE_FLAG_OVERFLOW);
 		}
 	}
 }

@@ -103,7 +103,9 @@ void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued
 bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm);
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
-		bool count);
+		uint64_t ts, bool count);
+/* Write each decision of lazy_flush() to @f (tuner_opts.decisions), NULL: none. */
+void lazy_log_decisions(struct lazy *l, FILE *f);
 void lazy_exit(struct lazy *l, uint32_t mm);
 void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);

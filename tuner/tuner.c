@@ -79,6 +79,8 @@ static void start(struct tuner *t, const struct ts_event *ev)
 	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
 	for (int i = 0; i < t->o.nreplay; i++)
 		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus);
+	if (t->o.nreplay)
+		lazy_log_decisions(t->lazy[t->o.nreplay - 1], t->o.decisions);
 	t->snap_every = 1000000;	/* 1 ms, doubled whenever the snapshots fill up */
 	t->next_snap = ev->ts + t->snap_every;
 }
@@ -217,7 +219,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 
 		sweep_flush(t->sweep, t, cpu, mm, full, ev->ts, count);
 		for (int i = 0; i < t->o.nreplay; i++)
-			lazy_flush(t->lazy[i], t->active, cpu, mm, full, count);
+			lazy_flush(t->lazy[i], t->active, cpu, mm, full, ev->ts, count);
 		stock_flush(t, cpu, mm, (ev->u.flush.fflags & TS_FF_KMASK) ? &ev->u.flush.kmask :
 			    NULL, count);
 	}

@@ -9,6 +9,8 @@
 #ifndef TLBSCOPE_TUNER_H
 #define TLBSCOPE_TUNER_H
 
+#include <stdio.h>
+
 #include "../timeline/timeline.h"
 
 #define TUNER_MAX_T	64	/* thresholds the sweep can answer for */
@@ -43,6 +45,13 @@ struct tuner_opts {
 	int ncpus;			/* CPUs of the machine (kernel flushes go to all) */
 	const int (*replay)[2];		/* (T, Q) points to replay directly, may be NULL */
 	int nreplay;
+	/*
+	 * When set, the last replayed point writes one line per remote CPU of each user-mm
+	 * flush it decides for: "TS CPU TARGET DECISION" (ns, requester, target, the codes
+	 * of a lazy-flush kernel's lazy_tlb_defer: 0 IPI, 1 queued, 2 whole-ASID flag for a
+	 * full flush, 3 flag on queue overflow, 4 absorbed by the flag)
+	 */
+	FILE *decisions;
 };
 
 struct tuner;

@@ -54,6 +54,20 @@ for run in hackbench-aia-4cpu hackbench-aia-8cpu mmapstress-aia-4cpu mmap-aia-4c
 	check "$run: the text output has the observed-vs-predicted line" \
 		sh -c "'$prog' tune '$f' | grep -q '^Check against the kernel: observed [0-9]* flush IPIs'"
 done
+# lost events are part of tune's answer, text and JSON
+same "x86-lost: tune --json input.lost_events = the trace's (79806)" 79806 \
+	"$(tls tune --json "$fx/x86-lost.dat" | jq .input.lost_events)"
+check "x86-lost: tune's text says events were lost" \
+	sh -c "'$prog' tune '$fx/x86-lost.dat' | grep -q '^lost events: 79806'"
+# --decisions: one line per remote target decided, as many as IPIs + deferrals
+f=$top/corpus/traces/hackbench-lazy-t6q32-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --direct 6,32 --decisions "$tmp/dec.txt" --json "$f" > "$tmp/dec.json"
+	same "--decisions: lines = the direct replay's IPIs + deferrals" \
+		"$(jq '.direct.ipis + .direct.deferred' "$tmp/dec.json")" "$(grep -vc '^#' "$tmp/dec.txt")"
+	tls tune --direct 6,32 --decisions /dev/full "$f" > /dev/null 2>&1
+	same "--decisions to a full disk exits 2" 2 $?
+fi
 # x86: the model is RISC-V's; the explanation says why it over-predicts
 check "x86-hackbench: the difference is explained (x86 trims mm_cpumask)" \
 	sh -c "'$prog' tune '$fx/x86-hackbench.dat' | grep -q 'this is an x86 kernel'"
