@@ -380,6 +380,7 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 		       (unsigned long long)stock->ipis, observed ? diff : 0.0);
 		{
 			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+			uint64_t initial = timeline_ptr_stats(r->tl)->initial_known;
 			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
 
 			if (widened)
@@ -387,8 +388,6 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 				       "ran %llu mm%s before the trace): predicted %llu (%+.1f %%)\n",
 				       (unsigned long long)widened, widened == 1 ? "" : "s",
 				       (unsigned long long)seeded, sd);
-			uint64_t initial = timeline_ptr_stats(r->tl)->initial_known;
-
 			if (widened && fabs(sd) <= 0.5)
 				printf("  - so the difference is the history before the trace began: "
 				       "the model's per-request masks match the kernel's\n");
