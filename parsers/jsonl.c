@@ -335,25 +335,23 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 		const char *why = NULL;
 		bool failed = false;
 		size_t len = 0;
-		char *line = j->pending;
+		char *line;
 		json_t *o;
 		int r;
 
-		if (line) {
-			len = j->pending_len;
+		if (j->pending) {
+			/* the first line, read by open() */
+			o = json_loadb(j->pending, j->pending_len, JSON_REJECT_DUPLICATES, &jerr);
+			free(j->pending);
 			j->pending = NULL;
+		} else {
+			line = ts_source_getline(src, &len, &failed);
+			if (!line)
+				return failed ? -1 : 0;
+			if (!len || line[strspn(line, " \t")] == '\0')
+				continue;
 			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-			free(line);
-			line = NULL;
-			goto decoded;
 		}
-		line = ts_source_getline(src, &len, &failed);
-		if (!line)
-			return failed ? -1 : 0;
-		if (!len || line[strspn(line, " \t")] == '\0')
-			continue;
-		o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
-decoded:
 		if (!json_is_object(o)) {
 			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
 				       o ? "not a JSON object" : jerr.text);
