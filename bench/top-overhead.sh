@@ -6,10 +6,12 @@
 #   usage: bench/top-overhead.sh [TLBSCOPE]
 prog=${1:-./tlbscope}
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.pid"' EXIT
 # the load in a process group of its own, so that it goes whole at the end (a plain
-# background loop leaves its running hackbench and workers behind)
-setsid sh -c 'while :; do hackbench -g 4 -l 5000; done' > /dev/null 2>&1 &
+# background loop leaves its running hackbench and workers behind); the group is named by
+# the pid the load writes (setsid forks when it is a group leader already, under job control)
+setsid sh -c 'echo $$ > "$1"; while :; do hackbench -g 4 -l 5000; done' sh "$out.pid" \
+	> /dev/null 2>&1 &
 load=$!
 sleep 1
 "$prog" top -b -d 1 -n 13 > "$out" 2> /dev/null &
@@ -22,7 +24,7 @@ c0=$(cpu); e0=$(grep '^elapsed' "$out" | tail -1)
 until [ "$(shots)" -ge 12 ]; do sleep 0.05; done
 c1=$(cpu); e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
-kill -TERM -- -$load 2> /dev/null
+kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null
 wait $load 2> /dev/null
 events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }

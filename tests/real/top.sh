@@ -133,14 +133,18 @@ before=$(state)
 # machine), in a process group of its own so that all its workers go at the end; hackbench
 # for switches, shootdown for flush IPIs (hackbench's own are too few to count on)
 [ -x "$shootdown" ] || { skip "live top" "$shootdown not built (make unit)"; exit 0; }
-setsid sh -c "while :; do hackbench -g 4 -l 2000; done & $shootdown 30" > /dev/null 2>&1 &
+# (its group is the one setsid made, named by the pid the load writes: setsid forks when
+# it is a group leader already, as under a shell with job control)
+setsid sh -c "echo \$\$ > $tmp/load.pid; while :; do hackbench -g 4 -l 2000; done & $shootdown 30" \
+	> /dev/null 2>&1 &
 hb=$!
+for _ in $(seq 50); do [ -s "$tmp/load.pid" ] && break; sleep 0.02; done
 ${TLBSCOPE_WRAP:-} "$prog" top -b -d 1 -n 2 > "$tmp/live.txt" 2> "$tmp/live.err" &
 pid=$!
 pids="$pids $pid"
 wait $pid
 rc=$?
-kill -TERM -- -$hb 2> /dev/null
+kill -TERM -- -"$(cat "$tmp/load.pid")" 2> /dev/null
 wait $hb 2> /dev/null
 same "live: top -b -d 1 -n 2 exits 0" 0 $rc
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/live.err"
