@@ -3,7 +3,8 @@
 # The corpus's lazy-flush kernel traces (corpus/traces/*-lazy-t<T>q<Q>-*): tlbscope's
 # lazy(T, Q) replay at the kernel's own parameters predicts, CPU by CPU, the flush IPIs
 # (csd), deferrals (lazy_tlb_defer), overflows, evictions (local_flush_tlb_mm) and table
-# resets the kernel made, and as many mm switches as its local_load_tlb_mm calls
+# resets the kernel made, each lazy_tlb_defer decision, and as many mm switches as its
+# local_load_tlb_mm calls
 # (corpus/lazy-compare.sh).  At other parameters it does not, so the check can fail.
 T=lazy-kernel
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +20,7 @@ for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
 	# shellcheck disable=SC2086
 	TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" $tq > "$tmp/c.txt" 2>&1
 	rc=$?
-	same "$run: kernel = lazy($tq) model on every CPU, every counter" 0 $rc
+	same "$run: kernel = lazy($tq) model on every CPU, every counter, every decision" 0 $rc
 	[ $rc = 0 ] || sed 's/^/#   /' "$tmp/c.txt" | head -20
 	check "$run: mm switches = the kernel's local_load_tlb_mm calls ($(sed -n 's/^kernel: //p' "$tmp/c.txt"))" \
 		awk '/^kernel: local_load_tlb_mm/ { exit !($3 + 0 == $6 + 0 && $6 + 0 > 0) }' "$tmp/c.txt"
