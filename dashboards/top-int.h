@@ -16,7 +16,7 @@ struct top_cpu {
 	int32_t pid;			/* current task, -1 unknown */
 	char comm[TS_COMM_LEN];
 	uint32_t mm;			/* current task's mm id, 0 kernel thread */
-	uint32_t active;		/* the CPU's active (loaded) mm: kernel threads keep it */
+	uint32_t active;		/* the mm of its last switch to a user task (the strip) */
 	/* previous tick's totals, and the rates over the last tick (per trace second) */
 	uint64_t p_sw, p_tx, p_rx, p_local, p_evict;
 	double r_sw, r_tx, r_rx, r_local, r_evict;

@@ -88,7 +88,7 @@ static void mm_request(struct top_model *m, struct timeline *tl, const struct ts
 	for (int t = 0; t < m->ncpus; t++) {
 		if (t == ev->cpu || !tuner_replayed_holds(m->tu, 0, t, id))
 			continue;
-		if (m->cpu[t].active == id)
+		if (tuner_active(m->tu, t) == id)
 			mm->lazy_ipis++;
 		else
 			mm->deferred++;
@@ -128,11 +128,6 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 		c->mm = ev->u.exec.mm;
 		if (c->mm)
 			c->active = c->mm;
-		break;
-	case TS_EV_EXIT:
-		for (int t = 0; ev->u.exit.mm && t < m->ncpus; t++)
-			if (m->cpu[t].active == ev->u.exit.mm)
-				m->cpu[t].active = 0;
 		break;
 	case TS_EV_FLUSH:
 		if (ev->u.flush.role == TS_FLUSH_REQUEST)

@@ -431,6 +431,11 @@ void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, ui
 		lazy_cpu_state(t->lazy[i], cpu, loaded, queued, flagged);
 }
 
+uint32_t tuner_active(const struct tuner *t, int cpu)
+{
+	return cpu >= 0 && cpu < t->ncpus ? t->active[cpu] : 0;
+}
+
 bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm)
 {
 	return t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus && mm &&

@@ -83,6 +83,8 @@ void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, ui
 			  int *flagged);
 /* Does @cpu hold @mm in the table of replayed point @i right now? */
 bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm);
+/* The mm @cpu runs now as every model sees it (0: none known); kernel threads keep it. */
+uint32_t tuner_active(const struct tuner *t, int cpu);
 
 /* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
  * or farther.  Summed over CPUs when @cpu < 0. */
