@@ -348,10 +348,15 @@ static void print_text(struct run *r, const struct tuner_rec *rec, int64_t obser
 	{
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
 
+		const char *where;
+
 		if (lost || marks)
 			printf("lost events: %llu%s: every count below misses what they were "
 			       "(switches, requests, IPIs)\n", (unsigned long long)lost,
 			       marks ? " (and sub-buffers with an unknown number lost)" : "");
+		if (ts_source_skipped(r->src, &where))
+			printf("malformed records skipped: %llu (first: %s)\n",
+			       (unsigned long long)ts_source_skipped(r->src, NULL), where);
 	}
 
 	printf("\nModels\n");
@@ -568,6 +573,8 @@ static void print_json(struct run *r, const struct tuner_rec *rec, int64_t obser
 
 		json_object_set_new(j, "lost_events", json_integer((json_int_t)lost));
 		json_object_set_new(j, "lost_markers_without_count", json_integer((json_int_t)marks));
+		json_object_set_new(j, "malformed_skipped",
+				    json_integer((json_int_t)ts_source_skipped(r->src, NULL)));
 	}
 	json_object_set_new(root, "input", j);
 	json_object_set_new(root, "platform", json_string(r->pf.name));

@@ -68,6 +68,10 @@ printf '{"kind":"header","version":1,"cpus":2}\n{"ts":1,"cpu":0,"kind":"switch",
 tls report --json "$tmp/bad.jsonl" > "$tmp/out" 2> "$tmp/err"
 check "JSON lines with a broken line: exit 0, 1 skipped" \
 	[ $? -eq 0 -a "$(jq '.evidence.malformed_skipped' "$tmp/out")" = 1 ]
+same "tune says so too (JSON input.malformed_skipped)" 1 \
+	"$(tls tune --json "$tmp/bad.jsonl" | jq '.input.malformed_skipped')"
+check "tune says so too (text, with the line)" \
+	sh -c "'$prog' tune '$tmp/bad.jsonl' | grep -q '^malformed records skipped: 1 (first: line 3'"
 
 # usage errors
 tls report > /dev/null 2>&1; check "no trace: exit 2" [ $? -eq 2 ]
