@@ -90,8 +90,8 @@ struct timeline {
 	struct tl_mm *mms;
 	size_t nmms, mms_alloc;
 
-	struct cpu_state *cpus;
-	int ncpus, cpus_alloc;
+	struct cpu_state *cpus;		/* TS_MAX_CPUS of them, allocated once */
+	int ncpus;			/* highest CPU an event named + 1 */
 
 	uint64_t *names;		/* event name string id -> count (filtered); ids are dense */
 	size_t nnames;
@@ -188,21 +188,15 @@ static bool counted(const struct timeline *tl, int cpu, uint64_t ts)
 	return !tl->filter.has_cpus || cpu < 0 || ts_cpumask_test(&tl->filter.cpus, cpu);
 }
 
+/*
+ * The state of CPU @cpu (0 <= cpu < TS_MAX_CPUS), which becomes a CPU of the trace.  The
+ * table is allocated whole in timeline_new() and never moves: a pointer into it stays valid
+ * while another CPU's state is taken (an IPI naming a target no event came from yet).
+ */
 static struct cpu_state *cpu_get(struct timeline *tl, int cpu)
 {
-	if (cpu >= tl->ncpus) {
-		if (cpu >= tl->cpus_alloc) {
-			int n = cpu + 8;
-
-			tl->cpus = xrealloc(tl->cpus, n * sizeof(*tl->cpus));
-			memset(tl->cpus + tl->cpus_alloc, 0,
-			       (n - tl->cpus_alloc) * sizeof(*tl->cpus));
-			for (int i = tl->cpus_alloc; i < n; i++)
-				tl->cpus[i].cur_pid = -1;
-			tl->cpus_alloc = n;
-		}
+	if (cpu >= tl->ncpus)
 		tl->ncpus = cpu + 1;
-	}
 	return &tl->cpus[cpu];
 }
 
@@ -1048,15 +1042,17 @@ static void do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t mm,
 		      uint64_t ts)
 {
+	if (from >= TS_MAX_CPUS)
+		from = -1;	/* a sender no CPU mask could name: unattributed */
 	if (from >= 0 && counted(tl, from, ts)) {
-		tl->cpus[from].st.ipis_sent[which]++;
+		cpu_get(tl, from)->st.ipis_sent[which]++;
 		if (mm)
 			tl->mms[mm].ipis_caused[which]++;
 	}
 	if (from < 0 && counted(tl, to, ts))
 		tl->ipi_unattributed[which]++;
 	if (counted(tl, to, ts))
-		tl->cpus[to].st.ipis_received[which]++;
+		cpu_get(tl, to)->st.ipis_received[which]++;
 }
 
 static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
@@ -1115,7 +1111,6 @@ static void do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 		if (!ts_cpumask_test(&ev->u.ipi.targets, t))
 			continue;
 		tc = cpu_get(tl, t);
-		c = &tl->cpus[ev->cpu];		/* cpu_get may have moved the array */
 		tc->pending_from = ev->cpu;
 		tc->pending_mm = mm;
 		tc->pending_known = true;
@@ -1346,6 +1341,9 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	const struct ts_source_info *info = ts_source_info(src);
 
 	tl->src = src;
+	tl->cpus = xcalloc(TS_MAX_CPUS, sizeof(*tl->cpus));
+	for (int i = 0; i < TS_MAX_CPUS; i++)
+		tl->cpus[i].cur_pid = -1;
 	if (filter) {
 		tl->filter = *filter;
 		tl->filtered = true;
@@ -1416,7 +1414,6 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 								       INITIAL_DONE;
 			tl->initial[ev->cpu].ptr = ev->u.load.prev;
 			tl->initial_pending += !!ev->u.load.prev;
-			/* now, not while process() holds another CPU's state (a realloc) */
 			cpu_get(tl, ev->cpu);
 		}
 	}
