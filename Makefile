@@ -77,7 +77,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MAN := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
-.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps
+.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps \
+	fuzz fuzz-build
 
 all: check-deps $(PROG)
 
@@ -156,7 +157,42 @@ uninstall:
 corpus:
 	$(MAKE) -C corpus
 
-clean:
-	rm -rf build build-asan $(PROG) tlbscope-asan
+# Fuzzing (tests/fuzz/README.md): libFuzzer harnesses built with clang, ASan and UBSan, one
+# per reader, each through the timeline and the models.  FUZZ_SECONDS per harness; findings
+# land in build-fuzz/findings/FORMAT/ and belong, once fixed, in tests/fuzz/regressions/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
+FUZZ_BUILD := build-fuzz
+FUZZ_TARGETS := tracedat:trace.dat ftrace-text:ftrace-text jsonl:jsonl
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-DPLATFORM_DIR='"$(DATADIR)/platforms"' -DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' \
+	$(PC_CFLAGS)
+FUZZ_OBJ := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_BUILD)/fuzz-$(firstword $(subst :, ,$t)))
+.SECONDARY: $(FUZZ_OBJ)
 
--include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+fuzz-build: deps
+	$(Q)scripts/deps.sh fuzz
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+fuzz: fuzz-build
+	$(Q)tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZCC $<
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-reader.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(quiet) FUZZLD $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \
+		-DFUZZ_FORMAT='"$(lastword $(subst :, ,$(filter $*:%,$(FUZZ_TARGETS))))"' \
+		-o $@ $< $(FUZZ_OBJ) $(PC_LIBS) -lm
+
+clean:
+	rm -rf build build-asan build-fuzz $(PROG) tlbscope-asan
+
+-include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/*/*.d)

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Install the Debian packages tlbscope builds and tests with, when they are missing.
 # As root this runs apt-get; otherwise it names what to install and fails.
+#   usage: deps.sh [fuzz]   ('fuzz' adds clang and its sanitizer/libFuzzer runtime)
 set -e
 
 # library and tool packages; the tools are what the real-trace tests compare against
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 libjansson-dev libncurses-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux valgrind
 jq xz-utils bc"
+[ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev"
 
 missing=""
 for p in $PKGS; do
