@@ -33,7 +33,8 @@ struct ts_source {
 	const char *path;		/* as given; "-" for stdin */
 	char *display;			/* name used in messages ("<stdin>" for "-") */
 	int fd;
-	char *spool;			/* temporary copy of stdin for needs_file formats */
+	bool spooled;			/* fd is an unlinked copy of a stream (stdin, FIFO):
+					 * reopen it as /proc/self/fd/N, not by path */
 	/* line reader (text formats) */
 	char *buf;
 	size_t buf_len, buf_alloc, line_start;

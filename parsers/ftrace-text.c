@@ -664,6 +664,18 @@ static int lit_num(const char *s, size_t len, const char *lit, int *n)
 	return span_int(s + l, len - l, n);
 }
 
+/* A header's CPU count; one past what a CPU mask holds is a malformed header, not a size. */
+static void declare_cpus(struct ts_source *src, int n)
+{
+	if (n > TS_MAX_CPUS) {
+		if (src->lineno)	/* reading, not the first look of scan_head() */
+			ts_source_skip(src, "line %llu: a header declares %d CPUs (at most %d handled)",
+				       (unsigned long long)src->lineno, n, TS_MAX_CPUS);
+		return;
+	}
+	src->info.cpus = n;
+}
+
 /*
  * Header and summary lines: '#' lines, "cpus=2", "version = 7", "CPU 0 is empty".
  * @s is NUL-terminated at @len.
@@ -683,7 +695,7 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 			for (d = 3; isdigit((unsigned char)p[d]); d++)
 				;
 			if (!lit_num(p, d, "#P:", &n) && n > 0)
-				src->info.cpus = n;
+				declare_cpus(src, n);
 		}
 		if (strstr(s, "TGID"))
 			src->info.has_tgid = true;
@@ -698,7 +710,7 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 	}
 	if (!lit_num(s, len, "cpus=", &n)) {
 		if (n > 0)
-			src->info.cpus = n;
+			declare_cpus(src, n);
 		ft->report = true;
 		return true;
 	}
@@ -807,6 +819,8 @@ static int read_failed(struct ts_source *src)
 	if (!strncmp(m, src->display, dl) && m[dl] == ':')
 		m += dl + 2;
 	strlcpy_ts(msg, m, sizeof(msg));
+	if (!strncmp(msg, "line ", 5))		/* the line reader named the place itself */
+		return ts_source_fail(src, "%s", msg);
 	return ts_source_fail(src, "after line %llu: %s", (unsigned long long)src->lineno, msg);
 }
 

@@ -184,7 +184,9 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		int64_t cpus = jnum(o, "cpus", 0);
 		const char *k = json_string_value(json_object_get(o, "kernel"));
 
-		if (cpus > 0 && cpus <= TS_MAX_CPUS)
+		if (cpus > TS_MAX_CPUS)
+			return *why = "\"cpus\" past the 512 CPUs tlbscope handles", -1;
+		if (cpus > 0)
 			src->info.cpus = (int)cpus;
 		if (k)
 			src->info.uname = ts_source_str(src, ts_source_intern(src, k));

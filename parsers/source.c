@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../lib/lib.h"
@@ -22,6 +23,12 @@ static const struct ts_format *const formats[] = {
 };
 
 #define PROBE_LEN	65536
+/*
+ * The longest line the text formats take: an ftrace line is a few hundred bytes and a JSON
+ * line a few KiB; past this the input is not what it claims, and buffering it whole would
+ * make memory follow the file.
+ */
+#define LINE_MAX_LEN	(1 << 20)
 
 int ts_source_fail(struct ts_source *src, const char *fmt, ...)
 {
@@ -96,6 +103,12 @@ char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed)
 		}
 		if (src->eof)
 			return NULL;
+		if (avail > LINE_MAX_LEN) {
+			ts_source_fail(src, "line %llu: longer than %d KiB, not a trace line",
+				       (unsigned long long)src->lineno + 1, LINE_MAX_LEN >> 10);
+			*failed = true;
+			return NULL;
+		}
 		if (fill(src)) {
 			*failed = true;
 			return NULL;
@@ -103,8 +116,11 @@ char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed)
 	}
 }
 
-/* Copy stdin (whose first @len bytes were already read into src->buf) to a temp file. */
-static int spool_stdin(struct ts_source *src)
+/*
+ * Copy a stream (stdin, a pipe, a FIFO; its first bytes already in src->buf) to an unlinked
+ * temporary file that a reader opening a path (libtracecmd) can have as /proc/self/fd/N.
+ */
+static int spool_input(struct ts_source *src)
 {
 	char tmpl[] = "/tmp/tlbscope-stdin-XXXXXX";
 	int fd = mkstemp(tmpl);
@@ -121,7 +137,7 @@ static int spool_stdin(struct ts_source *src)
 				continue;
 			if (w < 0) {
 				close(fd);
-				return ts_source_fail(src, "writing a temporary copy of stdin: %s",
+				return ts_source_fail(src, "writing a temporary copy of the input: %s",
 						      strerror(errno));
 			}
 			off += w;
@@ -144,7 +160,16 @@ static int spool_stdin(struct ts_source *src)
 	if (src->fd > 0)
 		close(src->fd);
 	src->fd = fd;
+	src->spooled = true;
 	return 0;
+}
+
+/* Not a regular file (a pipe, a FIFO, a character device): it can be read only once. */
+static bool is_stream(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) || !S_ISREG(st.st_mode);
 }
 
 struct ts_source *ts_source_open(const char *path, char *err)
@@ -183,7 +208,7 @@ struct ts_source *ts_source_open(const char *path, char *err)
 	}
 	src->fmt = fmt;
 	src->info.format = fmt->name;
-	if (fmt->needs_file && is_stdin && spool_stdin(src))
+	if (fmt->needs_file && (is_stdin || is_stream(src->fd)) && spool_input(src))
 		goto out_fail;
 	if (fmt->open(src))
 		goto out_fail;

@@ -32,7 +32,9 @@ static struct tep_format_field *field_of(struct tep_fields *c, const char *name)
 	} else {
 		f = tep_find_field(c->event, name);
 	}
-	if (!f || f->offset + f->size > c->rec->size)
+	/* a corrupt format may give any int: checked in 64 bits against this record */
+	if (!f || f->offset < 0 || f->size < 0 ||
+	    (long long)f->offset + f->size > (long long)c->rec->size)
 		return NULL;
 	return f;
 }

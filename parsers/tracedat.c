@@ -79,8 +79,8 @@ static int tracedat_open(struct ts_source *src)
 
 	src->priv = td;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	if (!strcmp(src->path, "-")) {
-		/* stdin was spooled to an unlinked temporary file */
+	if (src->spooled) {
+		/* stdin or a FIFO was spooled to an unlinked temporary file */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", src->fd);
 		td->top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	} else {

@@ -44,7 +44,10 @@ struct tuner *tuner_new(const struct tuner_opts *o)
 		memcpy(t->replay, o->replay, o->nreplay * sizeof(*t->replay));
 	}
 	t->o.replay = (const int (*)[2])t->replay;
-	cpus_reserve(t, (o->ncpus > 0 ? o->ncpus : 1) - 1);
+	/* CPU masks end at TS_MAX_CPUS: a bigger count (from a corrupt header) sizes nothing */
+	if (t->o.ncpus > TS_MAX_CPUS)
+		t->o.ncpus = TS_MAX_CPUS;
+	cpus_reserve(t, (t->o.ncpus > 0 ? t->o.ncpus : 1) - 1);
 	for (int m = 0; m < TUNER__MODELS; m++)
 		t->model_cpu[m] = xcalloc(t->ncpus, sizeof(*t->model_cpu[m]));
 	return t;
