@@ -25,6 +25,8 @@ struct ts_format {
 };
 
 extern const struct ts_format ts_format_tracedat;
+/* tracedat-check.c: the headers of the trace.dat open as @fd bounded by its size; 0 or -1 */
+int tracedat_check(struct ts_source *src, int fd);
 extern const struct ts_format ts_format_ftrace_text;
 extern const struct ts_format ts_format_jsonl;
 

@@ -18,16 +18,19 @@
 
 /*
  * Exported by libtracecmd (1.2 and later) but absent from its public header: the uname
- * line and the kernel ring-buffer statistics that `trace-cmd record/extract` store.
+ * line and the kernel ring-buffer statistics that `trace-cmd record/extract` store, and
+ * the sub-buffer size of a buffer.
  */
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
 
 struct tracedat {
 	struct tracecmd_input *top;	/* the file */
 	struct tracecmd_input *in;	/* the buffer read: top or one instance */
 	struct tep_handle *tep;
 	int ncpus;
+	int page_size;			/* sub-buffer size: no record crosses one */
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	uint64_t nrecords;
@@ -79,6 +82,8 @@ static int tracedat_open(struct ts_source *src)
 
 	src->priv = td;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	if (tracedat_check(src, src->fd))
+		return -1;
 	if (src->spooled) {
 		/* stdin or a FIFO was spooled to an unlinked temporary file */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", src->fd);
@@ -111,6 +116,7 @@ static int tracedat_open(struct ts_source *src)
 			tracecmd_close(b);
 		}
 	}
+	td->page_size = tracecmd_page_size(td->in);
 	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
 	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
 	for (int cpu = 0; cpu < td->ncpus; cpu++)
@@ -157,6 +163,14 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 		return 1;
 	}
 	td->nrecords++;
+	/* the library takes a record's length from the file: past its sub-buffer, it is not one */
+	if (rec->size < 0 || (td->page_size > 0 &&
+	    rec->offset % td->page_size + (unsigned long long)rec->size > (unsigned)td->page_size)) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %d bytes run past the "
+			       "%d-byte sub-buffer", cpu, (unsigned long long)td->nrecords,
+			       rec->offset, rec->size, td->page_size);
+		return -1;
+	}
 	event = tep_find_event_by_record(td->tep, rec);
 	if (!event) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): unknown event type", cpu,
