@@ -45,11 +45,12 @@ struct cur {
 	bool big;		/* big-endian file */
 	int version;
 	uint32_t page_size;
+	int lsize;		/* bytes in the recorded kernel's long */
 	bool compressed;	/* v7: CPU data in compressed chunks, not whole sub-buffers */
 	int algo;		/* Z_* */
 	ZSTD_DCtx *zstd;
 	char *in, *out;		/* compressed block read, inflated (reused) */
-	size_t in_alloc, out_alloc;
+	size_t in_alloc, out_alloc, out_len;
 };
 
 static int bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -154,6 +155,47 @@ static int check_page_size(struct cur *c, uint64_t ps, const char *where)
 }
 
 /*
+ * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events
+ * that follow, with flags in bits 27 and up (missed events).  libtracecmd reads a page's
+ * events up to commit, and a page it cannot load ends that CPU's data without a word.
+ */
+#define COMMIT_MASK	((1u << 27) - 1)
+
+static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_size,
+		      const char *buffer, uint64_t cpu, uint64_t page)
+{
+	uint64_t commit = 0;
+
+	memcpy(&commit, hdr + 8, c->lsize);
+	commit = swap_if(c, commit, c->lsize) & COMMIT_MASK;
+	if (commit > page_size - 8 - c->lsize)
+		return bad(c, "buffer '%s', cpu %llu, sub-buffer %llu: %llu bytes of events in a "
+			   "%u-byte sub-buffer", buffer, (unsigned long long)cpu,
+			   (unsigned long long)page, (unsigned long long)commit, page_size);
+	return 0;
+}
+
+/*
+ * The header_page format: libtracecmd reads sub-buffers only with an 8-byte timestamp
+ * ("field: u64 timestamp;\toffset:0;\tsize:8;") and fails half set up otherwise.
+ */
+static int check_header_page(struct cur *c, const char *text, uint64_t len)
+{
+	char buf[1024];
+	const char *p, *eol;
+
+	if (len >= sizeof(buf))
+		return bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	p = strstr(buf, " timestamp;");
+	eol = p ? strchr(p, '\n') : NULL;
+	if (!p || !strstr(p, "size:8;") || (eol && strstr(p, "size:8;") > eol))
+		return bad(c, "header_page: no 8-byte timestamp field");
+	return 0;
+}
+
+/*
  * One compressed block of @zsize bytes at @off that must inflate to exactly @usize bytes.
  * @what names it in the message.
  */
@@ -193,6 +235,7 @@ static int check_zblock(struct cur *c, uint64_t off, uint64_t zsize, uint64_t us
 	if (got != usize)
 		return bad(c, "%s at offset %llu: inflates to %zu bytes, not %llu", what,
 			   (unsigned long long)off, got, (unsigned long long)usize);
+	c->out_len = got;
 	return 0;
 }
 
@@ -219,7 +262,7 @@ static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_
 			uint64_t size, uint32_t page_size)
 {
 	struct cur z = *c;
-	uint64_t count, end = off + 4 + size;
+	uint64_t count, end = off + 4 + size, page = 0;
 	char what[128];
 
 	z.off = off;
@@ -246,6 +289,10 @@ static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_
 			 (unsigned long long)cpu, (unsigned long long)i);
 		if (check_zblock(c, z.off, zsize, usize, what))
 			return -1;
+		for (uint64_t p = 0; p < usize / page_size; p++, page++)
+			if (check_page(c, (unsigned char *)c->out + p * page_size, page_size, buffer,
+				       cpu, page))
+				return -1;
 		z.off += zsize;
 	}
 	return 0;
@@ -271,6 +318,15 @@ static int check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint6
 		return bad(c, "buffer '%s', cpu %llu: data at offset %llu, %llu bytes, is not "
 			   "whole %u-byte sub-buffers", buffer, (unsigned long long)cpu,
 			   (unsigned long long)off, (unsigned long long)size, page_size);
+	for (uint64_t p = 0; p < size / page_size; p++) {
+		unsigned char hdr[16];
+
+		if (pread(c->fd, hdr, sizeof(hdr), (off_t)(off + p * page_size)) != sizeof(hdr))
+			return ts_source_fail(c->src, "read error at offset %llu",
+					      (unsigned long long)(off + p * page_size));
+		if (check_page(c, hdr, page_size, buffer, cpu, p))
+			return -1;
+	}
 	return 0;
 }
 
@@ -332,6 +388,21 @@ static int check_buffer_v7(struct cur *c, uint64_t end, bool compressed)
 	return 0;
 }
 
+/* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
+static int check_header_info(struct cur *c, const char *buf, uint64_t len)
+{
+	uint64_t n = 0;
+
+	if (len < 20 || memcmp(buf, "header_page", 12))
+		return bad(c, "section HEADER_INFO: no header_page");
+	memcpy(&n, buf + 12, 8);
+	n = swap_if(c, n, 8);
+	if (n > len - 20)
+		return bad(c, "section HEADER_INFO: header_page of %llu bytes runs past it",
+			   (unsigned long long)n);
+	return check_header_page(c, buf + 20, n);
+}
+
 /* v7 options that give a section's offset: the section must be inside the file. */
 static int check_section_ref(struct cur *c, uint16_t id)
 {
@@ -354,8 +425,16 @@ static int check_section_ref(struct cur *c, uint16_t id)
 		return bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
 			   id, (unsigned long long)off, (unsigned long long)size);
 	snprintf(what, sizeof(what), "section %u", id);
-	if (flags & SEC_FL_COMPRESS)
+	if (flags & SEC_FL_COMPRESS) {
 		ret = check_zsection(c, size, what);
+		size = ret ? 0 : c->out_len;
+	} else if (id == OPT_HEADER_INFO && size <= MAX_STRING) {
+		ALLOC_GROW(c->out, size, c->out_alloc);
+		if (get(c, c->out, size, what))
+			ret = -1;
+	}
+	if (!ret && id == OPT_HEADER_INFO)
+		ret = check_header_info(c, c->out, size);
 	c->off = back;
 	return ret;
 }
@@ -454,8 +533,18 @@ static int check_v6(struct cur *c)
 		if (cstr(c, name, sizeof(name), names[i]) || strcmp(name, names[i]))
 			return bad(c, "no %s section at offset %llu", names[i],
 				   (unsigned long long)c->off);
-		if (num(c, 8, &n, names[i]) || skip(c, n, names[i]))
+		if (num(c, 8, &n, names[i]))
 			return -1;
+		if (i == 0 && n < MAX_STRING) {
+			char text[MAX_STRING];
+
+			if (get(c, text, n, names[i]) || check_header_page(c, text, n))
+				return -1;
+		} else if (i == 0) {
+			return bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
+		} else if (skip(c, n, names[i])) {
+			return -1;
+		}
 	}
 	if (num(c, 4, &count, "ftrace formats"))
 		return -1;
@@ -561,6 +650,7 @@ int tracedat_check(struct ts_source *src, int fd)
 		return bad(&c, "header: endianness %u and long size %u (expected 0/1 and 4/8)",
 			   endian, lsize);
 	c.big = endian;
+	c.lsize = lsize;
 	if (num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
 		return -1;
 	c.page_size = (uint32_t)ps;
