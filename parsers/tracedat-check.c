@@ -148,8 +148,8 @@ static int check_cpus(struct cur *c, uint64_t cpus, const char *where)
 /* Sub-buffer ("page") sizes: the kernel's are powers of two from 4 KiB up (buffer_subbuf_size_kb). */
 static int check_page_size(struct cur *c, uint64_t ps, const char *where)
 {
-	if (ps < 1024 || ps > (1u << 24) || (ps & (ps - 1)))
-		return bad(c, "%s: sub-buffer size %llu is not a power of two in 1 KiB..16 MiB",
+	if (ps < 4096 || ps > (1u << 24) || (ps & (ps - 1)))
+		return bad(c, "%s: sub-buffer size %llu is not a power of two in 4 KiB..16 MiB",
 			   where, (unsigned long long)ps);
 	return 0;
 }

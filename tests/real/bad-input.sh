@@ -53,6 +53,59 @@ tls report "$tmp/flip.dat" > /dev/null 2> "$tmp/err"
 rc=$?
 check "trace.dat with a corrupted sub-buffer: exit 0 or 2, no crash (got $rc)" [ $rc -eq 0 -o $rc -eq 2 ]
 
+# header fields libtracecmd trusts (each crashed it, or was taken silently, before the
+# checks of parsers/tracedat-check.c): exit 2 and a message naming the part of the file
+seeds=$top/tests/fuzz/seeds/trace.dat
+while read -r seed kind msg; do
+	python3 "$top/tests/fuzz/corrupt-dat.py" "$seeds/$seed" "$kind" "$tmp/$kind.dat"
+	timeout 60 ${TLBSCOPE_WRAP:-} "$prog" report "$tmp/$kind.dat" > /dev/null 2> "$tmp/err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -qF "tlbscope: $tmp/$kind.dat: corrupt trace.dat" "$tmp/err" &&
+	   grep -qF -- "$msg" "$tmp/err"; then
+		ok "trace.dat with $kind: exit 2, '$msg'"
+	else
+		not_ok "trace.dat with $kind: exit $rc"
+		head -3 "$tmp/err" | sed 's/^/#   /'
+	fi
+done <<EOF
+hackbench-aia-4cpu-v6.dat cpus0 header: 0 CPUs
+hackbench-aia-4cpu-v6.dat cpus-huge header: 100000000 CPUs
+hackbench-aia-4cpu-v6.dat pagesize3 sub-buffer size 3
+hackbench-aia-4cpu-v6.dat cpudata-past-end run past the end of the file
+hackbench-aia-4cpu-v6.dat commit-huge cpu 0, sub-buffer 0: 70000 bytes of events
+hackbench-aia-4cpu-v6.dat timestamp-size header_page: no 8-byte timestamp
+hackbench-aia-4cpu-v7-zstd.dat options-loop options sections (a loop?)
+hackbench-aia-4cpu-v7-zstd.dat options-past-end options section at offset
+hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER: 100000000 CPUs
+hackbench-aia-4cpu-v7-zstd.dat chunk-inflate-huge said to inflate to 2147479552
+hackbench-aia-4cpu-v7-zstd.dat chunk-garbage zstd: Data corruption detected
+EOF
+
+# a trace.dat through a FIFO: read once, spooled, not reopened by path (which blocked)
+mkfifo "$tmp/fifo"
+timeout 30 cat "$seeds/hackbench-aia-4cpu-v6.dat" > "$tmp/fifo" &
+a=$(timeout 30 ${TLBSCOPE_WRAP:-} "$prog" report --json "$tmp/fifo" | jq -S '.totals')
+wait
+b=$(tls report --json "$seeds/hackbench-aia-4cpu-v6.dat" | jq -S '.totals')
+same "trace.dat through a FIFO: the same totals as the file" "$b" "$a"
+
+# a line of megabytes: a located error, memory not following the line
+{ head -20 "$fx/hand/identity.txt"; head -c 3000000 /dev/zero | tr '\0' x; echo; } > "$tmp/long.txt"
+tls report "$tmp/long.txt" > /dev/null 2> "$tmp/err"
+rc=$?
+check "a 3 MB text line: exit 2 naming line 21 ($rc)" \
+	[ $rc -eq 2 -a -n "$(grep -F "$tmp/long.txt: line 21: longer than 1024 KiB" "$tmp/err")" ]
+
+# CPU numbers past the masks: a malformed header or event, never an allocation by them
+{ echo "# tracer: nop"; echo "#"; echo "# entries-in-buffer/entries-written: 2/2   #P:99999999";
+  grep -v '^#' "$fx/text/tracefs-flags-notgid.txt" | head -50;
+  echo "           bash-1     [99999999] d..2.  100.000000: sched_switch: x"; } > "$tmp/cpus.txt"
+tls report "$tmp/cpus.txt" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check "#P:99999999 and CPU [99999999]: exit 0 ($rc)" [ $rc -eq 0 ]
+check "... both counted as malformed, the first located" \
+	grep -q "malformed records skipped: 2 (first: line 3: a header declares 99999999 CPUs" "$tmp/out"
+
 # text: malformed lines are counted and reported, not fatal
 txt=$(unxz_fx x86-hackbench.txt.xz)
 { head -2000 "$txt"; echo "this is not an event line"; echo "     bash-1 [000] garbage";

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Write a copy of a trace.dat with one header field made wrong, the way the fuzzer found
+libtracecmd crashing on them, for tests/real/bad-input.sh.
+  usage: corrupt-dat.py IN.dat KIND OUT.dat
+KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge timestamp-size
+KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-huge chunk-garbage
+"""
+import struct
+import sys
+
+
+def cstr_end(d, p):
+    return d.index(b"\0", p) + 1
+
+
+def v6_layout(d):
+    """Offsets of the v6 fields: page size, cpu count, flyrecord table, header_page text."""
+    p = cstr_end(d, 10)  # version
+    page = p + 2
+    p += 6
+    p = cstr_end(d, p)  # "header_page"
+    n = struct.unpack_from("<Q", d, p)[0]
+    hp = (p + 8, n)
+    p += 8 + n
+    p = cstr_end(d, p)
+    p += 8 + struct.unpack_from("<Q", d, p)[0]
+    cnt = struct.unpack_from("<I", d, p)[0]
+    p += 4
+    for _ in range(cnt):
+        p += 8 + struct.unpack_from("<Q", d, p)[0]
+    cnt = struct.unpack_from("<I", d, p)[0]
+    p += 4
+    for _ in range(cnt):
+        p = cstr_end(d, p)
+        ev = struct.unpack_from("<I", d, p)[0]
+        p += 4
+        for _ in range(ev):
+            p += 8 + struct.unpack_from("<Q", d, p)[0]
+    p += 4 + struct.unpack_from("<I", d, p)[0]
+    p += 4 + struct.unpack_from("<I", d, p)[0]
+    p += 8 + struct.unpack_from("<Q", d, p)[0]
+    cpus = p
+    fly = d.index(b"flyrecord\0", p) + 10
+    return page, cpus, fly, hp
+
+
+def v7_options(d):
+    """(first-options pointer offset, [(section offset, [(option id, data offset, size)])])"""
+    p = cstr_end(d, 10) + 6
+    p = cstr_end(d, cstr_end(d, p))
+    ptr, nxt, secs = p, struct.unpack_from("<Q", d, p)[0], []
+    while nxt:
+        _, _, _, size = struct.unpack_from("<HHIQ", d, nxt)
+        q, end, opts, sec, nxt = nxt + 16, nxt + 16 + size, [], nxt, 0
+        while q < end:
+            oid, osz = struct.unpack_from("<HI", d, q)
+            opts.append((oid, q + 6, osz))
+            if oid == 0:
+                nxt = struct.unpack_from("<Q", d, q + 6)[0]
+            q += 6 + osz
+        secs.append((sec, opts))
+    return ptr, secs
+
+
+def v7_buffer_cpus(d, secs):
+    """Offset of the BUFFER option's CPU count and its CPUs' (offset, size)."""
+    for _, opts in secs:
+        for oid, at, _ in opts:
+            if oid == 3:
+                p = cstr_end(d, cstr_end(d, at + 8)) + 4
+                n = struct.unpack_from("<I", d, p)[0]
+                return p, [struct.unpack_from("<QQ", d, p + 4 + 20 * i + 4) for i in range(n)]
+    sys.exit("no BUFFER option")
+
+
+def main():
+    d = bytearray(open(sys.argv[1], "rb").read())
+    kind = sys.argv[2]
+    if d[10:12] == b"6\0":
+        page, cpus, fly, hp = v6_layout(d)
+        if kind == "cpus0":
+            struct.pack_into("<I", d, cpus, 0)
+        elif kind == "cpus-huge":
+            struct.pack_into("<I", d, cpus, 100000000)
+        elif kind == "pagesize3":
+            struct.pack_into("<I", d, page, 3)
+        elif kind == "cpudata-past-end":
+            struct.pack_into("<Q", d, fly + 8, len(d))
+        elif kind == "commit-huge":
+            off = struct.unpack_from("<Q", d, fly)[0]
+            struct.pack_into("<Q", d, off + 8, 70000)
+        elif kind == "timestamp-size":
+            i = d.index(b"size:8;", hp[0])
+            d[i:i + 7] = b"size:4;"
+        else:
+            sys.exit(f"unknown v6 kind {kind}")
+    else:
+        ptr, secs = v7_options(d)
+        if kind == "options-loop":
+            last = secs[-1][1][-1]
+            struct.pack_into("<Q", d, last[1], secs[0][0])
+        elif kind == "options-past-end":
+            struct.pack_into("<Q", d, ptr, len(d) + 4096)
+        elif kind == "buffer-cpus-huge":
+            p, _ = v7_buffer_cpus(d, secs)
+            struct.pack_into("<I", d, p, 100000000)
+        elif kind in ("chunk-inflate-huge", "chunk-garbage"):
+            _, cpus = v7_buffer_cpus(d, secs)
+            off = cpus[0][0]
+            if kind == "chunk-inflate-huge":
+                struct.pack_into("<I", d, off + 8, 0x7ffff000)
+            else:
+                for k in range(16):
+                    d[off + 12 + 20 + k] ^= 0x5A
+        else:
+            sys.exit(f"unknown v7 kind {kind}")
+    open(sys.argv[3], "wb").write(d)
+
+
+if __name__ == "__main__":
+    main()
