@@ -176,22 +176,45 @@ static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_siz
 }
 
 /*
- * The header_page format: libtracecmd reads sub-buffers only with an 8-byte timestamp
- * ("field: u64 timestamp;\toffset:0;\tsize:8;") and fails half set up otherwise.
+ * The header_page format, as the kernel prints it:
+ *	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;" then commit, overwrite, data.
+ * libtracecmd reads sub-buffers only with an 8-byte timestamp and fails half set up
+ * otherwise; libtraceevent's parser gives up at the first stray character.  So each line
+ * must be a field in that exact shape, and timestamp and commit must be where readers of
+ * sub-buffers (kbuffer) put them whatever the text says.
  */
 static int check_header_page(struct cur *c, const char *text, uint64_t len)
 {
-	char buf[1024];
-	const char *p, *eol;
+	char buf[1024], *line, *eol;
+	bool ts = false, commit = false;
 
 	if (len >= sizeof(buf))
 		return bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
 	memcpy(buf, text, len);
 	buf[len] = '\0';
-	p = strstr(buf, " timestamp;");
-	eol = p ? strchr(p, '\n') : NULL;
-	if (!p || !strstr(p, "size:8;") || (eol && strstr(p, "size:8;") > eol))
-		return bad(c, "header_page: no 8-byte timestamp field");
+	for (line = buf; *line; line = eol ? eol + 1 : line + strlen(line)) {
+		char type[32], name[32], tail[2];
+		unsigned off, size, sign;
+		int n;
+
+		eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		if (!*line)
+			continue;
+		n = sscanf(line, "\tfield: %31s %31[^;]; offset:%u; size:%u; signed:%u;%1s", type,
+			   name, &off, &size, &sign, tail);
+
+		if (n != 5 && !(n == 4 && !strstr(line, "signed")))
+			return bad(c, "header_page: not a field: '%.60s'", line);
+		if (!strcmp(name, "timestamp"))
+			ts = off == 0 && size == 8;
+		if (!strcmp(name, "commit"))
+			commit = off == 8 && (size == 4 || size == 8);
+	}
+	if (!ts || !commit)
+		return bad(c, "header_page: no %s field where sub-buffers have it",
+			   ts ? "commit" : "8-byte timestamp");
 	return 0;
 }
 
