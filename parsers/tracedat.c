@@ -164,6 +164,13 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	}
 	td->nrecords++;
 	/* the library takes a record's length from the file: past its sub-buffer, it is not one */
+	/* common_type, flags, preempt_count, common_pid: read before any format is consulted */
+	if (rec->size < 8) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %d bytes, shorter than "
+			       "the common fields", cpu, (unsigned long long)td->nrecords,
+			       rec->offset, rec->size);
+		return -1;
+	}
 	if (rec->size < 0 || (td->page_size > 0 &&
 	    rec->offset % td->page_size + (unsigned long long)rec->size > (unsigned)td->page_size)) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %d bytes run past the "
