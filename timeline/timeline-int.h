@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internal to timeline/: the state shared by its files (struct timeline, tasks, per-CPU
+ * state) and the functions one file calls in another.  Everything else is static.
+ */
+#ifndef TLBSCOPE_TIMELINE_INT_H
+#define TLBSCOPE_TIMELINE_INT_H
+
+#include "timeline.h"
+#include "../lib/lib.h"
+
+#define CLONE_VM	0x00000100ULL
+#define CLONE_THREAD	0x00010000ULL
+#define CLONE_UNTRACED	0x00800000ULL
+
+#define LOOKAHEAD	8192
+#define TASK_CACHE	1024	/* events; bounded memory whatever the trace length */
+
+/* x86 enum tlb_flush_reason (arch/x86/include/asm/mmu.h... include/linux/mm_types.h) */
+enum {
+	TLB_FLUSH_ON_TASK_SWITCH,
+	TLB_REMOTE_SHOOTDOWN,
+	TLB_LOCAL_SHOOTDOWN,
+	TLB_LOCAL_MM_SHOOTDOWN,
+	TLB_REMOTE_SEND_IPI,
+	TLB_REMOTE_WRONG_CPU,
+};
+
+struct task {
+	int32_t pid, tgid;
+	uint32_t mm;		/* 0 for kernel threads */
+	bool kthread;
+	bool kthread_guessed;	/* by its name, no fork seen */
+	bool tgid_guessed;	/* pid taken as tgid */
+	bool by_newtask;	/* created by task_newtask (sched_process_fork adds nothing) */
+	bool exec_loaded;	/* exec's activate_mm (switch_mm) came before its exec event */
+	uint32_t exec_old;	/* and the mm it left */
+};
+
+struct cpu_state {
+	struct tl_cpu st;
+	uint32_t active_mm;	/* mm loaded on the CPU (kernel threads keep it) */
+	int32_t cur_pid;	/* -1 unknown until the first switch */
+	uint64_t since;		/* ns: when cur_pid started running */
+	bool tlb_req_open;	/* x86: a REMOTE_SEND_IPI request awaits its local part */
+	bool group_open;	/* a run of csd_queue_cpu flush calls is being grouped */
+	uint32_t group_func;
+	struct ts_cpumask group_targets;
+	int32_t pending_from;	/* the last CPU that sent this CPU a cross-call */
+	uint32_t pending_mm;	/* and the mm that was running there */
+	bool pending_known;
+	bool load_done;		/* the switch_mm after the last switch was resolved with it */
+	bool after_switch;	/* the last event of this CPU was a sched_switch */
+	uint8_t csd_entry;	/* last TLB csd_function_entry: 0 none, 1 local, 2 remote */
+	bool kreq_open;		/* a kprobe request with remote targets, since the switch */
+	uint32_t kreq_mm;	/* its mm (the SBI fence that follows is its) */
+};
+
+struct timeline {
+	struct ts_source *src;
+	struct tl_filter filter;
+	bool filtered;
+	bool derive;		/* derive requests from csd_queue_cpu groups */
+	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
+	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
+	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
+	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
+	uint64_t kprobe_requests;
+	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
+	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
+	struct tl_ptr_stats ps;
+
+	struct task *tasks;
+	size_t ntasks, tasks_alloc;
+	uint32_t task_cache[TASK_CACHE];	/* pid % TASK_CACHE -> index into tasks */
+	struct u64map pid_task;		/* pid -> index into tasks */
+	struct u64map tgid_mm;		/* tgid -> its current mm id */
+	struct u64map tgid_execs;	/* tgid -> mms it had (for ".N" names) */
+	struct u64map given_mm;		/* input's mm name string id -> mm id */
+	struct u64map tgid_hint;	/* lookahead: pid -> tgid seen in a later event */
+
+	struct tl_mm *mms;
+	size_t nmms, mms_alloc;
+
+	struct cpu_state *cpus;		/* TS_MAX_CPUS of them, allocated once */
+	int ncpus;			/* highest CPU an event named + 1 */
+
+	uint64_t *names;		/* event name string id -> count (filtered); ids are dense */
+	size_t nnames;
+	struct u64map probes;		/* probed function id -> kprobe events (filtered) */
+	uint64_t evidence[TS_SRC__COUNT][2];	/* [src][tlb] events seen (unfiltered) */
+	uint64_t req_mm_guessed, req_unattributed;
+	uint64_t ipi_unattributed[TL_IPI__COUNT];
+	uint64_t kthreads_guessed;
+	uint64_t lost_anywhere;		/* lost events of no known CPU */
+	uint64_t first_ts, last_ts;
+	bool any;
+
+	struct ts_event *ring;		/* lookahead queue, used when the input has tgids */
+	size_t ring_head, ring_len, ring_cap;
+
+	/*
+	 * Each CPU's mm when tracing began: the prev of its first switch_mm, seen as it enters
+	 * the lookahead, turned into an "initial" LOAD_MM once an event has named the pointer
+	 * (a flush request for it, or a switch to it) and before the CPU's own first load
+	 */
+	struct initial {
+		uint64_t ptr;
+		uint8_t state;	/* INITIAL_* */
+	} initial[TS_MAX_CPUS];
+	int initial_pending;
+};
+
+enum { INITIAL_NONE, INITIAL_PENDING, INITIAL_DONE };
+
+/* timeline.c */
+bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts);
+struct cpu_state *tl_cpu_get(struct timeline *tl, int cpu);
+void tl_account_interval(struct timeline *tl, int cpu, uint64_t now);
+void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx);
+
+/* ring.c */
+struct ts_event *tl_ring_next_on_cpu(struct timeline *tl, int cpu);
+bool tl_ring_request_follows(struct timeline *tl, int cpu);
+void tl_learn_tgid(struct timeline *tl, const struct ts_event *ev);
+
+/* tasks.c */
+struct task *tl_task_find(struct timeline *tl, int32_t pid);
+struct task *tl_task_add(struct timeline *tl, int32_t pid);
+struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uint64_t ts);
+void tl_do_newtask(struct timeline *tl, struct ts_event *ev);
+void tl_do_fork(struct timeline *tl, struct ts_event *ev);
+uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count);
+void tl_exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+		      void *ctx);
+bool tl_exit_teardown(struct timeline *tl, const struct ts_event *ev);
+void tl_do_exit(struct timeline *tl, struct ts_event *ev);
+
+/* mm.c */
+uint32_t tl_mm_new(struct timeline *tl, const char *name, const char *comm, int32_t pid,
+		   enum tl_how how, uint64_t ts);
+uint32_t tl_mm_for_process(struct timeline *tl, int32_t tgid, const char *comm,
+			   enum tl_how how, uint64_t ts);
+uint32_t tl_process_mm(struct timeline *tl, int32_t tgid, const char *comm, enum tl_how how,
+		       uint64_t ts);
+uint32_t tl_current_mm(struct timeline *tl, int cpu);
+uint32_t tl_given_mm(struct timeline *tl, uint32_t name_id, const char *comm, int32_t pid,
+		     enum tl_how how, uint64_t ts);
+void tl_load_mm(struct timeline *tl, int cpu, uint32_t mm, bool count);
+void tl_ptr_bind(struct timeline *tl, uint64_t ptr, uint32_t mm);
+uint32_t tl_ptr_live(const struct timeline *tl, uint64_t ptr);
+uint32_t tl_ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, const char *comm,
+			uint64_t ts);
+void tl_do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+		bool count);
+void tl_mm_end(struct timeline *tl, uint32_t mm);
+void tl_emit_mm_exit(struct timeline *tl, const struct ts_event *ev, uint32_t mm,
+		     tl_emit_fn emit, void *ctx);
+void tl_initial_at_load(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			void *ctx);
+void tl_initial_by_request(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
+			   void *ctx);
+
+/* flush.c */
+void tl_do_flush(struct timeline *tl, struct ts_event *ev, bool count);
+void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
+	       bool count);
+
+#endif
