@@ -10,13 +10,19 @@
  * own cleanup.  Section contents are otherwise left to the library.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -27,7 +33,7 @@
 /* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
 enum {
 	OPT_DONE = 0, OPT_BUFFER = 3, OPT_CPUCOUNT = 8, OPT_STRINGS = 15, OPT_HEADER_INFO = 16,
-	OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
+	OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
 };
 #define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
@@ -49,6 +55,8 @@ struct cur {
 	bool compressed;	/* v7: CPU data in compressed chunks, not whole sub-buffers */
 	int algo;		/* Z_* */
 	ZSTD_DCtx *zstd;
+	struct tep_handle *tep;	/* in the child: event formats parsed one by one */
+	int note_fd;		/* in the child: where it says what it reads next */
 	char *in, *out;		/* compressed block read, inflated (reused) */
 	size_t in_alloc, out_alloc, out_len;
 };
@@ -411,6 +419,122 @@ static int check_buffer_v7(struct cur *c, uint64_t end, bool compressed)
 	return 0;
 }
 
+/*
+ * In the child of tracedat_check(): say what is read next, so that the parent can name it
+ * if the library dies reading it.  A no-op in the parent.
+ */
+static void note(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct cur *c, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	if (c->note_fd < 0)
+		return;
+	buf[0] = 'A';
+	va_start(ap, fmt);
+	n = vsnprintf(buf + 1, sizeof(buf) - 2, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n = n + 1 > (int)sizeof(buf) - 2 ? (int)sizeof(buf) - 2 : n + 1;
+	buf[n] = '\n';
+	if (write(c->note_fd, buf, n + 1) < 0)
+		c->note_fd = -1;
+}
+
+#define MAX_FORMAT	(1u << 20)	/* one event's format text */
+
+/* An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the child. */
+static int format_text(struct cur *c, const char *sys, const char *text, uint64_t len,
+		       uint64_t off)
+{
+	if (!c->tep)
+		return 0;
+	note(c, "the event format of system '%s' at offset %llu", sys, (unsigned long long)off);
+	/* a format libtraceevent rejects is its business; one it dies on is ours */
+	tep_parse_event(c->tep, text, len, sys);
+	return 0;
+}
+
+/* An event format of @len bytes at the cursor (v6), skipped over. */
+static int format_at(struct cur *c, const char *sys, uint64_t len)
+{
+	uint64_t at = c->off;
+
+	if (!c->tep)
+		return skip(c, len, "event format");
+	if (len > MAX_FORMAT)
+		return bad(c, "event format of system '%s' at offset %llu: %llu bytes", sys,
+			   (unsigned long long)at, (unsigned long long)len);
+	ALLOC_GROW(c->in, len + 1, c->in_alloc);
+	if (get(c, c->in, len, "event format"))
+		return -1;
+	return format_text(c, sys, c->in, len, at);
+}
+
+/* A little- or big-endian number of @bytes at @p (in a block already in memory). */
+static uint64_t mem_num(const struct cur *c, const char *p, int bytes)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, bytes);
+	return swap_if(c, v, bytes);
+}
+
+/*
+ * v7 FTRACE_EVENTS (a count, then sized formats) or EVENT_FORMATS (a count of systems, each
+ * a name, a count and sized formats), in memory: each format to format_text().
+ */
+static int formats_block(struct cur *c, const char *buf, uint64_t len, bool systems,
+			 uint64_t off)
+{
+	uint64_t pos = 0, nsys = 1;
+	char sys[64] = "ftrace";
+
+	if (systems) {
+		if (len < 4)
+			goto out_short;
+		nsys = mem_num(c, buf, 4);
+		pos = 4;
+	}
+	for (uint64_t i = 0; i < nsys; i++) {
+		uint64_t count;
+
+		if (systems) {
+			const char *nul = memchr(buf + pos, '\0', len - pos);
+
+			if (!nul)
+				goto out_short;
+			strlcpy_ts(sys, buf + pos, sizeof(sys));
+			pos = (uint64_t)(nul - buf) + 1;
+		}
+		if (len - pos < 4)
+			goto out_short;
+		count = mem_num(c, buf + pos, 4);
+		pos += 4;
+		for (uint64_t e = 0; e < count; e++) {
+			uint64_t n;
+
+			if (len - pos < 8)
+				goto out_short;
+			n = mem_num(c, buf + pos, 8);
+			pos += 8;
+			if (n > len - pos)
+				goto out_short;
+			if (format_text(c, sys, buf + pos, n, off))
+				return -1;
+			pos += n;
+		}
+	}
+	return 0;
+out_short:
+	return bad(c, "section at offset %llu: its event formats run past its end",
+		   (unsigned long long)off);
+}
+
 /* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
 static int check_header_info(struct cur *c, const char *buf, uint64_t len)
 {
@@ -431,6 +555,7 @@ static int check_section_ref(struct cur *c, uint16_t id)
 {
 	uint64_t off, sid, flags, desc, size, back;
 	char what[32];
+	bool formats;
 	int ret = 0;
 
 	if (num(c, 8, &off, "option"))
@@ -448,16 +573,23 @@ static int check_section_ref(struct cur *c, uint16_t id)
 		return bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
 			   id, (unsigned long long)off, (unsigned long long)size);
 	snprintf(what, sizeof(what), "section %u", id);
+	formats = c->tep && (id == OPT_FTRACE_EVENTS || id == OPT_EVENT_FORMATS);
 	if (flags & SEC_FL_COMPRESS) {
 		ret = check_zsection(c, size, what);
 		size = ret ? 0 : c->out_len;
-	} else if (id == OPT_HEADER_INFO && size <= MAX_STRING) {
+	} else if ((id == OPT_HEADER_INFO && size <= MAX_STRING) ||
+		   (formats && size <= MAX_BLOCK)) {
 		ALLOC_GROW(c->out, size, c->out_alloc);
 		if (get(c, c->out, size, what))
 			ret = -1;
+	} else if (formats) {
+		ret = bad(c, "section %u at offset %llu: %llu bytes of event formats", id,
+			  (unsigned long long)off, (unsigned long long)size);
 	}
 	if (!ret && id == OPT_HEADER_INFO)
 		ret = check_header_info(c, c->out, size);
+	if (!ret && formats)
+		ret = formats_block(c, c->out, size, id == OPT_EVENT_FORMATS, off);
 	c->off = back;
 	return ret;
 }
@@ -547,7 +679,7 @@ static bool differs_at(struct cur *c, const char *lit, size_t n)
 static int check_v6(struct cur *c)
 {
 	struct v6_buffers bufs = { .n = 0 };
-	char name[16];
+	char name[16], sys[64];
 	uint64_t n, count, cpus, next;
 
 	for (int i = 0; i < 2; i++) {
@@ -572,17 +704,18 @@ static int check_v6(struct cur *c)
 	if (num(c, 4, &count, "ftrace formats"))
 		return -1;
 	for (uint64_t i = 0; i < count; i++)
-		if (num(c, 8, &n, "ftrace format") || skip(c, n, "ftrace format"))
+		if (num(c, 8, &n, "ftrace format") || format_at(c, "ftrace", n))
 			return -1;
 	if (num(c, 4, &count, "event systems"))
 		return -1;
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t events;
 
-		if (cstr(c, NULL, 0, "event system name") || num(c, 4, &events, "event system"))
+		if (cstr(c, sys, sizeof(sys), "event system name") ||
+		    num(c, 4, &events, "event system"))
 			return -1;
 		for (uint64_t e = 0; e < events; e++)
-			if (num(c, 8, &n, "event format") || skip(c, n, "event format"))
+			if (num(c, 8, &n, "event format") || format_at(c, sys, n))
 				return -1;
 	}
 	if (num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
@@ -645,13 +778,10 @@ static int check_v7(struct cur *c)
 	return 0;
 }
 
-/*
- * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
- * Returns 0, or -1 with the message (naming the part of the file) set on @src.
- */
-int tracedat_check(struct ts_source *src, int fd)
+/* The structure of the file, bounded by its size; 0 or -1 with the message on @src. */
+static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd)
 {
-	struct cur c = { .src = src, .fd = fd, .version = 0 };
+	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd };
 	char magic[10], ver[8];
 	uint8_t endian, lsize;
 	uint64_t ps;
@@ -682,4 +812,122 @@ int tracedat_check(struct ts_source *src, int fd)
 	free(c.in);
 	free(c.out);
 	return ret;
+}
+
+/*
+ * In a child process: the structure checks, every event format through libtraceevent, then
+ * libtracecmd's own open of the file and the first record of each CPU.  The libraries'
+ * parsers trust the text and numbers they read (a malformed print format is a NULL
+ * dereference in libtraceevent 1.7), and no check short of theirs can say what they will
+ * choke on; a child that dies costs this run nothing.  It reports on @note_fd: "A<what>"
+ * before each risky step, then "E<message>" or "O".
+ */
+static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int fd, int note_fd)
+{
+	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct tep_handle *tep = tep_alloc();
+	struct cur c = { .note_fd = note_fd };
+	struct tracecmd_input *h;
+	char path[64];
+	int null = open("/dev/null", O_WRONLY);
+	ssize_t w;
+
+	/* die quietly by the signal (no sanitizer or fuzzer handler), within a minute */
+	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
+		signal(deadly[i], SIG_DFL);
+	alarm(60);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);	/* the libraries' own complaints */
+	if (!tep || check_file(src, fd, tep, note_fd)) {
+		char msg[TS_ERR_LEN + 2];
+		int n = snprintf(msg, sizeof(msg), "E%s\n", tep ? src->err : "out of memory");
+
+		w = write(note_fd, msg, n < (int)sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+		_exit(w < 0);
+	}
+	note(&c, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (h) {
+		int nb = tracecmd_buffer_instances(h);
+
+		for (int cpu = 0; cpu < tep_get_cpus(tracecmd_get_tep(h)); cpu++)
+			tracecmd_free_record(tracecmd_read_cpu_first(h, cpu));
+		for (int i = 0; i < nb; i++) {
+			struct tracecmd_input *b;
+
+			note(&c, "buffer instance %d with libtracecmd", i);
+			b = tracecmd_buffer_instance_handle(h, i);
+			for (int cpu = 0; b && cpu < tep_get_cpus(tracecmd_get_tep(b)); cpu++)
+				tracecmd_free_record(tracecmd_read_cpu_first(b, cpu));
+			if (b)
+				tracecmd_close(b);
+		}
+		tracecmd_close(h);
+	}
+	w = write(note_fd, "O\n", 2);
+	_exit(w != 2);
+}
+
+/*
+ * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
+ * The checks run in a child process (check_in_child()); the parent only reads its report.
+ * Returns 0, or -1 with the message (naming the part of the file) set on @src.
+ */
+int tracedat_check(struct ts_source *src, int fd)
+{
+	char buf[4096], last[TS_ERR_LEN + 2] = "";
+	size_t have = 0;
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return ts_source_fail(src, "cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return ts_source_fail(src, "cannot fork: %s", strerror(errno));
+	}
+	if (!pid) {
+		close(pipefd[0]);
+		check_in_child(src, fd, pipefd[1]);
+	}
+	close(pipefd[1]);
+	/* keep the last complete line: what the child was doing, or how it ended */
+	for (;;) {
+		ssize_t n = read(pipefd[0], buf + have, sizeof(buf) - 1 - have);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		while ((nl = strchr(buf, '\n'))) {
+			*nl = '\0';
+			strlcpy_ts(last, buf, sizeof(last));
+			have -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, have + 1);
+		}
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* no line is this long: drop it */
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (last[0] == 'O' && WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	if (last[0] == 'E') {
+		strlcpy_ts(src->err, last + 1, sizeof(src->err));
+		return -1;
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return ts_source_fail(src, "corrupt trace.dat: the tracing libraries hang reading %s",
+				      last[0] == 'A' ? last + 1 : "its headers");
+	return ts_source_fail(src, "corrupt trace.dat: the tracing libraries crash reading %s",
+			      last[0] == 'A' ? last + 1 : "its headers");
 }
