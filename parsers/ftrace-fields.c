@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * An ftrace text event's fields, read out of its printed payload ("prev_comm=bash
+ * prev_pid=12 ..."), for tp_decode(): keys found by name (with the few aliases the
+ * printers use), numbers, symbols "func+0x10/0x20", cpumasks as hex or lists, and
+ * trace-cmd's sched_switch plugin line.  Values are spans of the line; nothing is kept.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ftrace-text.h"
+
+
+
+/* Names printed differently from the field names tp_decode asks for. */
+static const struct {
+	const char *event, *field, *key;
+} aliases[] = {
+	{ "sched_process_fork", "parent_pid", "pid" },
+	{ "sched_process_fork", "parent_comm", "comm" },
+};
+
+/* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
+static bool at_key(const char *s, char sep)
+{
+	if (!(islower((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'; s++)
+		;
+	return *s == sep;
+}
+
+/*
+ * Find "key<sep>value" in @p at a token start.  A value runs to the next " key<sep>" (it
+ * may hold blanks: comms, symbolic names) or " ==> "; trailing blanks and commas dropped.
+ */
+static const char *find_sep(const char *p, const char *key, char sep, size_t *vlen)
+{
+	size_t klen = strlen(key);
+
+	for (const char *s = p; (s = strstr(s, key)); s++) {
+		const char *v, *e;
+
+		if ((s != p && s[-1] != ' ') || s[klen] != sep)
+			continue;
+		v = s + klen + 1;
+		for (e = v; *e; e++)
+			if (*e == ' ' && (at_key(e + 1, sep) || !strncmp(e, " ==> ", 5)))
+				break;
+		while (v < e && is_blank(*v))
+			v++;
+		while (e > v && (is_blank(e[-1]) || e[-1] == ','))
+			e--;
+		*vlen = (size_t)(e - v);
+		return v;
+	}
+	return NULL;
+}
+
+static const char *find_value(const struct text_fields *tf, const char *field, size_t *vlen)
+{
+	const char *v = find_sep(tf->payload, field, '=', vlen);
+
+	/* tlb_flush prints "pages:%ld reason:%s (%d)" */
+	if (!v)
+		v = find_sep(tf->payload, field, ':', vlen);
+	for (size_t i = 0; !v && i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(tf->event, aliases[i].event) && !strcmp(field, aliases[i].field))
+			v = find_sep(tf->payload, aliases[i].key, '=', vlen);
+	return v;
+}
+
+/* "S", "D|W", "R+" -> TASK_* bits as sched_switch reports them; -1 not a state. */
+static int parse_state(const char *s, size_t len, int64_t *out)
+{
+	static const char letters[] = "SDTtXZPI";	/* bit i is 1 << i */
+	int64_t v = 0;
+	size_t i = 0;
+
+	if (!len)
+		return -1;
+	while (i < len) {
+		const char *l = memchr(letters, s[i], sizeof(letters) - 1);
+
+		if (s[i] == 'R')
+			;	/* running, 0 */
+		else if (l)
+			v |= 1LL << (l - letters);
+		else if (!isalpha((unsigned char)s[i]))
+			return -1;
+		/* other letters (older kernels' W, K, N ...) carry no bit we know */
+		i++;
+		if (i < len && s[i] == '+')	/* preempted: still runnable */
+			i++;
+		if (i < len && s[i] != '|')
+			return -1;
+		if (i < len)
+			i++;
+	}
+	*out = v;
+	return 0;
+}
+
+static bool value_is(const char *v, size_t len, const char *lit)
+{
+	return len == strlen(lit) && !memcmp(v, lit, len);
+}
+
+/* Value text -> number: decimal, 0x hex, pointers, "(nil)", true/false, "name (N)". */
+static int value_num(const char *field, const char *v, size_t len, int64_t *out)
+{
+	char tmp[VAL_LEN];
+	uint64_t u;
+	const char *open;
+
+	if (value_is(v, len, "(nil)") || value_is(v, len, "(null)") || value_is(v, len, "false")) {
+		*out = 0;
+		return 0;
+	}
+	if (value_is(v, len, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, v, len);
+	tmp[len] = '\0';
+	/* %p and %llx fields print hex, mostly without "0x" (strtoull takes either) */
+	if (!strcmp(field, "csd") || !strcmp(field, "clone_flags") ||
+	    (len > 2 && tmp[0] == '0' && tmp[1] == 'x')) {
+		if (parse_u64(tmp, 16, &u))
+			return -1;
+		*out = (int64_t)u;
+		return 0;
+	}
+	if (!parse_s64(tmp, 10, out))
+		return 0;
+	/* __print_symbolic with the number after it: "flush on task switch (0)" */
+	if (len >= 3 && tmp[len - 1] == ')' && (open = strrchr(tmp, '('))) {
+		tmp[len - 1] = '\0';
+		return parse_s64(open + 1, 10, out);
+	}
+	return -1;
+}
+
+int ftext_num(void *ctx, const char *field, int64_t *val)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len;
+
+	if (tf->plugin) {
+		if (!strcmp(field, "prev_pid"))
+			*val = tf->sw.prev_pid;
+		else if (!strcmp(field, "next_pid"))
+			*val = tf->sw.next_pid;
+		else if (!strcmp(field, "prev_state"))
+			return parse_state(tf->sw.state, tf->sw.state_len, val);
+		else
+			return -1;
+		return 0;
+	}
+	if (!strcmp(field, "__probe_ip")) {
+		/*
+		 * a kprobe event prints its probe address first: "(ffffffff8000b29a) prev=..."
+		 * (trace-cmd), or symbolic, "(switch_mm+0x8/0x64) prev=..." (tracefs), whose
+		 * address is not known: 0, and tf_sym() gives the function
+		 */
+		char tmp[24];
+		const char *e = tf->payload[0] == '(' ? strchr(tf->payload, ')') : NULL;
+		uint64_t u;
+
+		len = e ? (size_t)(e - tf->payload - 1) : 0;
+		if (!len)
+			return -1;
+		if (len < sizeof(tmp)) {
+			memcpy(tmp, tf->payload + 1, len);
+			tmp[len] = '\0';
+			if (!parse_u64(tmp, 16, &u)) {
+				*val = (int64_t)u;
+				return 0;
+			}
+		}
+		if (!memchr(tf->payload + 1, '+', len))
+			return -1;
+		*val = 0;
+		return 0;
+	}
+	v = find_value(tf, field, &len);
+	if (!v)
+		return -1;
+	if (!strcmp(field, "prev_state") && !parse_state(v, len, val))
+		return 0;
+	return value_num(field, v, len, val);
+}
+
+int ftext_str(void *ctx, const char *field, char *buf, size_t size)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len;
+
+	if (tf->plugin) {
+		if (!strcmp(field, "prev_comm"))
+			return copy_out(tf->sw.prev_comm, tf->sw.prev_comm_len, buf, size);
+		if (!strcmp(field, "next_comm"))
+			return copy_out(tf->sw.next_comm, tf->sw.next_comm_len, buf, size);
+		return -1;
+	}
+	v = find_value(tf, field, &len);
+	return v ? copy_out(v, len, buf, size) : -1;
+}
+
+/* "flush_tlb_func", "on_each_cpu_cond_mask+0x20/0x60 [mod]" -> the bare name */
+int ftext_sym(void *ctx, const char *field, char *buf, size_t size)
+{
+	const struct text_fields *tf = ctx;
+	const char *v;
+	size_t len, n, hex = 0;
+
+	if (tf->plugin)
+		return -1;
+	if (!strcmp(field, "__probe_ip")) {
+		/* tracefs: "(switch_mm+0x8/0x64)"; trace-cmd's "(ffffffff8000b29a)" has none */
+		const char *e = tf->payload[0] == '(' ? strchr(tf->payload, ')') : NULL;
+		const char *plus = e ? memchr(tf->payload, '+', (size_t)(e - tf->payload)) : NULL;
+
+		if (!plus || plus == tf->payload + 1)
+			return -1;
+		return copy_out(tf->payload + 1, (size_t)(plus - tf->payload - 1), buf, size);
+	}
+	v = find_value(tf, field, &len);
+	if (!v || !len)
+		return -1;
+	for (n = 0; n < len && v[n] != '+' && v[n] != '/' && !is_blank(v[n]); n++)
+		if (isxdigit((unsigned char)v[n]))
+			hex++;
+	/* an address without a symbol: 0x..., a hashed %p, (nil) */
+	if (!n || v[0] == '(' || (n > 2 && v[0] == '0' && v[1] == 'x') || (hex == n && n >= 8))
+		return -1;
+	return copy_out(v, n, buf, size);
+}
+
+int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
+{
+	const struct text_fields *tf = ctx;
+	char tmp[VAL_LEN];
+	const char *v;
+	size_t len;
+
+	if (tf->plugin)
+		return -1;
+	v = find_value(tf, field, &len);
+	if (!v || !len || len >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, v, len);
+	tmp[len] = '\0';
+	/*
+	 * The kernel prints a cpumask field as %*pb hex ("e", "00000001,0000000e"), while
+	 * libtraceevent (trace-cmd report) prints a CPU list ("1,3", "0-3"): "3" means CPUs
+	 * 0-1 in the one and CPU 3 in the other, so the printer decides, not the digits.
+	 */
+	if (tf->report)
+		return ts_cpumask_parse_list(m, tmp) ? ts_cpumask_parse_hex(m, tmp) : 0;
+	if (!ts_cpumask_parse_hex(m, tmp))
+		return 0;
+	return ts_cpumask_parse_list(m, tmp);
+}
+
+/* "COMM:PID [PRIO]" in [@s, @end); the comm may hold ':' and blanks. */
+static int plugin_task(const char *s, const char *end, const char **comm, size_t *comm_len,
+		       int *pid)
+{
+	const char *br, *colon;
+
+	end = s + rtrim(s, (size_t)(end - s));
+	if (end <= s || end[-1] != ']')
+		return -1;
+	for (br = end - 1; br > s && br[0] != '['; br--)
+		;
+	if (br == s || br[-1] != ' ')
+		return -1;
+	br--;
+	for (colon = br; colon > s && colon[0] != ':'; colon--)
+		;
+	if (colon[0] != ':' || span_int(colon + 1, (size_t)(br - colon - 1), pid) || *pid < 0)
+		return -1;
+	while (s < colon && is_blank(*s))
+		s++;
+	*comm = s;
+	*comm_len = (size_t)(colon - s);
+	return 0;
+}
+
+int ftext_parse_plugin_switch(const char *p, struct plugin_switch *sw)
+{
+	const char *arrow = strstr(p, " ==> "), *st;
+
+	if (!arrow)
+		return -1;
+	for (st = arrow; st > p && !is_blank(st[-1]); st--)
+		;
+	sw->state = st;
+	sw->state_len = (size_t)(arrow - st);
+	if (!sw->state_len || st == p)
+		return -1;
+	if (plugin_task(p, st - 1, &sw->prev_comm, &sw->prev_comm_len, &sw->prev_pid))
+		return -1;
+	return plugin_task(arrow + 5, arrow + 5 + strlen(arrow + 5), &sw->next_comm,
+			   &sw->next_comm_len, &sw->next_pid);
+}
