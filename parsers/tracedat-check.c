@@ -336,7 +336,7 @@ static int check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint6
 	if (cpu >= TS_MAX_CPUS)
 		return bad(c, "buffer '%s': CPU %llu (supported: 0..%d)", buffer,
 			   (unsigned long long)cpu, TS_MAX_CPUS - 1);
-	if (!size)
+	if (!size || c->tep)	/* the child parses formats; the parent checked the data */
 		return 0;
 	if (compressed)
 		return check_chunks(c, buffer, cpu, off, size, page_size);
@@ -815,8 +815,9 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 }
 
 /*
- * In a child process: the structure checks, every event format through libtraceevent, then
- * libtracecmd's own open of the file and the first record of each CPU.  The libraries'
+ * In a child process, once the parent has checked the structure: every event format
+ * through libtraceevent, then libtracecmd's own open of the file and the first record of
+ * each CPU.  The libraries'
  * parsers trust the text and numbers they read (a malformed print format is a NULL
  * dereference in libtraceevent 1.7), and no check short of theirs can say what they will
  * choke on; a child that dies costs this run nothing.  It reports on @note_fd: "A<what>"
@@ -872,8 +873,9 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 
 /*
  * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
- * The checks run in a child process (check_in_child()); the parent only reads its report.
- * Returns 0, or -1 with the message (naming the part of the file) set on @src.
+ * The structure is checked here, what only the libraries can parse in a child process
+ * (check_in_child()).  Returns 0, or -1 with the message (naming the part of the file)
+ * set on @src.
  */
 int tracedat_check(struct ts_source *src, int fd)
 {
@@ -882,6 +884,8 @@ int tracedat_check(struct ts_source *src, int fd)
 	int pipefd[2], status;
 	pid_t pid;
 
+	if (check_file(src, fd, NULL, -1))
+		return -1;
 	if (pipe(pipefd))
 		return ts_source_fail(src, "cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
