@@ -4,10 +4,9 @@
  * file: a CPU count of 0 or 10^9, a sub-buffer size of 3, an options chain that points past
  * the end or a CPU's data that does, and it crashes or allocates what the number says.  This
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
- * count and offset bounded by the file's size, and names the part that is wrong.  Compressed
- * blocks (zstd, zlib) are inflated once here: libtracecmd inflates every CPU's data when it
- * opens the file, and a block that fails there leaves it half set up and crashing in its
- * own cleanup.  Section contents are otherwise left to the library.
+ * count and offset bounded by the file's size, and names the part that is wrong; the data
+ * they point at is tracedat-data.c's.  What only the libraries can parse (event formats,
+ * kallsyms) they parse first in a child process, which may die without harm.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,11 +23,8 @@
 #include <event-parse.h>
 #include <trace-cmd.h>
 
-#include <zlib.h>
-#include <zstd.h>
-
 #include "../lib/lib.h"
-#include "format.h"
+#include "tracedat-check.h"
 
 /* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
 enum {
@@ -38,32 +34,11 @@ enum {
 #define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
 #define MAX_STRING	4096		/* system, buffer and clock names */
-#define MAX_RATIO	4096		/* no block inflates more than this */
-#define MAX_BLOCK	(64u << 20)	/* nor past this (trace-cmd writes ~40 KiB chunks) */
 
-enum { Z_NONE, Z_ZSTD, Z_ZLIB };
 
-struct cur {
-	struct ts_source *src;
-	int fd;
-	uint64_t size;		/* the file's */
-	uint64_t off;		/* where the next read starts */
-	bool big;		/* big-endian file */
-	int version;
-	uint32_t page_size;
-	int lsize;		/* bytes in the recorded kernel's long */
-	bool compressed;	/* v7: CPU data in compressed chunks, not whole sub-buffers */
-	int algo;		/* Z_* */
-	ZSTD_DCtx *zstd;
-	struct tep_handle *tep;	/* in the child: event formats parsed one by one */
-	int note_fd;		/* in the child: where it says what it reads next */
-	char *in, *out;		/* compressed block read, inflated (reused) */
-	size_t in_alloc, out_alloc, out_len;
-};
+int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int bad(struct cur *c, const char *fmt, ...)
+int tdc_bad(struct cur *c, const char *fmt, ...)
 {
 	char msg[TS_ERR_LEN - 64];
 	va_list ap;
@@ -79,7 +54,7 @@ static int get(struct cur *c, void *buf, size_t n, const char *what)
 	ssize_t r;
 
 	if (c->off > c->size || n > c->size - c->off)
-		return bad(c, "%s at offset %llu runs past the end of the file (%llu bytes)", what,
+		return tdc_bad(c, "%s at offset %llu runs past the end of the file (%llu bytes)", what,
 			   (unsigned long long)c->off, (unsigned long long)c->size);
 	r = pread(c->fd, buf, n, (off_t)c->off);
 	if (r != (ssize_t)n)
@@ -89,7 +64,7 @@ static int get(struct cur *c, void *buf, size_t n, const char *what)
 	return 0;
 }
 
-static uint64_t swap_if(const struct cur *c, uint64_t v, int bytes)
+uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes)
 {
 	uint64_t r = 0;
 
@@ -101,20 +76,20 @@ static uint64_t swap_if(const struct cur *c, uint64_t v, int bytes)
 }
 
 /* A little- or big-endian number of @bytes (2, 4, 8) at the cursor. */
-static int num(struct cur *c, int bytes, uint64_t *v, const char *what)
+int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what)
 {
 	uint64_t raw = 0;
 
 	if (get(c, &raw, bytes, what))	/* x86 and riscv hosts are little-endian */
 		return -1;
-	*v = swap_if(c, raw, bytes);
+	*v = tdc_swap(c, raw, bytes);
 	return 0;
 }
 
 static int skip(struct cur *c, uint64_t n, const char *what)
 {
 	if (c->off > c->size || n > c->size - c->off)
-		return bad(c, "%s at offset %llu: %llu bytes, past the end of the file (%llu bytes)",
+		return tdc_bad(c, "%s at offset %llu: %llu bytes, past the end of the file (%llu bytes)",
 			   what, (unsigned long long)c->off, (unsigned long long)n,
 			   (unsigned long long)c->size);
 	c->off += n;
@@ -131,7 +106,7 @@ static int cstr(struct cur *c, char *buf, size_t len, const char *what)
 	char *nul = r > 0 ? memchr(tmp, '\0', (size_t)r) : NULL;
 
 	if (!nul)
-		return bad(c, "%s at offset %llu: no terminated string", what,
+		return tdc_bad(c, "%s at offset %llu: no terminated string", what,
 			   (unsigned long long)c->off);
 	c->off += (uint64_t)(nul - tmp) + 1;
 	if (buf)
@@ -140,7 +115,7 @@ static int cstr(struct cur *c, char *buf, size_t len, const char *what)
 }
 
 /* Does [@off, @off + @len) lie inside the file? */
-static bool inside(const struct cur *c, uint64_t off, uint64_t len)
+bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len)
 {
 	return off <= c->size && len <= c->size - off;
 }
@@ -148,7 +123,7 @@ static bool inside(const struct cur *c, uint64_t off, uint64_t len)
 static int check_cpus(struct cur *c, uint64_t cpus, const char *where)
 {
 	if (cpus == 0 || cpus > TS_MAX_CPUS)
-		return bad(c, "%s: %llu CPUs (supported: 1..%d)", where,
+		return tdc_bad(c, "%s: %llu CPUs (supported: 1..%d)", where,
 			   (unsigned long long)cpus, TS_MAX_CPUS);
 	return 0;
 }
@@ -157,29 +132,8 @@ static int check_cpus(struct cur *c, uint64_t cpus, const char *where)
 static int check_page_size(struct cur *c, uint64_t ps, const char *where)
 {
 	if (ps < 4096 || ps > (1u << 24) || (ps & (ps - 1)))
-		return bad(c, "%s: sub-buffer size %llu is not a power of two in 4 KiB..16 MiB",
+		return tdc_bad(c, "%s: sub-buffer size %llu is not a power of two in 4 KiB..16 MiB",
 			   where, (unsigned long long)ps);
-	return 0;
-}
-
-/*
- * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events
- * that follow, with flags in bits 27 and up (missed events).  libtracecmd reads a page's
- * events up to commit, and a page it cannot load ends that CPU's data without a word.
- */
-#define COMMIT_MASK	((1u << 27) - 1)
-
-static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_size,
-		      const char *buffer, uint64_t cpu, uint64_t page)
-{
-	uint64_t commit = 0;
-
-	memcpy(&commit, hdr + 8, c->lsize);
-	commit = swap_if(c, commit, c->lsize) & COMMIT_MASK;
-	if (commit > page_size - 8 - c->lsize)
-		return bad(c, "buffer '%s', cpu %llu, sub-buffer %llu: %llu bytes of events in a "
-			   "%u-byte sub-buffer", buffer, (unsigned long long)cpu,
-			   (unsigned long long)page, (unsigned long long)commit, page_size);
 	return 0;
 }
 
@@ -197,7 +151,7 @@ static int check_header_page(struct cur *c, const char *text, uint64_t len)
 	bool ts = false, commit = false;
 
 	if (len >= sizeof(buf))
-		return bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
+		return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
 	memcpy(buf, text, len);
 	buf[len] = '\0';
 	for (line = buf; *line; line = eol ? eol + 1 : line + strlen(line)) {
@@ -214,152 +168,18 @@ static int check_header_page(struct cur *c, const char *text, uint64_t len)
 			   name, &off, &size, &sign, tail);
 
 		if (n != 5 && !(n == 4 && !strstr(line, "signed")))
-			return bad(c, "header_page: not a field: '%.60s'", line);
+			return tdc_bad(c, "header_page: not a field: '%.60s'", line);
 		if (!strcmp(name, "timestamp"))
 			ts = off == 0 && size == 8;
 		if (!strcmp(name, "commit"))
 			commit = off == 8 && (size == 4 || size == 8);
 	}
 	if (!ts || !commit)
-		return bad(c, "header_page: no %s field where sub-buffers have it",
+		return tdc_bad(c, "header_page: no %s field where sub-buffers have it",
 			   ts ? "commit" : "8-byte timestamp");
 	return 0;
 }
 
-/*
- * One compressed block of @zsize bytes at @off that must inflate to exactly @usize bytes.
- * @what names it in the message.
- */
-static int check_zblock(struct cur *c, uint64_t off, uint64_t zsize, uint64_t usize,
-			const char *what)
-{
-	size_t got;
-
-	if (!usize || usize > MAX_BLOCK || usize > zsize * MAX_RATIO + 4096)
-		return bad(c, "%s at offset %llu: %llu bytes said to inflate to %llu", what,
-			   (unsigned long long)off, (unsigned long long)zsize,
-			   (unsigned long long)usize);
-	if (c->algo == Z_NONE)
-		return bad(c, "%s at offset %llu: compressed, but the file names no compression",
-			   what, (unsigned long long)off);
-	ALLOC_GROW(c->in, zsize, c->in_alloc);
-	ALLOC_GROW(c->out, usize, c->out_alloc);
-	if (pread(c->fd, c->in, zsize, (off_t)off) != (ssize_t)zsize)
-		return bad(c, "%s at offset %llu: cannot read %llu bytes", what,
-			   (unsigned long long)off, (unsigned long long)zsize);
-	if (c->algo == Z_ZSTD) {
-		if (!c->zstd && !(c->zstd = ZSTD_createDCtx()))
-			return ts_source_fail(c->src, "out of memory");
-		got = ZSTD_decompressDCtx(c->zstd, c->out, usize, c->in, zsize);
-		if (ZSTD_isError(got))
-			return bad(c, "%s at offset %llu: zstd: %s", what, (unsigned long long)off,
-				   ZSTD_getErrorName(got));
-	} else {
-		uLongf n = usize;
-		int r = uncompress((Bytef *)c->out, &n, (const Bytef *)c->in, zsize);
-
-		if (r != Z_OK)
-			return bad(c, "%s at offset %llu: zlib: %s", what, (unsigned long long)off,
-				   zError(r));
-		got = n;
-	}
-	if (got != usize)
-		return bad(c, "%s at offset %llu: inflates to %zu bytes, not %llu", what,
-			   (unsigned long long)off, got, (unsigned long long)usize);
-	c->out_len = got;
-	return 0;
-}
-
-/* A compressed section's content at the cursor: sizes, then the block; @size its bytes. */
-static int check_zsection(struct cur *c, uint64_t size, const char *what)
-{
-	uint64_t zsize, usize;
-
-	if (size < 8 || num(c, 4, &zsize, what) || num(c, 4, &usize, what))
-		return bad(c, "%s: compressed section too short", what);
-	if (zsize > size - 8)
-		return bad(c, "%s at offset %llu: %llu compressed bytes in a %llu-byte section", what,
-			   (unsigned long long)c->off, (unsigned long long)zsize,
-			   (unsigned long long)size);
-	return check_zblock(c, c->off, zsize, usize, what);
-}
-
-/*
- * A compressed CPU's data: a count, then chunks of (compressed size, size, bytes), each in
- * the CPU's region (whose size, as trace-cmd writes it, leaves out the 4-byte count), each a whole number of sub-buffers, none inflating past MAX_RATIO: the
- * library allocates (and writes to a temporary file) what the sizes say.
- */
-static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
-			uint64_t size, uint32_t page_size)
-{
-	struct cur z = *c;
-	uint64_t count, end = off + 4 + size, page = 0;
-	char what[128];
-
-	z.off = off;
-	if (!inside(c, off, size + 4) || num(&z, 4, &count, "compressed chunk count"))
-		return bad(c, "buffer '%s', cpu %llu: no chunk count at offset %llu", buffer,
-			   (unsigned long long)cpu, (unsigned long long)off);
-	if (count > size / 8)
-		return bad(c, "buffer '%s', cpu %llu: %llu compressed chunks do not fit in %llu "
-			   "bytes", buffer, (unsigned long long)cpu, (unsigned long long)count,
-			   (unsigned long long)size);
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t at = z.off, zsize, usize;
-
-		if (end - z.off < 8 || num(&z, 4, &zsize, "chunk") || num(&z, 4, &usize, "chunk"))
-			return bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu runs past "
-				   "the CPU's data", buffer, (unsigned long long)cpu,
-				   (unsigned long long)i, (unsigned long long)at);
-		if (zsize > end - z.off || usize % page_size)
-			return bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu: %llu bytes "
-				   "inflating to %llu", buffer, (unsigned long long)cpu,
-				   (unsigned long long)i, (unsigned long long)at,
-				   (unsigned long long)zsize, (unsigned long long)usize);
-		snprintf(what, sizeof(what), "buffer '%.64s', cpu %llu, chunk %llu", buffer,
-			 (unsigned long long)cpu, (unsigned long long)i);
-		if (check_zblock(c, z.off, zsize, usize, what))
-			return -1;
-		for (uint64_t p = 0; p < usize / page_size; p++, page++)
-			if (check_page(c, (unsigned char *)c->out + p * page_size, page_size, buffer,
-				       cpu, page))
-				return -1;
-		z.off += zsize;
-	}
-	return 0;
-}
-
-/* One CPU's ring-buffer data: inside the file, and whole sub-buffers when not compressed. */
-static int check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
-			  uint64_t size, uint32_t page_size, bool compressed)
-{
-	if (cpu >= TS_MAX_CPUS)
-		return bad(c, "buffer '%s': CPU %llu (supported: 0..%d)", buffer,
-			   (unsigned long long)cpu, TS_MAX_CPUS - 1);
-	if (!size || c->tep)	/* the child parses formats; the parent checked the data */
-		return 0;
-	if (compressed)
-		return check_chunks(c, buffer, cpu, off, size, page_size);
-	if (!inside(c, off, size))
-		return bad(c, "buffer '%s', cpu %llu: %llu bytes of data at offset %llu run past "
-			   "the end of the file (%llu bytes)", buffer, (unsigned long long)cpu,
-			   (unsigned long long)size, (unsigned long long)off,
-			   (unsigned long long)c->size);
-	if (off % page_size || size % page_size)
-		return bad(c, "buffer '%s', cpu %llu: data at offset %llu, %llu bytes, is not "
-			   "whole %u-byte sub-buffers", buffer, (unsigned long long)cpu,
-			   (unsigned long long)off, (unsigned long long)size, page_size);
-	for (uint64_t p = 0; p < size / page_size; p++) {
-		unsigned char hdr[16];
-
-		if (pread(c->fd, hdr, sizeof(hdr), (off_t)(off + p * page_size)) != sizeof(hdr))
-			return ts_source_fail(c->src, "read error at offset %llu",
-					      (unsigned long long)(off + p * page_size));
-		if (check_page(c, hdr, page_size, buffer, cpu, p))
-			return -1;
-	}
-	return 0;
-}
 
 /* v6: the per-CPU table "offset, size" of a flyrecord at the cursor. */
 static int check_flyrecord_v6(struct cur *c, const char *buffer, uint64_t cpus)
@@ -367,8 +187,8 @@ static int check_flyrecord_v6(struct cur *c, const char *buffer, uint64_t cpus)
 	for (uint64_t i = 0; i < cpus; i++) {
 		uint64_t off, size;
 
-		if (num(c, 8, &off, "flyrecord CPU table") || num(c, 8, &size, "flyrecord CPU table") ||
-		    check_cpu_data(c, buffer, i, off, size, c->page_size, false))
+		if (tdc_num(c, 8, &off, "flyrecord CPU table") || tdc_num(c, 8, &size, "flyrecord CPU table") ||
+		    tdc_check_cpu_data(c, buffer, i, off, size, c->page_size, false))
 			return -1;
 	}
 	return 0;
@@ -384,7 +204,7 @@ static int check_data_v6(struct cur *c, const char *buffer, uint64_t cpus)
 	if (!memcmp(kind, "latency  ", 10))
 		return 0;
 	if (memcmp(kind, "flyrecord", 10))
-		return bad(c, "buffer '%s': no flyrecord or latency section at offset %llu", buffer,
+		return tdc_bad(c, "buffer '%s': no flyrecord or latency section at offset %llu", buffer,
 			   (unsigned long long)c->off - 10);
 	return check_flyrecord_v6(c, buffer, cpus);
 }
@@ -395,25 +215,25 @@ static int check_buffer_v7(struct cur *c, uint64_t end, bool compressed)
 	char name[64];
 	uint64_t off, ps, cpus;
 
-	if (num(c, 8, &off, "option BUFFER") || cstr(c, name, sizeof(name), "option BUFFER") ||
-	    cstr(c, NULL, 0, "option BUFFER clock") || num(c, 4, &ps, "option BUFFER") ||
-	    num(c, 4, &cpus, "option BUFFER"))
+	if (tdc_num(c, 8, &off, "option BUFFER") || cstr(c, name, sizeof(name), "option BUFFER") ||
+	    cstr(c, NULL, 0, "option BUFFER clock") || tdc_num(c, 4, &ps, "option BUFFER") ||
+	    tdc_num(c, 4, &cpus, "option BUFFER"))
 		return -1;
-	if (!inside(c, off, 16))
-		return bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
+	if (!tdc_inside(c, off, 16))
+		return tdc_bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
 			   name, (unsigned long long)off);
 	/* 0 CPUs: an empty buffer (the top level of an extracted instance) */
 	if (check_page_size(c, ps, "option BUFFER") || (cpus && check_cpus(c, cpus, "option BUFFER")))
 		return -1;
 	if (cpus * 20 > end - c->off)
-		return bad(c, "buffer '%s': %llu CPUs do not fit in its option", name,
+		return tdc_bad(c, "buffer '%s': %llu CPUs do not fit in its option", name,
 			   (unsigned long long)cpus);
 	for (uint64_t i = 0; i < cpus; i++) {
 		uint64_t cpu, doff, dsize;
 
-		if (num(c, 4, &cpu, "option BUFFER") || num(c, 8, &doff, "option BUFFER") ||
-		    num(c, 8, &dsize, "option BUFFER") ||
-		    check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
+		if (tdc_num(c, 4, &cpu, "option BUFFER") || tdc_num(c, 8, &doff, "option BUFFER") ||
+		    tdc_num(c, 8, &dsize, "option BUFFER") ||
+		    tdc_check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
 			return -1;
 	}
 	return 0;
@@ -467,7 +287,7 @@ static int format_at(struct cur *c, const char *sys, uint64_t len)
 	if (!c->tep)
 		return skip(c, len, "event format");
 	if (len > MAX_FORMAT)
-		return bad(c, "event format of system '%s' at offset %llu: %llu bytes", sys,
+		return tdc_bad(c, "event format of system '%s' at offset %llu: %llu bytes", sys,
 			   (unsigned long long)at, (unsigned long long)len);
 	ALLOC_GROW(c->in, len + 1, c->in_alloc);
 	if (get(c, c->in, len, "event format"))
@@ -481,7 +301,7 @@ static uint64_t mem_num(const struct cur *c, const char *p, int bytes)
 	uint64_t v = 0;
 
 	memcpy(&v, p, bytes);
-	return swap_if(c, v, bytes);
+	return tdc_swap(c, v, bytes);
 }
 
 /*
@@ -531,7 +351,7 @@ static int formats_block(struct cur *c, const char *buf, uint64_t len, bool syst
 	}
 	return 0;
 out_short:
-	return bad(c, "section at offset %llu: its event formats run past its end",
+	return tdc_bad(c, "section at offset %llu: its event formats run past its end",
 		   (unsigned long long)off);
 }
 
@@ -541,11 +361,11 @@ static int check_header_info(struct cur *c, const char *buf, uint64_t len)
 	uint64_t n = 0;
 
 	if (len < 20 || memcmp(buf, "header_page", 12))
-		return bad(c, "section HEADER_INFO: no header_page");
+		return tdc_bad(c, "section HEADER_INFO: no header_page");
 	memcpy(&n, buf + 12, 8);
-	n = swap_if(c, n, 8);
+	n = tdc_swap(c, n, 8);
 	if (n > len - 20)
-		return bad(c, "section HEADER_INFO: header_page of %llu bytes runs past it",
+		return tdc_bad(c, "section HEADER_INFO: header_page of %llu bytes runs past it",
 			   (unsigned long long)n);
 	return check_header_page(c, buf + 20, n);
 }
@@ -558,24 +378,24 @@ static int check_section_ref(struct cur *c, uint16_t id)
 	bool formats;
 	int ret = 0;
 
-	if (num(c, 8, &off, "option"))
+	if (tdc_num(c, 8, &off, "option"))
 		return -1;
 	back = c->off;
 	c->off = off;
-	if (num(c, 2, &sid, "section") || num(c, 2, &flags, "section") ||
-	    num(c, 4, &desc, "section") || num(c, 8, &size, "section"))
-		return bad(c, "option %u: section at offset %llu is past the end of the file", id,
+	if (tdc_num(c, 2, &sid, "section") || tdc_num(c, 2, &flags, "section") ||
+	    tdc_num(c, 4, &desc, "section") || tdc_num(c, 8, &size, "section"))
+		return tdc_bad(c, "option %u: section at offset %llu is past the end of the file", id,
 			   (unsigned long long)off);
 	if (sid != id)
-		return bad(c, "option %u: the section at offset %llu is a section %llu", id,
+		return tdc_bad(c, "option %u: the section at offset %llu is a section %llu", id,
 			   (unsigned long long)off, (unsigned long long)sid);
-	if (!inside(c, c->off, size))
-		return bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
+	if (!tdc_inside(c, c->off, size))
+		return tdc_bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
 			   id, (unsigned long long)off, (unsigned long long)size);
 	snprintf(what, sizeof(what), "section %u", id);
 	formats = c->tep && (id == OPT_FTRACE_EVENTS || id == OPT_EVENT_FORMATS);
 	if (flags & SEC_FL_COMPRESS) {
-		ret = check_zsection(c, size, what);
+		ret = tdc_check_zsection(c, size, what);
 		size = ret ? 0 : c->out_len;
 	} else if ((id == OPT_HEADER_INFO && size <= MAX_STRING) ||
 		   (formats && size <= MAX_BLOCK)) {
@@ -583,7 +403,7 @@ static int check_section_ref(struct cur *c, uint16_t id)
 		if (get(c, c->out, size, what))
 			ret = -1;
 	} else if (formats) {
-		ret = bad(c, "section %u at offset %llu: %llu bytes of event formats", id,
+		ret = tdc_bad(c, "section %u at offset %llu: %llu bytes of event formats", id,
 			  (unsigned long long)off, (unsigned long long)size);
 	}
 	if (!ret && id == OPT_HEADER_INFO)
@@ -615,37 +435,37 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 	for (;;) {
 		uint64_t id, size, start;
 
-		if (num(c, 2, &id, "option"))
+		if (tdc_num(c, 2, &id, "option"))
 			return -1;
 		if (c->version == 6 && id == OPT_DONE)
 			return 0;
-		if (num(c, 4, &size, "option"))
+		if (tdc_num(c, 4, &size, "option"))
 			return -1;
 		start = c->off;
 		if (size > end - start || c->off > end)
-			return bad(c, "option %llu at offset %llu: %llu bytes run past its section",
+			return tdc_bad(c, "option %llu at offset %llu: %llu bytes run past its section",
 				   (unsigned long long)id, (unsigned long long)start - 6,
 				   (unsigned long long)size);
 		if (id == OPT_DONE) {	/* v7: the offset of the next options section */
-			if (size < 8 || num(c, 8, next, "option DONE"))
-				return bad(c, "option DONE at offset %llu: malformed",
+			if (size < 8 || tdc_num(c, 8, next, "option DONE"))
+				return tdc_bad(c, "option DONE at offset %llu: malformed",
 					   (unsigned long long)start - 6);
 			return 0;
 		}
 		if (id == OPT_CPUCOUNT) {
 			uint64_t n;
 
-			if (size < 4 || num(c, 4, &n, "option CPUCOUNT") ||
+			if (size < 4 || tdc_num(c, 4, &n, "option CPUCOUNT") ||
 			    check_cpus(c, n, "option CPUCOUNT"))
 				return -1;
 			if (cpus && n > *cpus)
 				*cpus = n;
 		} else if (id == OPT_BUFFER && c->version == 6) {
 			if (bufs->n == MAX_V6_BUFFERS)
-				return bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
-			if (size < 9 || num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
+				return tdc_bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
+			if (size < 9 || tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
 			    cstr(c, bufs->name[bufs->n], sizeof(bufs->name[0]), "option BUFFER"))
-				return bad(c, "option BUFFER at offset %llu: malformed",
+				return tdc_bad(c, "option BUFFER at offset %llu: malformed",
 					   (unsigned long long)start - 6);
 			bufs->n++;
 		} else if (id == OPT_BUFFER) {
@@ -657,10 +477,10 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 		} else if (c->version == 7 && id == OPT_BUFFER_TEXT) {
 			uint64_t off;
 
-			if (size < 8 || num(c, 8, &off, "option BUFFER_TEXT"))
+			if (size < 8 || tdc_num(c, 8, &off, "option BUFFER_TEXT"))
 				return -1;
-			if (!inside(c, off, 16))
-				return bad(c, "option BUFFER_TEXT: data at offset %llu is past the end "
+			if (!tdc_inside(c, off, 16))
+				return tdc_bad(c, "option BUFFER_TEXT: data at offset %llu is past the end "
 					   "of the file", (unsigned long long)off);
 		}
 		c->off = start + size;
@@ -686,9 +506,9 @@ static int check_v6(struct cur *c)
 		static const char *const names[] = { "header_page", "header_event" };
 
 		if (cstr(c, name, sizeof(name), names[i]) || strcmp(name, names[i]))
-			return bad(c, "no %s section at offset %llu", names[i],
+			return tdc_bad(c, "no %s section at offset %llu", names[i],
 				   (unsigned long long)c->off);
-		if (num(c, 8, &n, names[i]))
+		if (tdc_num(c, 8, &n, names[i]))
 			return -1;
 		if (i == 0 && n < MAX_STRING) {
 			char text[MAX_STRING];
@@ -696,32 +516,32 @@ static int check_v6(struct cur *c)
 			if (get(c, text, n, names[i]) || check_header_page(c, text, n))
 				return -1;
 		} else if (i == 0) {
-			return bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
+			return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
 		} else if (skip(c, n, names[i])) {
 			return -1;
 		}
 	}
-	if (num(c, 4, &count, "ftrace formats"))
+	if (tdc_num(c, 4, &count, "ftrace formats"))
 		return -1;
 	for (uint64_t i = 0; i < count; i++)
-		if (num(c, 8, &n, "ftrace format") || format_at(c, "ftrace", n))
+		if (tdc_num(c, 8, &n, "ftrace format") || format_at(c, "ftrace", n))
 			return -1;
-	if (num(c, 4, &count, "event systems"))
+	if (tdc_num(c, 4, &count, "event systems"))
 		return -1;
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t events;
 
 		if (cstr(c, sys, sizeof(sys), "event system name") ||
-		    num(c, 4, &events, "event system"))
+		    tdc_num(c, 4, &events, "event system"))
 			return -1;
 		for (uint64_t e = 0; e < events; e++)
-			if (num(c, 8, &n, "event format") || format_at(c, sys, n))
+			if (tdc_num(c, 8, &n, "event format") || format_at(c, sys, n))
 				return -1;
 	}
-	if (num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
-	    num(c, 4, &n, "trace_printk formats") || skip(c, n, "trace_printk formats") ||
-	    num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
-	    num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
+	if (tdc_num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
+	    tdc_num(c, 4, &n, "trace_printk formats") || skip(c, n, "trace_printk formats") ||
+	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
+	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
 	if (c->off <= c->size - 10 && !differs_at(c, "options  ", 10)) {
 		c->off += 10;
@@ -746,32 +566,32 @@ static int check_v7(struct cur *c)
 
 	if (cstr(c, algo, sizeof(algo), "compression name") ||
 	    cstr(c, NULL, 0, "compression version") ||
-	    num(c, 8, &next, "first options offset"))
+	    tdc_num(c, 8, &next, "first options offset"))
 		return -1;
 	if (!strcmp(algo, "zstd"))
 		c->algo = Z_ZSTD;
 	else if (!strcmp(algo, "zlib"))
 		c->algo = Z_ZLIB;
 	else if (strcmp(algo, "none"))
-		return bad(c, "compression '%s' is not supported (zstd, zlib or none)", algo);
+		return tdc_bad(c, "compression '%s' is not supported (zstd, zlib or none)", algo);
 	c->compressed = c->algo != Z_NONE;
 	while (next) {
 		uint64_t id, flags, desc, size;
 
 		if (++sections > MAX_OPTION_SECTIONS)
-			return bad(c, "more than %d options sections (a loop?)", MAX_OPTION_SECTIONS);
+			return tdc_bad(c, "more than %d options sections (a loop?)", MAX_OPTION_SECTIONS);
 		c->off = next;
-		if (num(c, 2, &id, "options section") || num(c, 2, &flags, "options section") ||
-		    num(c, 4, &desc, "options section") || num(c, 8, &size, "options section"))
+		if (tdc_num(c, 2, &id, "options section") || tdc_num(c, 2, &flags, "options section") ||
+		    tdc_num(c, 4, &desc, "options section") || tdc_num(c, 8, &size, "options section"))
 			return -1;
 		if (id != OPT_DONE)
-			return bad(c, "offset %llu: section %llu where options were expected",
+			return tdc_bad(c, "offset %llu: section %llu where options were expected",
 				   (unsigned long long)next, (unsigned long long)id);
-		if (!inside(c, c->off, size))
-			return bad(c, "options section at offset %llu: %llu bytes run past the end "
+		if (!tdc_inside(c, c->off, size))
+			return tdc_bad(c, "options section at offset %llu: %llu bytes run past the end "
 				   "of the file", (unsigned long long)next, (unsigned long long)size);
 		if (flags & SEC_FL_COMPRESS)	/* its options are the library's to read */
-			return check_zsection(c, size, "options section");
+			return tdc_check_zsection(c, size, "options section");
 		if (check_options(c, c->off + size, NULL, NULL, &next))
 			return -1;
 	}
@@ -800,11 +620,11 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	if (get(&c, &endian, 1, "endianness") || get(&c, &lsize, 1, "long size"))
 		return -1;
 	if (endian > 1 || (lsize != 4 && lsize != 8))
-		return bad(&c, "header: endianness %u and long size %u (expected 0/1 and 4/8)",
+		return tdc_bad(&c, "header: endianness %u and long size %u (expected 0/1 and 4/8)",
 			   endian, lsize);
 	c.big = endian;
 	c.lsize = lsize;
-	if (num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
+	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
 		return -1;
 	c.page_size = (uint32_t)ps;
 	ret = c.version == 6 ? check_v6(&c) : check_v7(&c);

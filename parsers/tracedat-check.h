@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internal to the trace.dat checks: tracedat-check.c walks the headers, tracedat-data.c
+ * the ring-buffer data they point at (sub-buffers, compressed chunks).
+ */
+#ifndef TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
+#define TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <zstd.h>
+
+#include "format.h"
+
+#define MAX_RATIO	4096		/* no block inflates more than this */
+#define MAX_BLOCK	(64u << 20)	/* nor past this (trace-cmd writes ~40 KiB chunks) */
+
+enum { Z_NONE, Z_ZSTD, Z_ZLIB };
+
+struct cur {
+	struct ts_source *src;
+	int fd;
+	uint64_t size;		/* the file's */
+	uint64_t off;		/* where the next read starts */
+	bool big;		/* big-endian file */
+	int version;
+	uint32_t page_size;
+	int lsize;		/* bytes in the recorded kernel's long */
+	bool compressed;	/* v7: CPU data in compressed chunks, not whole sub-buffers */
+	int algo;		/* Z_* */
+	ZSTD_DCtx *zstd;
+	struct tep_handle *tep;	/* in the child: event formats parsed one by one */
+	int note_fd;		/* in the child: where it says what it reads next */
+	char *in, *out;		/* compressed block read, inflated (reused) */
+	size_t in_alloc, out_alloc, out_len;
+};
+
+/* tracedat-check.c: reading the file at the cursor, bounded by its size */
+int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what);
+bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len);
+uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes);
+
+/* tracedat-data.c */
+/* One CPU's data: inside the file, whole sub-buffers (inflated when compressed), sane commits */
+int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
+		       uint64_t size, uint32_t page_size, bool compressed);
+/* A compressed section's content at the cursor (@size bytes): sizes, then a block that inflates */
+int tdc_check_zsection(struct cur *c, uint64_t size, const char *what);
+
+#endif

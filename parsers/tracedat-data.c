@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ring-buffer data of a trace.dat, checked before libtracecmd reads it: each CPU's
+ * region inside the file and made of whole sub-buffers, each sub-buffer's commit within
+ * it, and compressed chunks (zstd, zlib) inflated once to the size they claim, that size
+ * bounded.  libtracecmd inflates every CPU's data as it opens the file and crashes in its
+ * own cleanup when a chunk fails there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "../lib/lib.h"
+#include "tracedat-check.h"
+
+/*
+ * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events
+ * that follow, with flags in bits 27 and up (missed events).  libtracecmd reads a page's
+ * events up to commit, and a page it cannot load ends that CPU's data without a word.
+ */
+#define COMMIT_MASK	((1u << 27) - 1)
+
+static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_size,
+		      const char *buffer, uint64_t cpu, uint64_t page)
+{
+	uint64_t commit = 0;
+
+	memcpy(&commit, hdr + 8, c->lsize);
+	commit = tdc_swap(c, commit, c->lsize) & COMMIT_MASK;
+	if (commit > page_size - 8 - c->lsize)
+		return tdc_bad(c, "buffer '%s', cpu %llu, sub-buffer %llu: %llu bytes of events in a "
+			   "%u-byte sub-buffer", buffer, (unsigned long long)cpu,
+			   (unsigned long long)page, (unsigned long long)commit, page_size);
+	return 0;
+}
+
+/*
+ * One compressed block of @zsize bytes at @off that must inflate to exactly @usize bytes.
+ * @what names it in the message.
+ */
+static int check_zblock(struct cur *c, uint64_t off, uint64_t zsize, uint64_t usize,
+			const char *what)
+{
+	size_t got;
+
+	if (!usize || usize > MAX_BLOCK || usize > zsize * MAX_RATIO + 4096)
+		return tdc_bad(c, "%s at offset %llu: %llu bytes said to inflate to %llu", what,
+			   (unsigned long long)off, (unsigned long long)zsize,
+			   (unsigned long long)usize);
+	if (c->algo == Z_NONE)
+		return tdc_bad(c, "%s at offset %llu: compressed, but the file names no compression",
+			   what, (unsigned long long)off);
+	ALLOC_GROW(c->in, zsize, c->in_alloc);
+	ALLOC_GROW(c->out, usize, c->out_alloc);
+	if (pread(c->fd, c->in, zsize, (off_t)off) != (ssize_t)zsize)
+		return tdc_bad(c, "%s at offset %llu: cannot read %llu bytes", what,
+			   (unsigned long long)off, (unsigned long long)zsize);
+	if (c->algo == Z_ZSTD) {
+		if (!c->zstd && !(c->zstd = ZSTD_createDCtx()))
+			return ts_source_fail(c->src, "out of memory");
+		got = ZSTD_decompressDCtx(c->zstd, c->out, usize, c->in, zsize);
+		if (ZSTD_isError(got))
+			return tdc_bad(c, "%s at offset %llu: zstd: %s", what, (unsigned long long)off,
+				   ZSTD_getErrorName(got));
+	} else {
+		uLongf n = usize;
+		int r = uncompress((Bytef *)c->out, &n, (const Bytef *)c->in, zsize);
+
+		if (r != Z_OK)
+			return tdc_bad(c, "%s at offset %llu: zlib: %s", what, (unsigned long long)off,
+				   zError(r));
+		got = n;
+	}
+	if (got != usize)
+		return tdc_bad(c, "%s at offset %llu: inflates to %zu bytes, not %llu", what,
+			   (unsigned long long)off, got, (unsigned long long)usize);
+	c->out_len = got;
+	return 0;
+}
+
+/* A compressed section's content at the cursor: sizes, then the block; @size its bytes. */
+int tdc_check_zsection(struct cur *c, uint64_t size, const char *what)
+{
+	uint64_t zsize, usize;
+
+	if (size < 8 || tdc_num(c, 4, &zsize, what) || tdc_num(c, 4, &usize, what))
+		return tdc_bad(c, "%s: compressed section too short", what);
+	if (zsize > size - 8)
+		return tdc_bad(c, "%s at offset %llu: %llu compressed bytes in a %llu-byte section", what,
+			   (unsigned long long)c->off, (unsigned long long)zsize,
+			   (unsigned long long)size);
+	return check_zblock(c, c->off, zsize, usize, what);
+}
+
+/*
+ * A compressed CPU's data: a count, then chunks of (compressed size, size, bytes), each in
+ * the CPU's region (whose size, as trace-cmd writes it, leaves out the 4-byte count), each a whole number of sub-buffers, none inflating past MAX_RATIO: the
+ * library allocates (and writes to a temporary file) what the sizes say.
+ */
+static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
+			uint64_t size, uint32_t page_size)
+{
+	struct cur z = *c;
+	uint64_t count, end = off + 4 + size, page = 0;
+	char what[128];
+
+	z.off = off;
+	if (!tdc_inside(c, off, size + 4) || tdc_num(&z, 4, &count, "compressed chunk count"))
+		return tdc_bad(c, "buffer '%s', cpu %llu: no chunk count at offset %llu", buffer,
+			   (unsigned long long)cpu, (unsigned long long)off);
+	if (count > size / 8)
+		return tdc_bad(c, "buffer '%s', cpu %llu: %llu compressed chunks do not fit in %llu "
+			   "bytes", buffer, (unsigned long long)cpu, (unsigned long long)count,
+			   (unsigned long long)size);
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t at = z.off, zsize, usize;
+
+		if (end - z.off < 8 || tdc_num(&z, 4, &zsize, "chunk") || tdc_num(&z, 4, &usize, "chunk"))
+			return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu runs past "
+				   "the CPU's data", buffer, (unsigned long long)cpu,
+				   (unsigned long long)i, (unsigned long long)at);
+		if (zsize > end - z.off || usize % page_size)
+			return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu: %llu bytes "
+				   "inflating to %llu", buffer, (unsigned long long)cpu,
+				   (unsigned long long)i, (unsigned long long)at,
+				   (unsigned long long)zsize, (unsigned long long)usize);
+		snprintf(what, sizeof(what), "buffer '%.64s', cpu %llu, chunk %llu", buffer,
+			 (unsigned long long)cpu, (unsigned long long)i);
+		if (check_zblock(c, z.off, zsize, usize, what))
+			return -1;
+		for (uint64_t p = 0; p < usize / page_size; p++, page++)
+			if (check_page(c, (unsigned char *)c->out + p * page_size, page_size, buffer,
+				       cpu, page))
+				return -1;
+		z.off += zsize;
+	}
+	return 0;
+}
+
+/* One CPU's ring-buffer data: inside the file, and whole sub-buffers when not compressed. */
+int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
+			  uint64_t size, uint32_t page_size, bool compressed)
+{
+	if (cpu >= TS_MAX_CPUS)
+		return tdc_bad(c, "buffer '%s': CPU %llu (supported: 0..%d)", buffer,
+			   (unsigned long long)cpu, TS_MAX_CPUS - 1);
+	if (!size || c->tep)	/* the child parses formats; the parent checked the data */
+		return 0;
+	if (compressed)
+		return check_chunks(c, buffer, cpu, off, size, page_size);
+	if (!tdc_inside(c, off, size))
+		return tdc_bad(c, "buffer '%s', cpu %llu: %llu bytes of data at offset %llu run past "
+			   "the end of the file (%llu bytes)", buffer, (unsigned long long)cpu,
+			   (unsigned long long)size, (unsigned long long)off,
+			   (unsigned long long)c->size);
+	if (off % page_size || size % page_size)
+		return tdc_bad(c, "buffer '%s', cpu %llu: data at offset %llu, %llu bytes, is not "
+			   "whole %u-byte sub-buffers", buffer, (unsigned long long)cpu,
+			   (unsigned long long)off, (unsigned long long)size, page_size);
+	for (uint64_t p = 0; p < size / page_size; p++) {
+		unsigned char hdr[16];
+
+		if (pread(c->fd, hdr, sizeof(hdr), (off_t)(off + p * page_size)) != sizeof(hdr))
+			return ts_source_fail(c->src, "read error at offset %llu",
+					      (unsigned long long)(off + p * page_size));
+		if (check_page(c, hdr, page_size, buffer, cpu, p))
+			return -1;
+	}
+	return 0;
+}
