@@ -8,7 +8,7 @@ set -e
 # library and tool packages; the tools are what the real-trace tests compare against
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux valgrind
-jq xz-utils bc python3"
+jq xz-utils bc python3 strace"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev"
 
 missing=""

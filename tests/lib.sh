@@ -39,3 +39,17 @@ need_tracefs() {
 		command -v "$c" > /dev/null || { skip "$what" "$c not installed"; exit 0; }
 	done
 }
+
+# guest_writes STRACE_LOG INSTANCE_RE: what a traced run (strace -f -e trace=openat,mkdir,
+# rmdir,unlink,truncate) wrote, created or removed in tracefs outside the instances named by
+# INSTANCE_RE (an extended regex of their names), and under /proc/sys other than
+# kernel/kptr_restrict (trace-cmd restore sets it to 0 while it reads /proc/kallsyms and
+# puts it back: tlbscope-record(1) says so).  Empty when the run was a good guest.
+guest_writes() {
+	grep -E '(openat\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)|mkdir\(|rmdir\(|unlink\(|truncate\()' "$1" |
+		grep -v -E '= -1 E' |
+		grep -E '"(/sys/kernel/(debug/)?tracing|/proc/sys)/' |
+		grep -v -E "\"/sys/kernel/(debug/)?tracing/instances/($2)(/|\")" |
+		grep -v -F '"/proc/sys/kernel/kptr_restrict"' |
+		sed 's/^[0-9]* *//'
+}

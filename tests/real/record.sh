@@ -56,6 +56,15 @@ if [ ! -e $tr/kprobe_events ]; then
 		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
 fi
 same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
+# what record writes, from its system calls: nothing in tracefs outside its own instance
+if command -v strace > /dev/null; then
+	strace -f -qq -e trace=openat,mkdir,rmdir,unlink,truncate -o "$tmp/rec.strace" \
+		"$prog" record -o "$tmp/s.dat" -b 256 -d 200ms > /dev/null 2>&1
+	same "record under strace: nothing written in tracefs outside its instance" "" \
+		"$(guest_writes "$tmp/rec.strace" 'tlbscope-[0-9]+')"
+else
+	skip "record under strace: nothing written outside its instance" "strace not installed"
+fi
 
 # Wait until the record whose stderr is file $1 says it is recording: a signal sent
 # during its set-up (slow under valgrind or load) tests something else.

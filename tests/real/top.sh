@@ -191,6 +191,14 @@ if command -v tmux > /dev/null; then
 else
 	skip "live screen" "tmux not installed"
 fi
+if command -v strace > /dev/null; then
+	strace -f -qq -e trace=openat,mkdir,rmdir,unlink,truncate -o "$tmp/top.strace" \
+		"$prog" top -b -d 0.3 -n 1 > /dev/null 2>&1
+	same "live top under strace: nothing written in tracefs outside its instance" "" \
+		"$(guest_writes "$tmp/top.strace" 'tlbscope-top-[0-9]+')"
+else
+	skip "live top under strace: nothing written outside its instance" "strace not installed"
+fi
 if command -v setpriv > /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$prog" top -b -n 1 \
 		> /dev/null 2> "$tmp/root.err"
