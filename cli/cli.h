@@ -71,7 +71,13 @@ void table_free(struct table *t);
 /* Sorted string ids of the event names the timeline counted; *@ids is new (free()). */
 size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids);
 
-void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567 s" style seconds */
+void format_ns(char *buf, size_t len, uint64_t ns);
+
+/*
+ * Remove the tracefs instances a killed record or top left behind (tlbscope-<pid>,
+ * tlbscope-top-<pid>) whose process no longer exists, saying so on stderr as @cmd.
+ */
+void tracefs_reap_stale(const char *cmd);	/* "1.234567 s" style seconds */
 
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);

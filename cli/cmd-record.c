@@ -806,6 +806,7 @@ static int setup_instance(struct recorder *rec, bool riscv)
 {
 	const struct record_opts *o = rec->o;
 
+	tracefs_reap_stale("record");
 	snprintf(rec->name, sizeof(rec->name), "tlbscope-%d", (int)getpid());
 	if (tracefs_instance_exists(rec->name)) {
 		error("record: tracefs instance %s already exists", rec->name);

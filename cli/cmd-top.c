@@ -438,6 +438,7 @@ static int live_setup(struct top_run *r)
 		return error("top: watching live needs root (tracefs); --replay TRACE does not");
 	if (!tracefs_tracing_dir())
 		return error("top: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+	tracefs_reap_stale("top");
 	snprintf(r->inst_name, sizeof(r->inst_name), "tlbscope-top-%d", (int)getpid());
 	if (tracefs_instance_exists(r->inst_name))
 		return error("top: tracefs instance %s already exists", r->inst_name);

@@ -3,11 +3,16 @@
  * What every command shares: messages, the --json/--cpu/--from/--to options, the one
  * read loop from a source through the timeline, stdout error checking and text tables.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <tracefs.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -253,4 +258,58 @@ size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids
 	sort_src = src;
 	qsort(*ids, k, sizeof(**ids), cmp_name);
 	return k;
+}
+
+/*
+ * The pid in an instance name of record ("tlbscope-<pid>") or top ("tlbscope-top-<pid>"),
+ * or -1 for any other name (capture.sh's tlbscope-capture-<pid>, other tools' instances).
+ */
+static long stale_pid(const char *name)
+{
+	const char *p = NULL;
+	char *end;
+	long pid;
+
+	if (!strncmp(name, "tlbscope-top-", 13))
+		p = name + 13;
+	else if (!strncmp(name, "tlbscope-", 9))
+		p = name + 9;
+	if (!p || *p < '1' || *p > '9')
+		return -1;
+	pid = strtol(p, &end, 10);
+	return *end ? -1 : pid;
+}
+
+void tracefs_reap_stale(const char *cmd)
+{
+	const char *top = tracefs_tracing_dir();
+	char dir[PATH_MAX];
+	struct dirent *d;
+	DIR *dp;
+
+	if (!top)
+		return;
+	snprintf(dir, sizeof(dir), "%s/instances", top);
+	dp = opendir(dir);
+	while (dp && (d = readdir(dp))) {
+		struct tracefs_instance *inst;
+		long pid = stale_pid(d->d_name);
+
+		/* only when its process is gone: a live run (ours or another's) keeps its own */
+		if (pid <= 0 || pid == (long)getpid() || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		inst = tracefs_instance_alloc(NULL, d->d_name);
+		if (!inst)
+			continue;
+		tracefs_trace_off(inst);
+		if (tracefs_instance_destroy(inst))
+			warning("%s: cannot remove the instance %s left by process %ld, which is "
+				"gone: %s", cmd, d->d_name, pid, strerror(errno));
+		else
+			fprintf(stderr, "tlbscope: %s: removed the tracefs instance %s left by "
+				"process %ld, which is gone (killed?)\n", cmd, d->d_name, pid);
+		tracefs_instance_free(inst);
+	}
+	if (dp)
+		closedir(dp);
 }

@@ -56,6 +56,24 @@ if [ ! -e $tr/kprobe_events ]; then
 		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
 fi
 same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
+# a record killed with SIGKILL cannot clean up: the next record removes its instance (its
+# pid is gone), and leaves alone the instance of a live process and other tools' instances
+"$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2>&1 &
+kp=$!
+for _ in $(seq 50); do [ -d $tr/instances/tlbscope-$kp ] && break; sleep 0.1; done
+kill -KILL $kp; wait $kp 2> /dev/null
+check "SIGKILLed record leaves tlbscope-$kp behind" [ -d $tr/instances/tlbscope-$kp ]
+sleep 600 & live=$!
+mkdir $tr/instances/tlbscope-$live $tr/instances/tlbscope-capture-$kp
+"$prog" record -o "$tmp/k2.dat" -b 64 -d 100ms > /dev/null 2> "$tmp/k.err"
+check "the next record removes it" [ ! -e $tr/instances/tlbscope-$kp ]
+check "... and says so" grep -q "removed the tracefs instance tlbscope-$kp left by process $kp" \
+	"$tmp/k.err"
+check "... keeping a live process's tlbscope-$live and tlbscope-capture-$kp" \
+	[ -d $tr/instances/tlbscope-$live -a -d $tr/instances/tlbscope-capture-$kp ]
+rmdir $tr/instances/tlbscope-$live $tr/instances/tlbscope-capture-$kp
+kill $live; wait $live 2> /dev/null
+
 # what record writes, from its system calls: nothing in tracefs outside its own instance
 if command -v strace > /dev/null; then
 	strace -f -qq -e trace=openat,mkdir,rmdir,unlink,truncate -o "$tmp/rec.strace" \

@@ -191,6 +191,14 @@ if command -v tmux > /dev/null; then
 else
 	skip "live screen" "tmux not installed"
 fi
+# an instance of a top that was killed with SIGKILL (its pid gone) is removed by the next
+dead=$(sh -c 'echo $$')
+mkdir $tr/instances/tlbscope-top-$dead
+"$prog" top -b -d 0.2 -n 1 > /dev/null 2> "$tmp/reap.err"
+check "live top removes tlbscope-top-$dead, left by a process that is gone" \
+	[ ! -e $tr/instances/tlbscope-top-$dead ]
+check "... and says so" grep -q "removed the tracefs instance tlbscope-top-$dead" "$tmp/reap.err"
+rmdir $tr/instances/tlbscope-top-$dead 2> /dev/null
 if command -v strace > /dev/null; then
 	strace -f -qq -e trace=openat,mkdir,rmdir,unlink,truncate -o "$tmp/top.strace" \
 		"$prog" top -b -d 0.3 -n 1 > /dev/null 2>&1
