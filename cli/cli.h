@@ -28,6 +28,7 @@ struct common_opts {
 	bool has_filter;
 	struct tl_filter filter;
 	bool from_rel, to_rel;	/* --from/--to given as +T after the first event */
+	const char *from_arg, *to_arg;	/* as given, for messages (borrowed from argv) */
 };
 
 /*

@@ -529,10 +529,11 @@ int cmd_top(int argc, char **argv)
 	r.tl = timeline_new(r.src, NULL);
 	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
 	if (!o.batch) {
-		r.view = top_view_open();
+		char why[160];
+
+		r.view = top_view_open(why, sizeof(why));
 		if (!r.view) {
-			error("top: cannot drive this terminal (TERM=%s); use -b for batch mode",
-			      getenv("TERM") ? getenv("TERM") : "");
+			error("top: cannot draw the view: %s; use -b for plain-text snapshots", why);
 			goto out_close;
 		}
 	}

@@ -150,7 +150,10 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			}
 			o->flush_all = n;
 		} else if (!strcmp(a, "--direct")) {
-			if (sscanf(v, "%d,%d", &o->direct[0], &o->direct[1]) != 2 ||
+			int end = -1;
+
+			if (sscanf(v, "%d,%d%n", &o->direct[0], &o->direct[1], &end) != 2 ||
+			    v[end] != '\0' ||
 			    o->direct[0] < 1 || o->direct[0] > TUNER_MAX_T || o->direct[1] < 0) {
 				error("--direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v, TUNER_MAX_T);
 				return -1;

@@ -93,17 +93,44 @@ int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool 
 		if (parse_time(v, &o->filter.from, &rel))
 			return error("--from: '%s' is not a time (seconds, or +SECONDS)", v), -1;
 		o->from_rel = rel;
+		o->from_arg = v;
 	} else if ((v = opt_arg(argc, argv, i, NULL, NULL, "--to"))) {
 		if (v == OPT_MISSING)
 			return -1;
 		if (parse_time(v, &o->filter.to, &rel))
 			return error("--to: '%s' is not a time (seconds, or +SECONDS)", v), -1;
 		o->to_rel = rel;
+		o->to_arg = v;
 	} else {
 		return 0;
 	}
 	o->has_filter = true;
 	return 1;
+}
+
+/*
+ * The filter against the input: a window that ends before it starts, and CPUs the trace
+ * declares it does not have, are usage errors, not an empty answer.  0 ok, -1 reported.
+ */
+static int filter_check(const struct common_opts *o, struct ts_source *src)
+{
+	int cpus = ts_source_info(src)->cpus;
+
+	if (o->from_rel == o->to_rel && o->filter.to != UINT64_MAX &&
+	    o->filter.from >= o->filter.to) {
+		error("--from %s is not before --to %s", o->from_arg, o->to_arg);
+		return -1;
+	}
+	if (o->filter.has_cpus && cpus > 0) {
+		for (int c = cpus; c < TS_MAX_CPUS; c++) {
+			if (ts_cpumask_test(&o->filter.cpus, c)) {
+				error("--cpu: %s has CPUs 0-%d; there is no CPU %d", o->input,
+				      cpus - 1, c);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* The consumer of analyses that read only the timeline's own counters. */
@@ -120,7 +147,8 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 
 	if (!emit)
 		emit = ignore_event;
-
+	if (o->has_filter && filter_check(o, src))
+		return EXIT_BAD;
 	while ((r = ts_source_next(src, &ev)) > 0) {
 		if (!tl) {
 			struct tl_filter f = o->filter;
@@ -130,6 +158,9 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 				f.from += ev.ts;
 			if (o->to_rel && f.to != UINT64_MAX)
 				f.to += ev.ts;
+			if (o->has_filter && f.from >= f.to)
+				return error("--from %s is not before --to %s (from the first event at "
+					     "%.6f s)", o->from_arg, o->to_arg, ev.ts / 1e9);
 			tl = timeline_new(src, o->has_filter ? &f : NULL);
 		}
 		timeline_feed(tl, &ev, emit, ctx);

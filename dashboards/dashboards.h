@@ -64,8 +64,12 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 
 struct top_view;
 
-/* Take over the terminal; NULL when it is not a terminal curses can drive. */
-struct top_view *top_view_open(void);
+/*
+ * Take over the terminal; NULL when it is not one curses can drive (a terminal without
+ * cursor addressing, such as TERM=dumb, or one unknown to terminfo), with the reason in
+ * @why (@len bytes).
+ */
+struct top_view *top_view_open(char *why, size_t len);
 /* Give the terminal back as it was; accepts NULL. */
 void top_view_close(struct top_view *v);
 /* Redraw unless frozen (then only the header's indicator changes). */

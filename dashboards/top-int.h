@@ -68,4 +68,7 @@ struct top_rec {
 };
 void top_recommend(const struct top_model *m, struct top_rec *r);
 
+/* top-term.c: can curses draw on the terminal of stdout?  If not, why (@len bytes). */
+bool top_term_usable(char *why, size_t len);
+
 #endif

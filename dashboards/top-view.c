@@ -6,6 +6,7 @@
  */
 #include <langinfo.h>
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,22 +31,29 @@ struct top_view {
 	char msg[128];		/* one-line notice in the key bar, cleared at the next key */
 };
 
-struct top_view *top_view_open(void)
+struct top_view *top_view_open(char *why, size_t len)
 {
 	struct top_view *v;
 	const char *cs;
 	SCREEN *scr;
 	FILE *tty = NULL;
 
-	if (!isatty(STDOUT_FILENO))
+	if (!isatty(STDOUT_FILENO)) {
+		snprintf(why, len, "standard output is not a terminal");
+		return NULL;
+	}
+	if (!top_term_usable(why, len))
 		return NULL;
 	/* keys from the terminal even when stdin is the trace (--replay -) */
-	if (!isatty(STDIN_FILENO) && !(tty = fopen("/dev/tty", "re")))
+	if (!isatty(STDIN_FILENO) && !(tty = fopen("/dev/tty", "re"))) {
+		snprintf(why, len, "no terminal to read keys from");
 		return NULL;
+	}
 	setlocale(LC_CTYPE, "");	/* UTF-8 sparklines where the terminal has them */
 	cs = nl_langinfo(CODESET);
 	scr = newterm(NULL, stdout, tty ? tty : stdin);
 	if (!scr) {
+		snprintf(why, len, "curses cannot set up TERM=%s", getenv("TERM"));
 		if (tty)
 			fclose(tty);
 		return NULL;

@@ -4,6 +4,7 @@
  * integer hash map and checked number parsing.
  */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,7 +331,8 @@ int parse_duration_ns(const char *s, uint64_t *out)
 			return -1;
 		mult = units[i].mult;
 	}
-	if (v < 0 || v * mult > 1.8e19)
+	/* "nan", "inf" and what overflows a u64 of ns are not durations */
+	if (!isfinite(v) || v < 0 || v * mult > 1.8e19)
 		return -1;
 	*out = (uint64_t)(v * mult + 0.5);
 	return 0;

@@ -54,6 +54,20 @@ same "-n 3 -d 0.1 on a 0.4 s trace: 3 snapshots" 3 "$(grep -c '^tlbscope top - '
 xz -dc "$fx/x86-hackbench.txt.xz" | tls top -b --speed max --replay - > "$tmp/stdin.txt" 2>&1
 check "--replay - reads ftrace text from stdin" grep -q '^totals: switches 7931,' "$tmp/stdin.txt"
 
+# ---- a terminal curses cannot draw on: refused with the reason, never garbage ----
+if command -v script > /dev/null; then
+	for t in dumb no-such-terminal; do
+		TERM=$t script -qec "'$prog' top --replay '$fx/hand/identity.txt'" /dev/null \
+			> "$tmp/term.out" 2>&1
+		rc=$?
+		same "TERM=$t top --replay on a tty exits 2" 2 $rc
+		check "... saying why and pointing to -b" \
+			grep -q "cannot draw the view: TERM=$t .*use -b" "$tmp/term.out"
+	done
+else
+	skip "TERM=dumb top on a tty" "script (util-linux) not installed"
+fi
+
 # ---- interactive, under tmux ----
 if ! command -v tmux > /dev/null; then
 	skip "interactive screen" "tmux not installed"
