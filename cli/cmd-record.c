@@ -5,8 +5,8 @@
  * The tracefs state it adds (the instance, kprobes in the group "tlbscope") is removed on
  * every exit path; the top-level buffer is never touched.
  *
- * The trace.dat is assembled by `trace-cmd restore` from the per-CPU raw files (libtracecmd
- * has no public output API), as corpus/run.sh does for the RISC-V corpus.
+ * The trace.dat is written from the per-CPU raw files by tracedat-write.c, which only
+ * reads tracefs and /proc (libtracecmd's writer sets kptr_restrict).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -438,7 +438,8 @@ struct recorder {
 	char name[64];
 	const char *tracing_dir;	/* borrowed from libtracefs */
 	char tmpdir[PATH_MAX];
-	char tmpout[PATH_MAX + 16];
+	char tmpout[PATH_MAX + 16];	/* the trace.dat until it is complete */
+	struct tracedat_out *out;	/* open from write_head() to write_tracedat() */
 	int ncpus;
 	struct cpu_reader *cpus;
 	struct tracefs_dynevent *kp_added[N_KP];	/* kprobes we created (removed at exit) */
@@ -796,8 +797,9 @@ static void remove_tmpdir(struct recorder *rec)
 		snprintf(path, sizeof(path), "%s/cpu%d", rec->tmpdir, i);
 		unlink(path);
 	}
-	snprintf(path, sizeof(path), "%s/head.dat", rec->tmpdir);
-	unlink(path);
+	tracedat_out_free(rec->out);
+	rec->out = NULL;
+	unlink(rec->tmpout);
 	rmdir(rec->tmpdir);
 	rec->tmpdir[0] = '\0';
 }
@@ -972,99 +974,41 @@ static void close_on_exec_all(void)
 	}
 }
 
-/* Run @argv (a trace-cmd command line), output to /dev/null unless it fails.  0 ok. */
-static int run_tool(char *const *argv)
-{
-	char errpath[] = "/tmp/tlbscope-restore-XXXXXX";
-	int errfd = mkstemp(errpath), status;
-	pid_t pid;
-
-	if (errfd >= 0)
-		unlink(errpath);
-	pid = fork();
-	if (pid < 0) {
-		if (errfd >= 0)
-			close(errfd);
-		return error("record: fork: %s", strerror(errno)), -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		signal(SIGINT, SIG_IGN);	/* the parent decides when to stop */
-		signal(SIGTERM, SIG_DFL);
-		dup2(null, 1);
-		dup2(errfd >= 0 ? errfd : null, 2);
-		close_on_exec_all();
-		execvp(argv[0], argv);
-		dprintf(errfd >= 0 ? errfd : 2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	if (status != 0 && errfd >= 0) {
-		char buf[2048];
-		ssize_t n = pread(errfd, buf, sizeof(buf) - 1, 0);
-
-		buf[n > 0 ? n : 0] = '\0';
-		fprintf(stderr, "tlbscope: record: %s %s failed:\n%s", argv[0], argv[1], buf);
-	}
-	if (errfd >= 0)
-		close(errfd);
-	return status == 0 ? 0 : -1;
-}
-
 /* The header part of the trace.dat (event formats, kallsyms, cmdlines), while our events exist. */
 static int write_head(struct recorder *rec)
 {
-	char head[PATH_MAX + 16];
-	char *argv[] = { "trace-cmd", "restore", "-c", "-t", (char *)rec->tracing_dir,
-			 "-k", "/proc/kallsyms", "-o", head, NULL };
-
-	snprintf(head, sizeof(head), "%s/head.dat", rec->tmpdir);
-	if (run_tool(argv))
-		return error("record: could not write the trace.dat header (trace-cmd restore -c)"),
-			-1;
+	snprintf(rec->tmpout, sizeof(rec->tmpout), "%s/out.dat", rec->tmpdir);
+	rec->out = tracedat_out_open(rec->tmpout, rec->inst, "record");
+	if (!rec->out)
+		return error("record: %s not written", rec->o->output), -1;
 	return 0;
 }
 
-/* head.dat + cpu files -> @o->output (through a temporary name, so no half file). */
+/* The cpu files after the header, then @o->output (through a temporary name, so no half file). */
 static int write_tracedat(struct recorder *rec)
 {
-	char head[PATH_MAX + 16], **argv, **files;
-	int n = 0, r;
+	char **files = xcalloc(rec->ncpus, sizeof(*files));
+	int r;
 
-	snprintf(head, sizeof(head), "%s/head.dat", rec->tmpdir);
-	snprintf(rec->tmpout, sizeof(rec->tmpout), "%s/out.dat", rec->tmpdir);
-	argv = xcalloc(rec->ncpus + 8, sizeof(*argv));
-	files = xcalloc(rec->ncpus, sizeof(*files));
-	argv[n++] = "trace-cmd";
-	argv[n++] = "restore";
-	argv[n++] = "-i";
-	argv[n++] = head;
-	argv[n++] = "-o";
-	argv[n++] = rec->tmpout;
 	for (int i = 0; i < rec->ncpus; i++) {
 		size_t len = strlen(rec->tmpdir) + 16;
 
 		files[i] = xmalloc(len);
 		snprintf(files[i], len, "%s/cpu%d", rec->tmpdir, i);
-		argv[n++] = files[i];
 	}
-	r = run_tool(argv);
-	if (r) {
-		error("record: could not assemble %s (trace-cmd restore -i)", rec->o->output);
-	} else if (rename(rec->tmpout, rec->o->output)) {
+	r = tracedat_out_add_cpus(rec->out, rec->ncpus, files);
+	if (tracedat_out_close(rec->out))
+		r = -1;
+	rec->out = NULL;
+	if (!r && rename(rec->tmpout, rec->o->output)) {
 		error("record: %s: %s", rec->o->output, strerror(errno));
 		r = -1;
 	}
-	unlink(rec->tmpout);
+	if (r)
+		error("record: %s not written", rec->o->output);
 	for (int i = 0; i < rec->ncpus; i++)
 		free(files[i]);
 	free(files);
-	free(argv);
 	return r;
 }
 
@@ -1205,25 +1149,6 @@ static int make_tmpdir(struct recorder *rec)
 	return 0;
 }
 
-static bool have_trace_cmd(void)
-{
-	const char *path = getenv("PATH");
-	char file[PATH_MAX];
-
-	if (!path)
-		path = "/usr/bin:/bin";
-	for (const char *d = path;;) {
-		size_t n = strcspn(d, ":");
-
-		snprintf(file, sizeof(file), "%.*s/trace-cmd", n ? (int)n : 1, n ? d : ".");
-		if (!access(file, X_OK))
-			return true;
-		if (!d[n])
-			return false;
-		d += n + 1;
-	}
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
@@ -1241,9 +1166,6 @@ int cmd_record(int argc, char **argv)
 	rec.o = &o;
 	if (geteuid() != 0)
 		return error("record: needs root (tracefs)");
-	if (!have_trace_cmd())
-		return error("record: needs trace-cmd (it assembles the trace.dat); "
-			     "install the trace-cmd package");
 	if (uname(&un))
 		return error("record: uname: %s", strerror(errno));
 	riscv = !strcmp(un.machine, "riscv64");
