@@ -332,13 +332,20 @@ void tracefs_reap_stale(const char *cmd)
 		inst = tracefs_instance_alloc(NULL, d->d_name);
 		if (!inst)
 			continue;
-		tracefs_trace_off(inst);
-		if (tracefs_instance_destroy(inst))
-			warning("%s: cannot remove the instance %s left by process %ld, which is "
-				"gone: %s", cmd, d->d_name, pid, strerror(errno));
-		else
+		/*
+		 * rmdir alone, tracing left as it is: the kernel refuses (EBUSY) an instance
+		 * whose files are open, as they are in a run whose pid we cannot see (another
+		 * pid namespace), and that run must not find its tracing turned off
+		 */
+		if (!tracefs_instance_destroy(inst))
 			fprintf(stderr, "tlbscope: %s: removed the tracefs instance %s left by "
 				"process %ld, which is gone (killed?)\n", cmd, d->d_name, pid);
+		else if (errno == EBUSY)
+			warning("%s: the instance %s is in use though no process %ld exists here "
+				"(another pid namespace?); left as it is", cmd, d->d_name, pid);
+		else
+			warning("%s: cannot remove the instance %s left by process %ld, which is "
+				"gone: %s", cmd, d->d_name, pid, strerror(errno));
 		tracefs_instance_free(inst);
 	}
 	if (dp)
