@@ -133,6 +133,14 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
 
+# tests/fixtures/capture.sh: an instance's buffer to a trace.dat by record's own writer
+unit: $(BUILD)/tests/extract
+$(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/cli/tracedat-write.o $(BUILD)/cli/common.o \
+		$(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PC_LIBS) -lm
+
 $(BUILD)/tests/test-%: tests/unit/test-%.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<

@@ -40,16 +40,41 @@ need_tracefs() {
 	done
 }
 
-# guest_writes STRACE_LOG INSTANCE_RE: what a traced run (strace -f -e trace=openat,mkdir,
-# rmdir,unlink,truncate) wrote, created or removed in tracefs outside the instances named by
-# INSTANCE_RE (an extended regex of their names), and under /proc/sys other than
-# kernel/kptr_restrict (trace-cmd restore sets it to 0 while it reads /proc/kallsyms and
-# puts it back: tlbscope-record(1) says so).  Empty when the run was a good guest.
+# tracefs_state: what other users of tracefs would notice, for before/after comparisons.
+# The top level's settings, dynamic events, enabled events, every event filter, pid
+# filters, kptr_restrict and the instances not named tlbscope-* (other test runs come and go
+# in those; each script checks its own by name).  buffer_size_kb reads "7 (expanded: 1408)"
+# on a freshly booted kernel until the top-level buffer is first used: an unchanged line
+# proves nobody used it.  While the top level does not trace, the events its buffer holds
+# (truncating its 'trace', as 'trace-cmd extract' does, clears them).
+tracefs_state() {
+	ls $tr/instances | grep -v '^tlbscope-'
+	cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb \
+		$tr/buffer_total_size_kb $tr/current_tracer $tr/trace_options $tr/trace_clock \
+		$tr/tracing_cpumask $tr/saved_cmdlines_size /proc/sys/kernel/kptr_restrict
+	cat $tr/set_event_pid $tr/set_ftrace_pid 2> /dev/null
+	grep -r -v -x none $tr/events --include=filter
+	if [ "$(cat $tr/tracing_on)" = 0 ]; then grep -H '^entries' $tr/per_cpu/cpu*/stats; fi
+}
+
+# guest_strace LOG CMD...: CMD under strace, its file system calls in LOG (directory
+# descriptors shown as their paths, so that openat(dirfd, name) is seen too)
+guest_strace() { local log=$1; shift; strace -f -qq -y -e trace=%file -o "$log" "$@"; }
+
+# guest_writes LOG INSTANCE_RE: what a run under guest_strace opened for writing, created,
+# removed or renamed (or tried to) in tracefs outside the instances named by INSTANCE_RE (an
+# extended regex of their names), and anything under /proc/sys; also any chdir there, after
+# which the relative paths of mkdir() and the like could not be placed.  Empty for a good
+# guest.
 guest_writes() {
-	grep -E '(openat\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)|mkdir\(|rmdir\(|unlink\(|truncate\()' "$1" |
-		grep -v -E '= -1 E' |
-		grep -E '"(/sys/kernel/(debug/)?tracing|/proc/sys)/' |
-		grep -v -E "\"/sys/kernel/(debug/)?tracing/instances/($2)(/|\")" |
-		grep -v -F '"/proc/sys/kernel/kptr_restrict"' |
-		sed 's/^[0-9]* *//'
+	local calls open change places='/sys/kernel/(debug/)?tracing|/proc/sys'
+	# "openat(3</dir>, "name"" and "openat(AT_FDCWD</cwd>, "name"" as one absolute path
+	calls=$(sed -E 's/^[0-9]+ +//
+		s/^([a-z0-9_]+)\((AT_FDCWD|[0-9]+)<[^>]*>, "\//\1(AT_FDCWD, "\//
+		s/^([a-z0-9_]+)\((AT_FDCWD|[0-9]+)<([^>]*)>, "/\1(AT_FDCWD, "\3\//' "$1")
+	open='open(at2?)?\(.*(O_WRONLY|O_RDWR|O_CREAT|O_TRUNC)'
+	change='(creat|mkdir(at)?|rmdir|unlink(at)?|rename(at2?)?|f?truncate)\('
+	grep -E "^f?chdir\\(.*($places)" <<< "$calls"
+	grep -E "^($open|$change)" <<< "$calls" | grep -E "\"($places)/" |
+		grep -v -E "\"/sys/kernel/(debug/)?tracing/instances/($2)(/|\")"
 }

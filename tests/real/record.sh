@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # tlbscope record on this machine's tracefs: the trace.dat it writes is read alike by
-# trace-cmd and tlbscope, and tracefs is left exactly as it was (instances, dynamic events,
-# enabled top-level events, tracing_on, buffer size, tracer, options) after a normal run,
-# SIGINT, SIGTERM, a failing command and bad usage.  Needs root and tracefs.
+# trace-cmd and tlbscope, and tracefs is left exactly as it was (tracefs_state: the top
+# level, events, filters, kptr_restrict) after a normal run, SIGINT, SIGTERM, a failing
+# command and bad usage; a SIGKILLed run's instance is removed by the next; under strace,
+# nothing is written outside the instance.  Needs root and tracefs.
 T=record
 . "$(dirname "$0")/../lib.sh"
 
@@ -18,12 +19,11 @@ check "record --help exits 0 and shows -o" sh -c "'$prog' record --help | grep -
 need_tracefs "live recording" trace-cmd hackbench jq
 
 # Other tracefs users (a concurrent `make check`: tests/fixtures/capture.sh, another
-# record.sh) may come and go in instances of their own, named tlbscope-*: those are left out
-# of the snapshot, and ours (tlbscope-<pid of each record run>) are checked by name.
+# record.sh) may come and go in instances of their own, named tlbscope-*: tracefs_state
+# (tests/lib.sh) leaves those out, and ours (tlbscope-<pid of each record run>) are checked
+# by name.
 state() {
-	ls $tr/instances | grep -v '^tlbscope-'
-	cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb \
-		$tr/current_tracer $tr/trace_options
+	tracefs_state
 	for p in $pids; do [ -e $tr/instances/tlbscope-$p ] && echo "left behind: tlbscope-$p"; done
 }
 pids=""
@@ -61,7 +61,7 @@ same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
 "$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2>&1 &
 kp=$!
 for _ in $(seq 50); do [ -d $tr/instances/tlbscope-$kp ] && break; sleep 0.1; done
-kill -KILL $kp; wait $kp 2> /dev/null
+{ kill -KILL $kp; wait $kp; } 2> /dev/null
 check "SIGKILLed record leaves tlbscope-$kp behind" [ -d $tr/instances/tlbscope-$kp ]
 sleep 600 & live=$!
 mkdir $tr/instances/tlbscope-$live $tr/instances/tlbscope-capture-$kp
@@ -73,13 +73,28 @@ check "... keeping a live process's tlbscope-$live and tlbscope-capture-$kp" \
 	[ -d $tr/instances/tlbscope-$live -a -d $tr/instances/tlbscope-capture-$kp ]
 rmdir $tr/instances/tlbscope-$live $tr/instances/tlbscope-capture-$kp
 kill $live; wait $live 2> /dev/null
+# an instance in use is left, whatever its name says (a run in a pid namespace of its own
+# has a pid that does not exist here): the kernel refuses to remove it, tracing stays on
+busy=$(sh -c 'echo $$')
+mkdir $tr/instances/tlbscope-$busy
+sleep 60 < $tr/instances/tlbscope-$busy/per_cpu/cpu0/trace_pipe_raw &
+holder=$!
+"$prog" record -o "$tmp/b.dat" -b 64 -d 100ms > /dev/null 2> "$tmp/busy.err"
+check "an instance in use, tlbscope-$busy, is left" [ -d $tr/instances/tlbscope-$busy ]
+same "... with its tracing on" 1 "$(cat $tr/instances/tlbscope-$busy/tracing_on)"
+check "... and said so" grep -q "the instance tlbscope-$busy is in use" "$tmp/busy.err"
+{ kill $holder; wait $holder; } 2> /dev/null
+rmdir $tr/instances/tlbscope-$busy
 
 # what record writes, from its system calls: nothing in tracefs outside its own instance
+# and nothing in /proc/sys, whatever the machine's state
 if command -v strace > /dev/null; then
-	strace -f -qq -e trace=openat,mkdir,rmdir,unlink,truncate -o "$tmp/rec.strace" \
-		"$prog" record -o "$tmp/s.dat" -b 256 -d 200ms > /dev/null 2>&1
-	same "record under strace: nothing written in tracefs outside its instance" "" \
-		"$(guest_writes "$tmp/rec.strace" 'tlbscope-[0-9]+')"
+	guest_strace "$tmp/rec.strace" "$prog" record -o "$tmp/s.dat" -b 256 -d 200ms \
+		> /dev/null 2>&1
+	same "record under strace exits 0" 0 $?
+	check "... and wrote a file trace-cmd reads" tc_reads "$tmp/s.dat"
+	same "record under strace: nothing written in tracefs outside its instance, nor in /proc/sys" \
+		"" "$(guest_writes "$tmp/rec.strace" 'tlbscope-[0-9]+')"
 else
 	skip "record under strace: nothing written outside its instance" "strace not installed"
 fi
