@@ -48,6 +48,19 @@ const char *opt_arg(int argc, char **argv, int *i, const char *cmd, const char *
 int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters);
 
 /*
+ * The filter of @o against the opened @src: --cpu naming a CPU past those the trace has,
+ * or --from not before --to when both are of a kind (absolute, or +T), is a usage error.
+ * 0 ok, -1 with the message printed.
+ */
+int common_filter_check(const struct common_opts *o, struct ts_source *src);
+
+/*
+ * The absolute window of @o's filter in *@f, +T times counted from @first_ts (ns, the
+ * first event's); -1 with the message printed when it ends before it starts.
+ */
+int common_filter_window(const struct common_opts *o, uint64_t first_ts, struct tl_filter *f);
+
+/*
  * One pass over @o->input: every event through a timeline to @emit (NULL: none).  On success *@src
  * and *@tl are new (free with ts_source_close() and timeline_free()) and 0 is returned;
  * on bad input the message is printed and EXIT_BAD returned.

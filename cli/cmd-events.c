@@ -27,8 +27,9 @@ struct writer {
 	bool *mm_told;		/* mm id -> its "mm" line was printed */
 	size_t mm_told_alloc;
 	bool header_done;
-	uint64_t first_ts;
-	bool first_seen;
+	bool window_set;	/* @window is known: the first event has been seen */
+	bool window_bad;	/* ... and ends before it starts (said): nothing is printed */
+	struct tl_filter window;	/* absolute times */
 };
 
 static void put(json_t *obj)
@@ -120,20 +121,16 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 	const struct common_opts *o = w->o;
 	json_t *j, *mm = NULL;
 
+	if (o->has_filter && !w->window_set) {
+		w->window_set = true;
+		w->window_bad = common_filter_window(o, ev->ts, &w->window) < 0;
+	}
+	if (w->window_bad)
+		return;
 	if (!w->header_done)
 		header(w);
 	if (o->has_filter) {
-		uint64_t from = o->filter.from, to = o->filter.to;
-
-		if (!w->first_seen) {
-			w->first_ts = ev->ts;
-			w->first_seen = true;
-		}
-		if (o->from_rel)
-			from += w->first_ts;
-		if (o->to_rel && to != UINT64_MAX)
-			to += w->first_ts;
-		if (ev->ts < from || ev->ts >= to)
+		if (ev->ts < w->window.from || ev->ts >= w->window.to)
 			return;
 		if (o->filter.has_cpus && !ts_cpumask_test(&o->filter.cpus, ev->cpu))
 			return;
@@ -297,9 +294,15 @@ int cmd_events(int argc, char **argv)
 		src = ts_source_open(o.input, err);
 		if (!src)
 			return error("%s", err);
+		if (o.has_filter && common_filter_check(&o, src)) {
+			ts_source_close(src);
+			return EXIT_BAD;
+		}
 		w.o = &o;
 		w.src = src;
 		r = analyze_run(&all, src, write_event, &w, &tl);
+		if (w.window_bad)
+			r = EXIT_BAD;
 	}
 	free(w.mm_told);
 	timeline_free(tl);

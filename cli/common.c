@@ -108,17 +108,19 @@ int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool 
 	return 1;
 }
 
-/*
- * The filter against the input: a window that ends before it starts, and CPUs the trace
- * declares it does not have, are usage errors, not an empty answer.  0 ok, -1 reported.
- */
-static int filter_check(const struct common_opts *o, struct ts_source *src)
+/* --from as given, or what it is when not given */
+static const char *from_name(const struct common_opts *o)
+{
+	return o->from_arg ? o->from_arg : "0 (the default)";
+}
+
+int common_filter_check(const struct common_opts *o, struct ts_source *src)
 {
 	int cpus = ts_source_info(src)->cpus;
 
 	if (o->from_rel == o->to_rel && o->filter.to != UINT64_MAX &&
 	    o->filter.from >= o->filter.to) {
-		error("--from %s is not before --to %s", o->from_arg, o->to_arg);
+		error("--from %s is not before --to %s", from_name(o), o->to_arg);
 		return -1;
 	}
 	if (o->filter.has_cpus && cpus > 0) {
@@ -131,6 +133,20 @@ static int filter_check(const struct common_opts *o, struct ts_source *src)
 		}
 	}
 	return 0;
+}
+
+int common_filter_window(const struct common_opts *o, uint64_t first_ts, struct tl_filter *f)
+{
+	*f = o->filter;
+	if (o->from_rel)
+		f->from += first_ts;
+	if (o->to_rel && f->to != UINT64_MAX)
+		f->to += first_ts;
+	if (f->from < f->to)
+		return 0;
+	error("--from %s is not before --to %s (from the first event at %.6f s)", from_name(o),
+	      o->to_arg, first_ts / 1e9);
+	return -1;
 }
 
 /* The consumer of analyses that read only the timeline's own counters. */
@@ -147,20 +163,14 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 
 	if (!emit)
 		emit = ignore_event;
-	if (o->has_filter && filter_check(o, src))
+	if (o->has_filter && common_filter_check(o, src))
 		return EXIT_BAD;
 	while ((r = ts_source_next(src, &ev)) > 0) {
 		if (!tl) {
-			struct tl_filter f = o->filter;
+			struct tl_filter f;
 
-			/* relative times count from the first event */
-			if (o->from_rel)
-				f.from += ev.ts;
-			if (o->to_rel && f.to != UINT64_MAX)
-				f.to += ev.ts;
-			if (o->has_filter && f.from >= f.to)
-				return error("--from %s is not before --to %s (from the first event at "
-					     "%.6f s)", o->from_arg, o->to_arg, ev.ts / 1e9);
+			if (o->has_filter && common_filter_window(o, ev.ts, &f))
+				return EXIT_BAD;
 			tl = timeline_new(src, o->has_filter ? &f : NULL);
 		}
 		timeline_feed(tl, &ev, emit, ctx);
