@@ -236,22 +236,27 @@ static bool kallsyms_has_addresses(const struct blob *b)
 }
 
 /*
- * /proc/kallsyms as this process may read it, kptr_restrict left as it is: with 2, even
- * root reads zero addresses, useless to resolve a callback, so none are written.
+ * /proc/kallsyms as this process may read it, kptr_restrict left as it is: with 2, or
+ * without CAP_SYSLOG, even root reads zero addresses, useless to resolve a callback, so
+ * none are written.
  */
 static void write_kallsyms(struct tracedat_out *t)
 {
-	struct blob b = { 0 };
+	struct blob b = { 0 }, k = { 0 };
 
 	if (slurp("/proc/kallsyms", &b)) {
-		warning("%s: /proc/kallsyms: %s; flush IPI callbacks stay addresses", t->cmd,
-			strerror(errno));
+		warning("%s: /proc/kallsyms: %s; IPI callbacks stay addresses, flush IPIs are "
+			"not told by them", t->cmd, strerror(errno));
 		b.len = 0;
 	} else if (b.len && !kallsyms_has_addresses(&b)) {
-		warning("%s: /proc/kallsyms shows no addresses (kernel.kptr_restrict is 2); flush "
-			"IPI callbacks stay addresses", t->cmd);
+		bool two = !slurp("/proc/sys/kernel/kptr_restrict", &k) && k.len && k.data[0] == '2';
+
+		warning("%s: /proc/kallsyms shows this process no addresses (%s); IPI callbacks "
+			"stay addresses, flush IPIs are not told by them", t->cmd,
+			two ? "kernel.kptr_restrict is 2" : "it lacks CAP_SYSLOG");
 		b.len = 0;
 	}
+	free(k.data);
 	out_u32(t, (uint32_t)b.len);
 	out_write(t, b.data, b.len);
 	free(b.data);

@@ -188,3 +188,15 @@ if mount -t tmpfs -o size=256k tmpfs "$tmp/small" 2> /dev/null; then
 	umount "$tmp/small"
 fi
 same "tracefs is as it was after the error cases" "$before" "$(state)"
+# kernel symbols a process may not read (no CAP_SYSLOG, as with kptr_restrict 2): left out
+# and said so, the setting itself untouched (no writer of ours opens /proc/sys)
+if command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
+	setpriv --bounding-set=-syslog "$prog" record -o "$tmp/nosyms.dat" -b 256 -d 100ms \
+		> /dev/null 2> "$tmp/nosyms.err"
+	same "record without CAP_SYSLOG exits 0" 0 $?
+	check "... says kallsyms shows no addresses" grep -q "shows this process no addresses" \
+		"$tmp/nosyms.err"
+	check "... and trace-cmd reads the file" tc_reads "$tmp/nosyms.dat"
+else
+	skip "record without CAP_SYSLOG" "no setpriv, or perf_event_paranoid lets it read kallsyms"
+fi
