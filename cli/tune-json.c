@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tune --json: one object with stable keys, from a finished struct tune_run (the same
+ * numbers as the text).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "../lib/lib.h"
+#include "tune.h"
+
+static json_t *jcounts(const struct tuner_counts *c)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ipis", json_integer((json_int_t)c->ipis));
+	json_object_set_new(j, "local_flushes", json_integer((json_int_t)c->local_flushes));
+	return j;
+}
+
+/* Every lazy counter of @c. */
+static json_t *jall(const struct tuner_counts *c)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ipis", json_integer((json_int_t)c->ipis));
+	json_object_set_new(j, "deferred", json_integer((json_int_t)c->deferred));
+	json_object_set_new(j, "deferred_flushes", json_integer((json_int_t)c->deferred_flushes));
+	json_object_set_new(j, "overflows", json_integer((json_int_t)c->overflows));
+	json_object_set_new(j, "evictions", json_integer((json_int_t)c->evictions));
+	json_object_set_new(j, "table_resets", json_integer((json_int_t)c->table_resets));
+	json_object_set_new(j, "local_flushes", json_integer((json_int_t)c->local_flushes));
+	return j;
+}
+
+void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
+		     const char *obs_how, uint64_t fat, const char *why, int verified)
+{
+	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
+	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
+	json_t *root = json_object(), *j, *arr;
+	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
+
+	j = json_object();
+	json_object_set_new(j, "file", json_string(r->o->c.input));
+	json_object_set_new(j, "format", json_string(ts_source_info(r->src)->format));
+	json_object_set_new(j, "cpus", json_integer(r->ncpus));
+	json_object_set_new(j, "requests", json_integer((json_int_t)req));
+	json_object_set_new(j, "requests_without_mm", json_integer((json_int_t)unattr));
+	json_object_set_new(j, "switches", json_integer((json_int_t)tuner_switches(r->tu)));
+	json_object_set_new(j, "mm_switches", json_integer((json_int_t)tuner_mm_switches(r->tu)));
+	{
+		uint64_t marks, lost = timeline_lost(r->tl, &marks);
+
+		json_object_set_new(j, "lost_events", json_integer((json_int_t)lost));
+		json_object_set_new(j, "lost_markers_without_count", json_integer((json_int_t)marks));
+		json_object_set_new(j, "malformed_skipped",
+				    json_integer((json_int_t)ts_source_skipped(r->src, NULL)));
+	}
+	json_object_set_new(root, "input", j);
+	json_object_set_new(root, "platform", json_string(r->pf.name));
+
+	j = json_object();
+	for (int m = 0; m < TUNER__MODELS; m++) {
+		json_t *mj = jcounts(tuner_model(r->tu, m)), *cpus = json_array();
+
+		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			json_t *cj = jcounts(tuner_model_cpu(r->tu, m, c));
+
+			json_object_set_new(cj, "cpu", json_integer(c));
+			json_array_append_new(cpus, cj);
+		}
+		json_object_set_new(mj, "cpus", cpus);
+		json_object_set_new(j, tuner_model_name(m), mj);
+	}
+	json_object_set_new(root, "models", j);
+	if (r->o->has_direct) {
+		json_t *cpus = json_array();
+		int i = r->nreplay - 1;
+
+		j = jall(tuner_replayed(r->tu, i));
+		json_object_set_new(j, "threshold", json_integer(r->o->direct[0]));
+		json_object_set_new(j, "queue", json_integer(r->o->direct[1]));
+		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			json_t *cj = jall(tuner_replayed_cpu(r->tu, i, c));
+
+			json_object_set_new(cj, "cpu", json_integer(c));
+			json_array_append_new(cpus, cj);
+		}
+		json_object_set_new(j, "cpus", cpus);
+		json_object_set_new(root, "direct", j);
+	}
+
+	{
+		/* reuse distances: [0] first loads or deeper than the stack, [d] depth d */
+		json_t *rd = json_object(), *cpus = json_array();
+
+		for (int c = -1; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+			uint64_t h[TUNER_MAX_T + 1];
+			json_t *a = json_array(), *o = json_object();
+
+			tuner_reuse_hist(r->tu, c, h);
+			for (int d = 1; d <= TUNER_MAX_T; d++)
+				json_array_append_new(a, json_integer((json_int_t)h[d]));
+			json_object_set_new(o, "new", json_integer((json_int_t)h[0]));
+			json_object_set_new(o, "by_depth", a);
+			if (c < 0) {
+				json_object_update(rd, o);
+				json_decref(o);
+			} else {
+				json_object_set_new(o, "cpu", json_integer(c));
+				json_array_append_new(cpus, o);
+			}
+		}
+		json_object_set_new(rd, "cpus", cpus);
+		json_object_set_new(root, "reuse_distance", rd);
+	}
+
+	arr = json_array();
+	for (int ti = 0; ti < r->o->nT; ti++)
+		for (int qi = 0; qi < r->o->nQ; qi++) {
+			struct tuner_counts c;
+
+			tuner_grid_point(r->tu, ti, qi, &c);
+			j = json_object();
+			json_object_set_new(j, "threshold", json_integer(r->o->T[ti]));
+			json_object_set_new(j, "queue", json_integer(r->o->Q[qi]));
+			json_object_set_new(j, "ipis", json_integer((json_int_t)c.ipis));
+			json_object_set_new(j, "deferred", json_integer((json_int_t)c.deferred));
+			json_object_set_new(j, "deferred_flushes", json_integer((json_int_t)c.deferred_flushes));
+			json_object_set_new(j, "overflows", json_integer((json_int_t)c.overflows));
+			json_object_set_new(j, "evictions", json_integer((json_int_t)c.evictions));
+			json_object_set_new(j, "table_resets", json_integer((json_int_t)c.table_resets));
+			json_object_set_new(j, "local_flushes", json_integer((json_int_t)c.local_flushes));
+			json_object_set_new(j, "refills", json_integer((json_int_t)c.refills));
+			json_object_set_new(j, "cost_ns", json_real(tune_cost_of(r, &r->pf, ti, qi)));
+			json_array_append_new(arr, j);
+		}
+	json_object_set_new(root, "grid", arr);
+
+	j = json_object();
+	json_object_set_new(j, "flush_ipis", observed >= 0 ? json_integer(observed) : json_null());
+	json_object_set_new(j, "source", observed >= 0 ? json_string(obs_how) : json_null());
+	json_object_set_new(j, "predicted_stock_asid", json_integer((json_int_t)stock->ipis));
+	{
+		uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+
+		json_object_set_new(j, "predicted_seeded", widened ? json_integer((json_int_t)seeded) :
+				    json_null());
+		json_object_set_new(j, "seeded_difference_percent", widened && observed > 0 ?
+				    json_real(100.0 * ((double)seeded - observed) / observed) : json_null());
+	}
+	json_object_set_new(j, "difference_percent", observed > 0 ?
+			    json_real(100.0 * ((double)stock->ipis - observed) / observed) : json_null());
+	json_object_set_new(root, "observed", j);
+
+	j = json_object();
+	json_object_set_new(j, "threshold", json_integer(r->o->T[rec->small_ti]));
+	json_object_set_new(j, "queue", json_integer(r->o->Q[rec->small_qi]));
+	json_object_set_new(j, "tlb_flush_all_threshold", fat ? json_integer((json_int_t)fat) :
+			    json_null());
+	json_object_set_new(j, "ipi_reduction", json_real(stock->ipis ?
+			    (double)(stock->ipis - ideal->ipis) / stock->ipis : 0.0));
+	json_object_set_new(j, "cost_ns", json_real(rec->small_cost));
+	json_object_set_new(j, "cheapest", json_pack("{s:i,s:i,s:f}", "threshold",
+			    r->o->T[rec->ti], "queue", r->o->Q[rec->qi], "cost_ns", rec->cost));
+	json_object_set_new(j, "reason", json_string(why));
+	arr = json_array();
+	for (int f = 0; f < PF__COSTS; f++)
+		for (int k = 0; k < 2; k++)
+			json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i}", "figure",
+				platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
+				r->o->T[r->sens[f][k].small_ti], "queue",
+				r->o->Q[r->sens[f][k].small_qi]));
+	json_object_set_new(j, "sensitivity", arr);
+	arr = json_array();
+	for (int k = 0; k < r->nwin; k++)
+		json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
+			(json_int_t)r->until[k], "threshold", r->o->T[r->win[k].small_ti], "queue",
+			r->o->Q[r->win[k].small_qi]));
+	json_object_set_new(j, "stability", arr);
+	json_object_set_new(root, "recommendation", j);
+	if (r->o->verify)
+		json_object_set_new(root, "verify_differences", json_integer(verified));
+
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+}
