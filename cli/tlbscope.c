@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return finish_stdout(EXIT_OK);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("tlbscope %s\n", TLBSCOPE_VERSION);
 		return finish_stdout(EXIT_OK);
 	}
