@@ -60,6 +60,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		json_object_set_new(j, "lost_markers_without_count", json_integer((json_int_t)marks));
 		json_object_set_new(j, "malformed_skipped",
 				    json_integer((json_int_t)ts_source_skipped(r->src, NULL)));
+		json_object_set_new(j, "events_not_modelled",
+				    json_integer((json_int_t)tuner_unmodelled(r->tu, NULL)));
 	}
 	json_object_set_new(root, "input", j);
 	json_object_set_new(root, "platform", json_string(r->pf.name));

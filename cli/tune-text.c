@@ -80,8 +80,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	       (unsigned long long)tuner_mm_switches(r->tu));
 	{
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
-
 		const char *where;
+		int cpu;
 
 		if (lost || marks)
 			printf("lost events: %llu%s: every count below misses what they were "
@@ -90,6 +90,10 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		if (ts_source_skipped(r->src, &where))
 			printf("malformed records skipped: %llu (first: %s)\n",
 			       (unsigned long long)ts_source_skipped(r->src, NULL), where);
+		if (tuner_unmodelled(r->tu, &cpu))
+			printf("events not modelled: %llu on CPUs past the %d the input declares "
+			       "(the first on CPU %d): every model count below misses them\n",
+			       (unsigned long long)tuner_unmodelled(r->tu, NULL), r->ncpus, cpu);
 	}
 
 	printf("\nModels\n");

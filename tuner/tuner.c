@@ -237,8 +237,12 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		return;
 	if (!t->started)
 		start(t, ev);
-	if (ev->cpu >= t->ncpus)
-		return;		/* a CPU the trace did not declare: not modelled */
+	if (ev->cpu >= t->ncpus) {
+		/* a CPU the trace did not declare: not modelled, and said so */
+		if (!t->unmodelled++)
+			t->unmodelled_cpu = ev->cpu;
+		return;
+	}
 	count = ev->ts >= t->t0 + t->o.warmup_ns;
 	if (ev->ts > t->last_ts)
 		t->last_ts = ev->ts;
@@ -365,6 +369,13 @@ uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed)
 uint64_t tuner_mm_switches(const struct tuner *t)
 {
 	return t->mm_switches;
+}
+
+uint64_t tuner_unmodelled(const struct tuner *t, int *first_cpu)
+{
+	if (first_cpu)
+		*first_cpu = t->unmodelled ? t->unmodelled_cpu : -1;
+	return t->unmodelled;
 }
 
 uint64_t tuner_switches(const struct tuner *t)

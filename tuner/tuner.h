@@ -95,6 +95,12 @@ uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed);
 uint64_t tuner_mm_switches(const struct tuner *t);
 uint64_t tuner_switches(const struct tuner *t);
 /*
+ * Events on CPUs at or past the count the tuner was made for (a trace whose header
+ * declares fewer CPUs than its events use): not replayed by any model.  @first_cpu (may be
+ * NULL) gets the first such CPU, -1 when none.
+ */
+uint64_t tuner_unmodelled(const struct tuner *t, int *first_cpu);
+/*
  * stock_asid's IPIs when each mm's mask is seeded, at its first request that carries the
  * kernel's own target mask (kprobes), with the CPUs that loaded it before the trace began.
  * For the check against the kernel only; the models themselves start from empty state.
