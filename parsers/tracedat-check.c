@@ -635,18 +635,19 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 }
 
 /*
- * In a child process, once the parent has checked the structure: every event format
- * through libtraceevent, then libtracecmd's own open of the file and the first record of
- * each CPU.  The libraries'
- * parsers trust the text and numbers they read (a malformed print format is a NULL
- * dereference in libtraceevent 1.7), and no check short of theirs can say what they will
- * choke on; a child that dies costs this run nothing.  It reports on @note_fd: "A<what>"
- * before each risky step, then "E<message>" or "O".
+ * In a child process, once the parent has checked the structure, what only the libraries
+ * can parse: with @formats, every event format through libtraceevent one at a time (to
+ * name the one they die on); else libtracecmd's own open of the file and the first record
+ * of each CPU.  Their parsers trust the text and numbers they read (a malformed print
+ * format is a NULL dereference in libtraceevent 1.7), and no check short of theirs can say
+ * what they will choke on; a child that dies costs this run nothing.  It reports on
+ * @note_fd: "A<what>" before each risky step, then "E<message>" or "O".
  */
-static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int fd, int note_fd)
+static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int fd, int note_fd,
+						     bool formats)
 {
 	static const int deadly[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = formats ? tep_alloc() : NULL;
 	struct cur c = { .note_fd = note_fd };
 	struct tracecmd_input *h;
 	char path[64];
@@ -659,12 +660,17 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 	alarm(60);
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);	/* the libraries' own complaints */
-	if (!tep || check_file(src, fd, tep, note_fd)) {
-		char msg[TS_ERR_LEN + 2];
-		int n = snprintf(msg, sizeof(msg), "E%s\n", tep ? src->err : "out of memory");
+	if (formats) {
+		if (!tep || check_file(src, fd, tep, note_fd)) {
+			char msg[TS_ERR_LEN + 2];
+			int n = snprintf(msg, sizeof(msg), "E%s\n",
+					 tep ? src->err : "out of memory");
 
-		w = write(note_fd, msg, n < (int)sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
-		_exit(w < 0);
+			w = write(note_fd, msg, n < (int)sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+			_exit(w < 0);
+		}
+		w = write(note_fd, "O\n", 2);
+		_exit(w != 2);
 	}
 	note(&c, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -692,32 +698,32 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 }
 
 /*
- * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
- * The structure is checked here, what only the libraries can parse in a child process
- * (check_in_child()).  Returns 0, or -1 with the message (naming the part of the file)
- * set on @src.
+ * Run check_in_child() and wait for it.  Returns 0 when it ended well, 1 when it reported
+ * bad input (message on @src), 2 when it died (what it was reading in @last, "" if
+ * unknown; @hung when it was the minute's alarm).
  */
-int tracedat_check(struct ts_source *src, int fd)
+static int run_child(struct ts_source *src, int fd, bool formats, char *last, size_t len,
+		     bool *hung)
 {
-	char buf[4096], last[TS_ERR_LEN + 2] = "";
+	char buf[4096];
 	size_t have = 0;
 	int pipefd[2], status;
 	pid_t pid;
 
-	if (check_file(src, fd, NULL, -1))
-		return -1;
+	last[0] = '\0';
+	*hung = false;
 	if (pipe(pipefd))
-		return ts_source_fail(src, "cannot create a pipe: %s", strerror(errno));
+		return ts_source_fail(src, "cannot create a pipe: %s", strerror(errno)), 1;
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
-		return ts_source_fail(src, "cannot fork: %s", strerror(errno));
+		return ts_source_fail(src, "cannot fork: %s", strerror(errno)), 1;
 	}
 	if (!pid) {
 		close(pipefd[0]);
-		check_in_child(src, fd, pipefd[1]);
+		check_in_child(src, fd, pipefd[1], formats);
 	}
 	close(pipefd[1]);
 	/* keep the last complete line: what the child was doing, or how it ended */
@@ -733,7 +739,7 @@ int tracedat_check(struct ts_source *src, int fd)
 		buf[have] = '\0';
 		while ((nl = strchr(buf, '\n'))) {
 			*nl = '\0';
-			strlcpy_ts(last, buf, sizeof(last));
+			strlcpy_ts(last, buf, len);
 			have -= (size_t)(nl + 1 - buf);
 			memmove(buf, nl + 1, have + 1);
 		}
@@ -747,11 +753,37 @@ int tracedat_check(struct ts_source *src, int fd)
 		return 0;
 	if (last[0] == 'E') {
 		strlcpy_ts(src->err, last + 1, sizeof(src->err));
-		return -1;
+		return 1;
 	}
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		return ts_source_fail(src, "corrupt trace.dat: the tracing libraries hang reading %s",
-				      last[0] == 'A' ? last + 1 : "its headers");
-	return ts_source_fail(src, "corrupt trace.dat: the tracing libraries crash reading %s",
-			      last[0] == 'A' ? last + 1 : "its headers");
+	*hung = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+	if (last[0] == 'A')
+		memmove(last, last + 1, strlen(last));
+	else
+		last[0] = '\0';
+	return 2;
+}
+
+/*
+ * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
+ * The structure is checked here, what only the libraries can parse in a child process
+ * (check_in_child()): libtracecmd's open first, and only when that dies a second child
+ * that parses the event formats one by one, to name the one at fault.  Returns 0, or -1
+ * with the message (naming the part of the file) set on @src.
+ */
+int tracedat_check(struct ts_source *src, int fd)
+{
+	char last[TS_ERR_LEN + 2], where[TS_ERR_LEN + 2];
+	bool hung, hung2;
+	int r;
+
+	if (check_file(src, fd, NULL, -1))
+		return -1;
+	r = run_child(src, fd, false, last, sizeof(last), &hung);
+	if (r < 2)
+		return -r;
+	/* it died: find the format at fault, if a format it is */
+	if (run_child(src, fd, true, where, sizeof(where), &hung2) == 2 && where[0])
+		strlcpy_ts(last, where, sizeof(last));
+	return ts_source_fail(src, "corrupt trace.dat: the tracing libraries %s reading %s",
+			      hung ? "hang" : "crash", last[0] ? last : "its headers");
 }
