@@ -237,25 +237,13 @@ static void btf_free(struct btf *b)
 static int btf_load(struct btf *b, const char *path)
 {
 	uint32_t hdr_len, type_off, type_len, str_off, str_len, alloc = 0;
-	size_t cap = 0;
-	ssize_t r;
-	int fd;
+	char *data;
 
 	memset(b, 0, sizeof(*b));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_file(path, &data, &b->len))
 		return -1;
-	for (;;) {
-		ALLOC_GROW(b->data, b->len + 65536, cap);
-		r = read(fd, b->data + b->len, cap - b->len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		b->len += r;
-	}
-	close(fd);
-	if (r < 0 || b->len < 24 || b->data[0] != 0x9f || b->data[1] != 0xeb)
+	b->data = (unsigned char *)data;
+	if (b->len < 24 || b->data[0] != 0x9f || b->data[1] != 0xeb)
 		goto out_bad;
 	hdr_len = rd32(b->data + 4);
 	type_off = rd32(b->data + 8);

@@ -53,23 +53,12 @@ static void blob_add(struct blob *b, const void *p, size_t n)
 /* Read all of @path (tracefs and /proc files have no size) into @b.  0 ok, -1 errno set. */
 static int slurp(const char *path, struct blob *b)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	b->len = 0;
-	if (fd < 0)
+	free(b->data);
+	b->alloc = 0;
+	if (read_file(path, &b->data, &b->len))
 		return -1;
-	for (;;) {
-		ALLOC_GROW(b->data, b->len + 65536, b->alloc);
-		r = read(fd, b->data + b->len, b->alloc - b->len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		b->len += r;
-	}
-	close(fd);
-	return r < 0 ? -1 : 0;
+	b->alloc = b->len;	/* at least: blob_add() grows it from there */
+	return 0;
 }
 
 static void out_write(struct tracedat_out *t, const void *buf, size_t len)

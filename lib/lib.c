@@ -4,11 +4,13 @@
  * integer hash map and checked number parsing.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib.h"
 
@@ -335,5 +337,36 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	if (!isfinite(v) || v < 0 || v * mult > 1.8e19)
 		return -1;
 	*out = (uint64_t)(v * mult + 0.5);
+	return 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;
+	size_t alloc = 0;
+	ssize_t r;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ALLOC_GROW(*buf, *len + 65536, alloc);
+		r = read(fd, *buf + *len, alloc - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		*len += (size_t)r;
+	}
+	saved = errno;
+	close(fd);
+	if (r < 0) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+		errno = saved;
+		return -1;
+	}
 	return 0;
 }

@@ -48,6 +48,12 @@ char *xstrdup(const char *s);
 			memset((x) + _old, 0, ((size_t)(alloc) - _old) * sizeof(*(x)));	\
 	} while (0)
 
+/*
+ * read_file - all of @path (a /proc or tracefs file too, which have no size) into *@buf,
+ * new (free() it), *@len bytes.  0, or -1 with errno set and *@buf NULL.
+ */
+int read_file(const char *path, char **buf, size_t *len);
+
 /* String interner: id 0 is "", ids are dense and stable; strings owned by the table. */
 struct strtab;
 struct strtab *strtab_new(void);
