@@ -654,10 +654,16 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 	int null = open("/dev/null", O_WRONLY);
 	ssize_t w;
 
-	/* die quietly by the signal (no sanitizer or fuzzer handler), within a minute */
+	struct stat st;
+
+	/*
+	 * Die quietly by the signal (no sanitizer or fuzzer handler), and within a minute
+	 * plus a second per 8 MiB: libtracecmd inflates every CPU's data when it opens a
+	 * compressed file, so a good file of gigabytes takes its time.
+	 */
 	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
 		signal(deadly[i], SIG_DFL);
-	alarm(60);
+	alarm(60 + (fstat(fd, &st) ? 0 : (unsigned int)((uint64_t)st.st_size >> 23)));
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);	/* the libraries' own complaints */
 	if (formats) {
@@ -707,8 +713,8 @@ static int run_child(struct ts_source *src, int fd, bool formats, char *last, si
 {
 	char buf[4096];
 	size_t have = 0;
-	int pipefd[2], status;
-	pid_t pid;
+	int pipefd[2], status = 0;
+	pid_t pid, w;
 
 	last[0] = '\0';
 	*hung = false;
@@ -747,15 +753,16 @@ static int run_child(struct ts_source *src, int fd, bool formats, char *last, si
 			have = 0;	/* no line is this long: drop it */
 	}
 	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (last[0] == 'O' && WIFEXITED(status) && !WEXITSTATUS(status))
+	/* w < 0: SIGCHLD ignored (inherited), the child reaped itself; its last line tells */
+	if (last[0] == 'O' && (w < 0 || (WIFEXITED(status) && !WEXITSTATUS(status))))
 		return 0;
 	if (last[0] == 'E') {
 		strlcpy_ts(src->err, last + 1, sizeof(src->err));
 		return 1;
 	}
-	*hung = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
+	*hung = w > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM;
 	if (last[0] == 'A')
 		memmove(last, last + 1, strlen(last));
 	else
