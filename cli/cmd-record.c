@@ -6,7 +6,8 @@
  * every exit path; the top-level buffer is never touched.
  *
  * The trace.dat is written from the per-CPU raw files by tracedat-write.c, which only
- * reads tracefs and /proc (libtracecmd's writer sets kptr_restrict).
+ * reads tracefs and /proc (libtracecmd's writer sets kptr_restrict).  What is enabled is
+ * record-events.c's, the struct offsets of the kprobe arguments record-btf.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,7 +29,7 @@
 #include <tracefs.h>
 
 #include "../lib/lib.h"
-#include "cli.h"
+#include "record.h"
 
 static const char record_usage[] =
 	"usage: tlbscope record [-o FILE] [-d SECONDS] [-C CPUS] [-b BUFFER_KB] [-- COMMAND ...]\n"
@@ -119,293 +120,6 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* ---- what is enabled, and what its absence hides ---- */
-
-struct tp {
-	const char *system, *event;
-	bool optional;		/* say nothing when the kernel lacks it */
-	const char *missing;	/* what the analyses cannot see without it */
-};
-
-static const struct tp tracepoints[] = {
-	{ "sched", "sched_switch", false, "which task (and mm) each CPU runs: no timeline at all" },
-	{ "sched", "sched_process_fork", false, "parent/child links; new processes' mms are guessed" },
-	{ "sched", "sched_process_exec", false, "exec loading a new mm" },
-	{ "sched", "sched_process_exit", false, "when a process and its mm end" },
-	{ "task", "task_newtask", false, "clone flags: threads and processes are told apart by guesses" },
-	{ "ipi", "ipi_send_cpu", false, "single-target IPIs" },
-	{ "ipi", "ipi_send_cpumask", false, "multi-target IPIs and their target masks" },
-	{ "ipi", "ipi_raise", true, NULL },
-	{ "ipi", "ipi_entry", true, NULL },
-	{ "ipi", "ipi_exit", true, NULL },
-	{ "csd", "csd_queue_cpu", false, "which CPU sent each flush IPI to which (sender side)" },
-	{ "csd", "csd_function_entry", false, "flush IPIs as handled on the target CPU" },
-	{ "csd", "csd_function_exit", false, "how long a flush IPI handler ran" },
-	{ "tlb", "tlb_flush", false, "local TLB flushes and their reasons (x86 tracepoint)" },
-};
-
-/*
- * The RISC-V flush-function kprobes, as corpus/gen-probes.sh defines them (same group,
- * event and argument names, so both sources read alike).  "@NAME" stands for a struct
- * member offset read from the kernel's BTF: a fetch argument that needs an offset this
- * kernel's BTF does not give is left out (and said so).
- */
-struct kp {
-	const char *fn;
-	const char *args;
-	const char *what;	/* what the analyses miss without it */
-};
-
-static const struct kp kprobes[] = {
-	{ "switch_mm", "prev=%a0:x64 next=%a1:x64 next_mask=+@MM_CPUMASK(%a1):x64",
-	  "the mm pointer each CPU switches to and its cpumask" },
-	{ "__flush_tlb_range",
-	  "mm=%a0:x64 mask=+0(%a1):x64 start=%a2:x64 size=%a3:x64 stride=%a4:x64",
-	  "every flush request with its range and the kernel's target mask" },
-	{ "flush_tlb_mm", "mm=%a0:x64 mask=+@MM_CPUMASK(%a0):x64", "full-mm flush requests" },
-	{ "flush_tlb_mm_range",
-	  "mm=%a0:x64 start=%a1:x64 end=%a2:x64 page_size=%a3:u32 mask=+@MM_CPUMASK(%a0):x64",
-	  "range flushes from tlb_flush() (munmap, mprotect)" },
-	{ "flush_tlb_page",
-	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 addr=%a1:x64 mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
-	  "single-page flushes (COW, ptep_clear_flush)" },
-	{ "flush_tlb_range",
-	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 start=%a1:x64 end=%a2:x64 "
-	  "mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
-	  "range flushes on a vma" },
-	{ "flush_tlb_kernel_range", "start=%a0:x64 end=%a1:x64", "kernel-range flushes" },
-	{ "flush_tlb_all", "", "flush-everything requests" },
-	{ "arch_tlbbatch_flush", "batch=%a0:x64 mask=+@BATCH_MASK(%a0):x64",
-	  "deferred unmap batches (reclaim, migration)" },
-	{ "__ipi_flush_tlb_range_asid",
-	  "info=%a0:x64 asid=+@FTD_ASID(%a0):x64 start=+@FTD_START(%a0):x64 "
-	  "size=+@FTD_SIZE(%a0):x64 stride=+@FTD_STRIDE(%a0):x64",
-	  "flush IPIs as run on each target CPU" },
-	{ "sbi_remote_sfence_vma_asid", "mask=+0(%a0):x64 start=%a1:x64 size=%a2:x64 asid=%a3:x64",
-	  "remote flushes handed to the SBI firmware (no kernel IPI shows them)" },
-};
-
-#define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
-#define N_KP (sizeof(kprobes) / sizeof(kprobes[0]))
-#define KP_GROUP "tlbscope"
-
-/* ---- struct member offsets from /sys/kernel/btf/vmlinux ---- */
-
-struct btf {
-	unsigned char *data;
-	size_t len;
-	const unsigned char *types, *strs;
-	uint32_t types_len, strs_len;
-	const unsigned char **type;	/* type[id] -> its struct btf_type; id 0 is void */
-	uint32_t ntypes;
-};
-
-enum { BTF_STRUCT = 4, BTF_UNION = 5, BTF_TYPEDEF = 8, BTF_VOLATILE = 9, BTF_CONST = 10,
-       BTF_RESTRICT = 11, BTF_TYPE_TAG = 18 };
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Bytes after the 12-byte struct btf_type header for this kind; -1 unknown. */
-static long btf_extra(uint32_t info)
-{
-	uint32_t kind = (info >> 24) & 0x1f, vlen = info & 0xffff;
-
-	switch (kind) {
-	case 1: case 14: case 17: return 4;			/* int, var, decl_tag */
-	case 3: return 12;					/* array */
-	case 4: case 5: case 15: case 19: return 12L * vlen;	/* struct, union, datasec, enum64 */
-	case 6: case 13: return 8L * vlen;			/* enum, func_proto */
-	case 2: case 7: case 8: case 9: case 10: case 11: case 12: case 16: case 18: return 0;
-	default: return -1;
-	}
-}
-
-static void btf_free(struct btf *b)
-{
-	free(b->data);
-	free(b->type);
-	memset(b, 0, sizeof(*b));
-}
-
-/* Load the running kernel's BTF; 0 ok, -1 none or malformed (then @b is empty). */
-static int btf_load(struct btf *b, const char *path)
-{
-	uint32_t hdr_len, type_off, type_len, str_off, str_len, alloc = 0;
-	char *data;
-
-	memset(b, 0, sizeof(*b));
-	if (read_file(path, &data, &b->len))
-		return -1;
-	b->data = (unsigned char *)data;
-	if (b->len < 24 || b->data[0] != 0x9f || b->data[1] != 0xeb)
-		goto out_bad;
-	hdr_len = rd32(b->data + 4);
-	type_off = rd32(b->data + 8);
-	type_len = rd32(b->data + 12);
-	str_off = rd32(b->data + 16);
-	str_len = rd32(b->data + 20);
-	if ((uint64_t)hdr_len + type_off + type_len > b->len ||
-	    (uint64_t)hdr_len + str_off + str_len > b->len)
-		goto out_bad;
-	b->types = b->data + hdr_len + type_off;
-	b->types_len = type_len;
-	b->strs = b->data + hdr_len + str_off;
-	b->strs_len = str_len;
-	ALLOC_GROW(b->type, 1, alloc);
-	b->type[0] = NULL;
-	b->ntypes = 1;
-	for (uint32_t off = 0; off + 12 <= type_len;) {
-		long extra = btf_extra(rd32(b->types + off + 4));
-
-		if (extra < 0 || off + 12 + extra > type_len)
-			goto out_bad;
-		ALLOC_GROW(b->type, b->ntypes + 1, alloc);
-		b->type[b->ntypes++] = b->types + off;
-		off += 12 + extra;
-	}
-	return 0;
-out_bad:
-	btf_free(b);
-	return -1;
-}
-
-static const char *btf_str(const struct btf *b, uint32_t off)
-{
-	return off < b->strs_len ? (const char *)b->strs + off : "";
-}
-
-/* Follow typedef/const/volatile to a struct or union id; 0 if it is neither. */
-static uint32_t btf_resolve_aggregate(const struct btf *b, uint32_t id)
-{
-	for (int depth = 0; id && id < b->ntypes && depth < 16; depth++) {
-		uint32_t kind = (rd32(b->type[id] + 4) >> 24) & 0x1f;
-
-		if (kind == BTF_STRUCT || kind == BTF_UNION)
-			return id;
-		if (kind != BTF_TYPEDEF && kind != BTF_VOLATILE && kind != BTF_CONST &&
-		    kind != BTF_RESTRICT && kind != BTF_TYPE_TAG)
-			return 0;
-		id = rd32(b->type[id] + 8);
-	}
-	return 0;
-}
-
-/* Byte offset of @member in aggregate @id, looking into anonymous members; -1 absent. */
-static long btf_member_offset(const struct btf *b, uint32_t id, const char *member, int depth)
-{
-	const unsigned char *t = b->type[id];
-	uint32_t info = rd32(t + 4), vlen = info & 0xffff;
-	bool kflag = info >> 31;
-
-	if (depth > 8)
-		return -1;
-	for (uint32_t i = 0; i < vlen; i++) {
-		const unsigned char *m = t + 12 + 12 * i;
-		uint32_t bits = rd32(m + 8) & (kflag ? 0xffffff : 0xffffffff);
-		uint32_t sub;
-		long o;
-
-		if (rd32(m) && !strcmp(btf_str(b, rd32(m)), member))
-			return bits / 8;
-		if (!rd32(m) && (sub = btf_resolve_aggregate(b, rd32(m + 4))) &&
-		    (o = btf_member_offset(b, sub, member, depth + 1)) >= 0)
-			return bits / 8 + o;
-	}
-	return -1;
-}
-
-/* Offset of @structname.@member in the kernel's BTF; -1 when it cannot be found. */
-static long btf_offset(const struct btf *b, const char *structname, const char *member)
-{
-	for (uint32_t id = 1; id < b->ntypes; id++) {
-		uint32_t info = rd32(b->type[id] + 4);
-		long o;
-
-		if (((info >> 24) & 0x1f) != BTF_STRUCT || !(info & 0xffff) ||
-		    strcmp(btf_str(b, rd32(b->type[id])), structname))
-			continue;
-		o = btf_member_offset(b, id, member, 0);
-		if (o >= 0)
-			return o;
-	}
-	return -1;
-}
-
-static const struct {
-	const char *macro, *structname, *member;
-} btf_offsets[] = {
-	{ "MM_CPUMASK", "mm_struct", "cpu_bitmap" },
-	{ "VMA_MM", "vm_area_struct", "vm_mm" },
-	{ "BATCH_MASK", "arch_tlbflush_unmap_batch", "cpumask" },
-	{ "FTD_ASID", "flush_tlb_range_data", "asid" },
-	{ "FTD_START", "flush_tlb_range_data", "start" },
-	{ "FTD_SIZE", "flush_tlb_range_data", "size" },
-	{ "FTD_STRIDE", "flush_tlb_range_data", "stride" },
-};
-#define N_OFFS (sizeof(btf_offsets) / sizeof(btf_offsets[0]))
-
-/*
- * Expand the "@NAME" offsets in @args with @offs (-1 = unknown).  Arguments needing an
- * unknown offset are dropped and their names appended to @dropped.  Returns a new string.
- */
-static char *kprobe_args_expand(const char *args, const long *offs, char *dropped, size_t dlen)
-{
-	size_t cap = strlen(args) + 64, len = 0;
-	char *out = xmalloc(cap);
-
-	out[0] = '\0';
-	for (const char *next = args; *next;) {
-		size_t alen = strcspn(next, " ");
-		const char *arg = next, *end = next + alen;
-		char piece[256];
-		size_t plen = 0;
-		bool ok = true;
-
-		next = *end ? end + 1 : end;
-		if (!alen)
-			continue;
-		for (const char *p = arg; p < end && plen + 24 < sizeof(piece);) {
-			size_t k;
-
-			if (*p != '@') {
-				piece[plen++] = *p++;
-				continue;
-			}
-			for (k = 0; k < N_OFFS; k++) {
-				size_t ml = strlen(btf_offsets[k].macro);
-
-				if (!strncmp(p + 1, btf_offsets[k].macro, ml)) {
-					if (offs[k] < 0)
-						ok = false;
-					else
-						plen += snprintf(piece + plen, sizeof(piece) - plen, "%ld",
-								 offs[k]);
-					p += 1 + ml;
-					break;
-				}
-			}
-			if (k == N_OFFS)
-				piece[plen++] = *p++;
-		}
-		piece[plen] = '\0';
-		if (!ok) {
-			size_t dl = strlen(dropped);
-
-			snprintf(dropped + dl, dlen - dl, "%s%.*s", dl ? ", " : "",
-				 (int)strcspn(arg, "= "), arg);
-			continue;
-		}
-		ALLOC_GROW(out, len + plen + 2, cap);
-		len += snprintf(out + len, cap - len, "%s%s", len ? " " : "", piece);
-	}
-	return out;
-}
 
 /* ---- the recording ---- */
 
@@ -430,7 +144,7 @@ struct recorder {
 	struct tracedat_out *out;	/* open from write_head() to write_tracedat() */
 	int ncpus;
 	struct cpu_reader *cpus;
-	struct tracefs_dynevent *kp_added[N_KP];	/* kprobes we created (removed at exit) */
+	struct tracefs_dynevent *kp_added[RECORD_N_KP];	/* kprobes we created (removed at exit) */
 	atomic_int stop;		/* readers: drain what is left and return */
 	pid_t child;
 	int child_status;
@@ -600,154 +314,9 @@ static int count_cpus(struct recorder *rec)
 	return n;
 }
 
-static int enable_tracepoints(struct recorder *rec, bool riscv)
-{
-	int enabled = 0;
-	bool have_switch = false;
 
-	for (size_t i = 0; i < N_TP; i++) {
-		const struct tp *t = &tracepoints[i];
 
-		if (!tracefs_event_file_exists(rec->inst, t->system, t->event, "enable")) {
-			/* tlb_flush is x86's; RISC-V flushes are seen through the kprobes */
-			if (!t->optional && !(riscv && !strcmp(t->event, "tlb_flush")))
-				warning("record: this kernel has no %s:%s; the analyses will not see %s",
-					t->system, t->event, t->missing);
-			continue;
-		}
-		if (tracefs_event_enable(rec->inst, t->system, t->event)) {
-			warning("record: cannot enable %s:%s: %s; the analyses will not see %s",
-				t->system, t->event, strerror(errno), t->missing ? t->missing :
-				"it");
-			continue;
-		}
-		enabled++;
-		have_switch |= !strcmp(t->event, "sched_switch");
-	}
-	if (!enabled) {
-		error("record: none of the events the analyses need exist on this kernel "
-		      "(sched, task, ipi, csd, tlb tracepoints)");
-		return -1;
-	}
-	if (!have_switch)
-		warning("record: without sched:sched_switch the trace cannot be analyzed per CPU");
-	return 0;
-}
 
-/* Is @fn a traceable function (listed in available_filter_functions)? */
-static bool in_file(const char *path, const char *fn, bool kallsyms)
-{
-	FILE *f = fopen(path, "re");
-	char line[512];
-	size_t n = strlen(fn);
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *p = line;
-
-		if (kallsyms) {	/* "ffffffff81000000 T name [module]" */
-			p = strchr(line, ' ');
-			if (!p || !(p[1] == 't' || p[1] == 'T') || p[2] != ' ')
-				continue;
-			p += 3;
-		}
-		found = !strncmp(p, fn, n) && (p[n] == '\n' || p[n] == ' ' || p[n] == '\t' ||
-					       p[n] == '\0');
-	}
-	fclose(f);
-	return found;
-}
-
-static void say_kprobes_missing(const char *why, size_t from)
-{
-	fprintf(stderr, "tlbscope: record: kprobes not added (%s):", why);
-	for (size_t i = from; i < N_KP; i++)
-		fprintf(stderr, " %s", kprobes[i].fn);
-	fprintf(stderr, "\ntlbscope: record: without them the analyses miss mm pointers, flush "
-		"ranges and target masks, flush IPIs as run on each CPU and SBI remote fences\n");
-}
-
-/*
- * On riscv64, add a kprobe per flush function this kernel has, in the group "tlbscope",
- * at sym+8 (a probe on the ftrace patch site at +0 is refused), arguments from registers.
- * Every failure is a warning: the tracepoints alone still make a trace.
- */
-static void add_kprobes(struct recorder *rec, const char *machine)
-{
-	bool riscv = !strcmp(machine, "riscv64");
-	char path[PATH_MAX], dropped[512];
-	long offs[N_OFFS];
-	struct btf btf;
-	bool have_btf;
-
-	if (!tracefs_file_exists(NULL, "kprobe_events")) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "this %s kernel has no kprobe_events: "
-			 "CONFIG_KPROBE_EVENTS is off%s", machine,
-			 riscv ? "" : "; the probes are on riscv64 flush functions anyway");
-		say_kprobes_missing(why, 0);
-		return;
-	}
-	if (!riscv) {
-		fprintf(stderr, "tlbscope: record: no kprobes: the flush-function probes are for "
-			"riscv64 kernels and this one is %s\n", machine);
-		return;
-	}
-	have_btf = !btf_load(&btf, "/sys/kernel/btf/vmlinux");
-	for (size_t k = 0; k < N_OFFS; k++)
-		offs[k] = have_btf ? btf_offset(&btf, btf_offsets[k].structname,
-						btf_offsets[k].member) : -1;
-	if (have_btf)
-		btf_free(&btf);
-	else
-		warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
-			"that read struct members (cpumasks, vma->vm_mm) are left out");
-	snprintf(path, sizeof(path), "%s/available_filter_functions", rec->tracing_dir);
-	for (size_t i = 0; i < N_KP; i++) {
-		const struct kp *k = &kprobes[i];
-		struct tracefs_dynevent *ev;
-		char addr[128], *args;
-		int off;
-
-		if (in_file(path, k->fn, false)) {
-			off = 8;	/* after the 8-byte ftrace patch site */
-		} else if (in_file("/proc/kallsyms", k->fn, true)) {
-			off = 0;	/* built without ftrace (sbi.c): no patch site */
-		} else {
-			warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
-				"not see %s", k->fn, k->what);
-			continue;
-		}
-		ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE, KP_GROUP, k->fn);
-		if (ev) {	/* someone else's (another tlbscope): use it, leave it */
-			tracefs_dynevent_free(ev);
-			fprintf(stderr, "tlbscope: record: kprobe %s/%s already exists; using it\n",
-				KP_GROUP, k->fn);
-		} else {
-			dropped[0] = '\0';
-			args = kprobe_args_expand(k->args, offs, dropped, sizeof(dropped));
-			if (dropped[0])
-				warning("record: %s: no BTF offset for %s; probed without them",
-					k->fn, dropped);
-			snprintf(addr, sizeof(addr), "%s+%d", k->fn, off);
-			ev = tracefs_kprobe_alloc(KP_GROUP, k->fn, addr, *args ? args : NULL);
-			free(args);
-			if (!ev || tracefs_dynevent_create(ev)) {
-				warning("record: cannot add kprobe %s/%s at %s: %s; the analyses will "
-					"not see %s", KP_GROUP, k->fn, addr, strerror(errno), k->what);
-				tracefs_dynevent_free(ev);
-				continue;
-			}
-			rec->kp_added[i] = ev;
-		}
-		if (tracefs_event_enable(rec->inst, KP_GROUP, k->fn))
-			warning("record: cannot enable kprobe %s/%s: %s", KP_GROUP, k->fn,
-				strerror(errno));
-	}
-}
 
 /* Undo everything added to tracefs; safe to call more than once. */
 static void recorder_cleanup(struct recorder *rec)
@@ -764,15 +333,7 @@ static void recorder_cleanup(struct recorder *rec)
 		tracefs_instance_free(rec->inst);
 		rec->inst = NULL;
 	}
-	for (size_t i = 0; i < N_KP; i++) {
-		if (!rec->kp_added[i])
-			continue;
-		if (tracefs_dynevent_destroy(rec->kp_added[i], true))
-			warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
-				strerror(errno));
-		tracefs_dynevent_free(rec->kp_added[i]);
-		rec->kp_added[i] = NULL;
-	}
+	record_remove_kprobes(rec->kp_added);
 }
 
 static void remove_tmpdir(struct recorder *rec)
@@ -835,7 +396,7 @@ static int setup_instance(struct recorder *rec, bool riscv)
 	}
 	if (tracefs_option_enable(rec->inst, TRACEFS_OPTION_RECORD_TGID))
 		warning("record: cannot set options/record-tgid; processes will be guessed from pids");
-	return enable_tracepoints(rec, riscv);
+	return record_enable_tracepoints(rec->inst, riscv);
 }
 
 static int open_readers(struct recorder *rec)
@@ -1169,7 +730,7 @@ int cmd_record(int argc, char **argv)
 		goto out_signals;
 	if (setup_instance(&rec, riscv))
 		goto out_cleanup;
-	add_kprobes(&rec, un.machine);
+	record_add_kprobes(rec.inst, rec.tracing_dir, un.machine, rec.kp_added);
 	if (sig_count) {
 		error("record: interrupted while setting up; nothing recorded, %s not written",
 		      o.output);

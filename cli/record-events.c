@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What tlbscope record enables in its instance: the tracepoints the analyses read and, on
+ * riscv64, the kprobes of tlbscope-probes(7) (group "tlbscope") on the flush functions the
+ * running kernel has; for each one missing, what the analyses therefore cannot see.
+ * Kprobes it creates are handed back to be removed on every exit path.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracefs.h>
+
+#include "../lib/lib.h"
+#include "record.h"
+
+struct tp {
+	const char *system, *event;
+	bool optional;		/* say nothing when the kernel lacks it */
+	const char *missing;	/* what the analyses cannot see without it */
+};
+
+static const struct tp tracepoints[] = {
+	{ "sched", "sched_switch", false, "which task (and mm) each CPU runs: no timeline at all" },
+	{ "sched", "sched_process_fork", false, "parent/child links; new processes' mms are guessed" },
+	{ "sched", "sched_process_exec", false, "exec loading a new mm" },
+	{ "sched", "sched_process_exit", false, "when a process and its mm end" },
+	{ "task", "task_newtask", false, "clone flags: threads and processes are told apart by guesses" },
+	{ "ipi", "ipi_send_cpu", false, "single-target IPIs" },
+	{ "ipi", "ipi_send_cpumask", false, "multi-target IPIs and their target masks" },
+	{ "ipi", "ipi_raise", true, NULL },
+	{ "ipi", "ipi_entry", true, NULL },
+	{ "ipi", "ipi_exit", true, NULL },
+	{ "csd", "csd_queue_cpu", false, "which CPU sent each flush IPI to which (sender side)" },
+	{ "csd", "csd_function_entry", false, "flush IPIs as handled on the target CPU" },
+	{ "csd", "csd_function_exit", false, "how long a flush IPI handler ran" },
+	{ "tlb", "tlb_flush", false, "local TLB flushes and their reasons (x86 tracepoint)" },
+};
+
+/*
+ * The RISC-V flush-function kprobes, as corpus/gen-probes.sh defines them (same group,
+ * event and argument names, so both sources read alike).  "@NAME" stands for a struct
+ * member offset read from the kernel's BTF: a fetch argument that needs an offset this
+ * kernel's BTF does not give is left out (and said so).
+ */
+struct kp {
+	const char *fn;
+	const char *args;
+	const char *what;	/* what the analyses miss without it */
+};
+
+static const struct kp kprobes[] = {
+	{ "switch_mm", "prev=%a0:x64 next=%a1:x64 next_mask=+@MM_CPUMASK(%a1):x64",
+	  "the mm pointer each CPU switches to and its cpumask" },
+	{ "__flush_tlb_range",
+	  "mm=%a0:x64 mask=+0(%a1):x64 start=%a2:x64 size=%a3:x64 stride=%a4:x64",
+	  "every flush request with its range and the kernel's target mask" },
+	{ "flush_tlb_mm", "mm=%a0:x64 mask=+@MM_CPUMASK(%a0):x64", "full-mm flush requests" },
+	{ "flush_tlb_mm_range",
+	  "mm=%a0:x64 start=%a1:x64 end=%a2:x64 page_size=%a3:u32 mask=+@MM_CPUMASK(%a0):x64",
+	  "range flushes from tlb_flush() (munmap, mprotect)" },
+	{ "flush_tlb_page",
+	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 addr=%a1:x64 mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
+	  "single-page flushes (COW, ptep_clear_flush)" },
+	{ "flush_tlb_range",
+	  "vma=%a0:x64 mm=+@VMA_MM(%a0):x64 start=%a1:x64 end=%a2:x64 "
+	  "mask=+@MM_CPUMASK(+@VMA_MM(%a0)):x64",
+	  "range flushes on a vma" },
+	{ "flush_tlb_kernel_range", "start=%a0:x64 end=%a1:x64", "kernel-range flushes" },
+	{ "flush_tlb_all", "", "flush-everything requests" },
+	{ "arch_tlbbatch_flush", "batch=%a0:x64 mask=+@BATCH_MASK(%a0):x64",
+	  "deferred unmap batches (reclaim, migration)" },
+	{ "__ipi_flush_tlb_range_asid",
+	  "info=%a0:x64 asid=+@FTD_ASID(%a0):x64 start=+@FTD_START(%a0):x64 "
+	  "size=+@FTD_SIZE(%a0):x64 stride=+@FTD_STRIDE(%a0):x64",
+	  "flush IPIs as run on each target CPU" },
+	{ "sbi_remote_sfence_vma_asid", "mask=+0(%a0):x64 start=%a1:x64 size=%a2:x64 asid=%a3:x64",
+	  "remote flushes handed to the SBI firmware (no kernel IPI shows them)" },
+};
+
+#define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
+#define N_KP (sizeof(kprobes) / sizeof(kprobes[0]))
+_Static_assert(N_KP == RECORD_N_KP, "record.h's count of the kprobes");
+#define KP_GROUP "tlbscope"
+
+int record_enable_tracepoints(struct tracefs_instance *inst, bool riscv)
+{
+	int enabled = 0;
+	bool have_switch = false;
+
+	for (size_t i = 0; i < N_TP; i++) {
+		const struct tp *t = &tracepoints[i];
+
+		if (!tracefs_event_file_exists(inst, t->system, t->event, "enable")) {
+			/* tlb_flush is x86's; RISC-V flushes are seen through the kprobes */
+			if (!t->optional && !(riscv && !strcmp(t->event, "tlb_flush")))
+				warning("record: this kernel has no %s:%s; the analyses will not see %s",
+					t->system, t->event, t->missing);
+			continue;
+		}
+		if (tracefs_event_enable(inst, t->system, t->event)) {
+			warning("record: cannot enable %s:%s: %s; the analyses will not see %s",
+				t->system, t->event, strerror(errno), t->missing ? t->missing :
+				"it");
+			continue;
+		}
+		enabled++;
+		have_switch |= !strcmp(t->event, "sched_switch");
+	}
+	if (!enabled) {
+		error("record: none of the events the analyses need exist on this kernel "
+		      "(sched, task, ipi, csd, tlb tracepoints)");
+		return -1;
+	}
+	if (!have_switch)
+		warning("record: without sched:sched_switch the trace cannot be analyzed per CPU");
+	return 0;
+}
+
+/* Is @fn a traceable function (listed in available_filter_functions)? */
+static bool in_file(const char *path, const char *fn, bool kallsyms)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	size_t n = strlen(fn);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		if (kallsyms) {	/* "ffffffff81000000 T name [module]" */
+			p = strchr(line, ' ');
+			if (!p || !(p[1] == 't' || p[1] == 'T') || p[2] != ' ')
+				continue;
+			p += 3;
+		}
+		found = !strncmp(p, fn, n) && (p[n] == '\n' || p[n] == ' ' || p[n] == '\t' ||
+					       p[n] == '\0');
+	}
+	fclose(f);
+	return found;
+}
+
+static void say_kprobes_missing(const char *why, size_t from)
+{
+	fprintf(stderr, "tlbscope: record: kprobes not added (%s):", why);
+	for (size_t i = from; i < N_KP; i++)
+		fprintf(stderr, " %s", kprobes[i].fn);
+	fprintf(stderr, "\ntlbscope: record: without them the analyses miss mm pointers, flush "
+		"ranges and target masks, flush IPIs as run on each CPU and SBI remote fences\n");
+}
+
+/*
+ * On riscv64, add a kprobe per flush function this kernel has, in the group "tlbscope",
+ * at sym+8 (a probe on the ftrace patch site at +0 is refused), arguments from registers.
+ * Every failure is a warning: the tracepoints alone still make a trace.
+ */
+void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
+			const char *machine, struct tracefs_dynevent **added)
+{
+	bool riscv = !strcmp(machine, "riscv64");
+	char path[PATH_MAX], dropped[512];
+	long offs[RECORD_N_OFFS];
+
+	if (!tracefs_file_exists(NULL, "kprobe_events")) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "this %s kernel has no kprobe_events: "
+			 "CONFIG_KPROBE_EVENTS is off%s", machine,
+			 riscv ? "" : "; the probes are on riscv64 flush functions anyway");
+		say_kprobes_missing(why, 0);
+		return;
+	}
+	if (!riscv) {
+		fprintf(stderr, "tlbscope: record: no kprobes: the flush-function probes are for "
+			"riscv64 kernels and this one is %s\n", machine);
+		return;
+	}
+	if (!record_btf_offsets(offs))
+		warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
+			"that read struct members (cpumasks, vma->vm_mm) are left out");
+	snprintf(path, sizeof(path), "%s/available_filter_functions", tracing_dir);
+	for (size_t i = 0; i < N_KP; i++) {
+		const struct kp *k = &kprobes[i];
+		struct tracefs_dynevent *ev;
+		char addr[128], *args;
+		int off;
+
+		if (in_file(path, k->fn, false)) {
+			off = 8;	/* after the 8-byte ftrace patch site */
+		} else if (in_file("/proc/kallsyms", k->fn, true)) {
+			off = 0;	/* built without ftrace (sbi.c): no patch site */
+		} else {
+			warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
+				"not see %s", k->fn, k->what);
+			continue;
+		}
+		ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE, KP_GROUP, k->fn);
+		if (ev) {	/* someone else's (another tlbscope): use it, leave it */
+			tracefs_dynevent_free(ev);
+			fprintf(stderr, "tlbscope: record: kprobe %s/%s already exists; using it\n",
+				KP_GROUP, k->fn);
+		} else {
+			dropped[0] = '\0';
+			args = record_kprobe_args(k->args, offs, dropped, sizeof(dropped));
+			if (dropped[0])
+				warning("record: %s: no BTF offset for %s; probed without them",
+					k->fn, dropped);
+			snprintf(addr, sizeof(addr), "%s+%d", k->fn, off);
+			ev = tracefs_kprobe_alloc(KP_GROUP, k->fn, addr, *args ? args : NULL);
+			free(args);
+			if (!ev || tracefs_dynevent_create(ev)) {
+				warning("record: cannot add kprobe %s/%s at %s: %s; the analyses will "
+					"not see %s", KP_GROUP, k->fn, addr, strerror(errno), k->what);
+				tracefs_dynevent_free(ev);
+				continue;
+			}
+			added[i] = ev;
+		}
+		if (tracefs_event_enable(inst, KP_GROUP, k->fn))
+			warning("record: cannot enable kprobe %s/%s: %s", KP_GROUP, k->fn,
+				strerror(errno));
+	}
+}
+
+void record_remove_kprobes(struct tracefs_dynevent **added)
+{
+	for (size_t i = 0; i < N_KP; i++) {
+		if (!added[i])
+			continue;
+		if (tracefs_dynevent_destroy(added[i], true))
+			warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
+				strerror(errno));
+		tracefs_dynevent_free(added[i]);
+		added[i] = NULL;
+	}
+}
