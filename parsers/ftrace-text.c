@@ -321,6 +321,10 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 				;
 			if (!lit_num(p, d, "#P:", &n) && n > 0)
 				declare_cpus(src, n);
+			else if (d > 3 && src->lineno)	/* digits past an int */
+				ts_source_skip(src, "line %llu: a header declares %.*s CPUs (at most "
+					       "%d handled)", (unsigned long long)src->lineno,
+					       (int)(d - 3), p + 3, TS_MAX_CPUS);
 		}
 		if (strstr(s, "TGID"))
 			src->info.has_tgid = true;

@@ -105,6 +105,9 @@ rc=$?
 check "#P:99999999 and CPU [99999999]: exit 0 ($rc)" [ $rc -eq 0 ]
 check "... both counted as malformed, the first located" \
 	grep -q "malformed records skipped: 2 (first: line 3: a header declares 99999999 CPUs" "$tmp/out"
+sed 's/#P:99999999/#P:4000000000/' "$tmp/cpus.txt" > "$tmp/cpus-int.txt"
+check "#P past an int: counted as malformed too, not taken as no header" \
+	sh -c "'$prog' report '$tmp/cpus-int.txt' | grep -q 'first: line 3: a header declares 4000000000 CPUs'"
 
 # text: malformed lines are counted and reported, not fatal
 txt=$(unxz_fx x86-hackbench.txt.xz)
