@@ -136,6 +136,7 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 # tests/fixtures/capture.sh: an instance's buffer to a trace.dat by record's own writer
 unit: $(BUILD)/tests/extract
 $(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/cli/tracedat-write.o $(BUILD)/cli/common.o \
+		$(BUILD)/cli/options.o \
 		$(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<

@@ -32,20 +32,71 @@ struct common_opts {
 };
 
 /*
- * The value of option @shrt (may be NULL) or @lng at argv[*i]: "--lng=V", "--lng V" or
- * "-s V" (advancing *i past V).  NULL when argv[*i] is another option; OPT_MISSING, with a
- * message prefixed by @cmd (may be NULL), when the value is missing.
+ * The command line, one convention for every command (cli/options.c, getopt_long): a
+ * command lists its options in a table ended by { NULL }; keys are the short letter, or
+ * a value from OPT_LONG up for an option with a long name only.
  */
-#define OPT_MISSING	((const char *)-1)
-const char *opt_arg(int argc, char **argv, int *i, const char *cmd, const char *shrt,
-		    const char *lng);
+#include <getopt.h>
+
+struct cli_option {
+	const char *name;	/* the long name, without "--" */
+	int key;		/* short letter, or OPT_LONG + n */
+	bool value;		/* takes a value */
+	int old;		/* an older short letter kept for scripts, 0 none */
+};
+
+#define OPT_LONG	256
+#define CLI_MAX_OPTS	32
+#define CLI_STOP_AT_ARG	1	/* the first non-option ends the options (a command follows) */
+
+/* cli_parser_next() results other than an option's key */
+#define CLI_END		0	/* no more options or arguments */
+#define CLI_ARG		1	/* an argument that is not an option, in *val */
+#define CLI_HELP	(-1)	/* -h/--help: usage printed on stdout */
+#define CLI_BAD		(-2)	/* bad usage: message printed on stderr */
+
+struct cli_parser {
+	const char *cmd, *usage;
+	int argc;
+	char **argv;
+	const struct cli_option *opts;
+	struct option longs[CLI_MAX_OPTS + 2];
+	char shorts[3 * CLI_MAX_OPTS + 4];
+	bool stop_at_arg, after_dashes, done;
+	int rest;
+};
+
+void cli_parser_init(struct cli_parser *p, const char *cmd, const char *usage,
+		     const struct cli_option *opts, unsigned flags, int argc, char **argv);
+/* The next option's key (its value in *@val), CLI_ARG, CLI_END, CLI_HELP or CLI_BAD. */
+int cli_parser_next(struct cli_parser *p, const char **val);
+/* After CLI_END with CLI_STOP_AT_ARG: the arguments left, *@n of them. */
+char **cli_parser_rest(struct cli_parser *p, int *n);
+
+/* The options every analysis command shares; pass COMMON_OPTS_JSON (and _FILTER) in a table. */
+enum { OPT_JSON = OPT_LONG, OPT_FROM, OPT_TO, OPT_COMMON_END };
+#define COMMON_OPTS_JSON	{ "json", OPT_JSON, false }
+#define COMMON_OPTS_FILTER	{ "cpu", 'C', true }, { "from", OPT_FROM, true }, { "to", OPT_TO, true }
 
 /*
- * Parse a shared option at argv[*i] (--json, --cpu LIST, --from T, --to T); advances *i
- * past its value.  Returns 1 when consumed, 0 when not a shared option, -1 on a bad value
+ * Take a shared option (--json, -C/--cpu LIST, --from T, --to T) of key @key and value
+ * @val.  Returns 1 when taken, 0 when @key is not a shared option, -1 on a bad value
  * (message printed).
  */
-int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters);
+int common_opt(struct common_opts *o, int key, const char *val);
+
+/*
+ * Arguments of an analysis command, one trace: 1 taken, -1 (message printed) when a trace
+ * was already given.
+ */
+int common_input(struct common_opts *o, const char *cmd, const char *arg);
+
+/*
+ * The whole command line of a command that has shared options only (@opts) and one
+ * trace: 0 ok, 1 help shown, -1 bad usage (message printed).
+ */
+int common_parse(struct common_opts *o, const char *cmd, const char *usage,
+		 const struct cli_option *opts, int argc, char **argv);
 
 /*
  * The filter of @o against the opened @src: --cpu naming a CPU past those the trace has,

@@ -14,12 +14,13 @@
 #include "cli.h"
 
 static const char events_usage[] =
-	"usage: tlbscope events [--cpu LIST] [--from T] [--to T] TRACE\n"
+	"usage: tlbscope events [-C LIST] [--from T] [--to T] TRACE\n"
 	"\n"
 	"Prints one JSON object per line: a header, then every event in time order.\n"
-	"  --cpu LIST    only events recorded on these CPUs (0,2-3)\n"
-	"  --from T      only events at or after T (seconds, or +T after the first event)\n"
-	"  --to T        only events before T\n";
+	"  -C, --cpu LIST  only events recorded on these CPUs (0,2-3)\n"
+	"  --from T        only events at or after T (seconds, or +T after the first event)\n"
+	"  --to T          only events before T\n"
+	"  -h, --help      this text\n";
 
 struct writer {
 	struct ts_source *src;
@@ -261,30 +262,16 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 
 int cmd_events(int argc, char **argv)
 {
+	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, { NULL } };
 	struct common_opts o = { 0 };
 	struct writer w = { 0 };
 	struct ts_source *src;
 	struct timeline *tl;
 	int r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(events_usage, stdout);
-			return EXIT_OK;
-		}
-		r = common_opt_parse(&o, argc, argv, &i, true);
-		if (r < 0)
-			return EXIT_BAD;
-		if (r)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return error("events: unknown option '%s'\n%s", argv[i], events_usage);
-		if (o.input)
-			return error("events: one trace at a time ('%s' and '%s')", o.input, argv[i]);
-		o.input = argv[i];
-	}
-	if (!o.input)
-		return error("events: no trace given\n%s", events_usage);
+	r = common_parse(&o, "events", events_usage, opts, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
 	/* the filter selects lines; the timeline itself sees and resolves everything */
 	{
 		struct common_opts all = o;

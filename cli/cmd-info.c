@@ -14,10 +14,12 @@
 static const char info_usage[] =
 	"usage: tlbscope info [--json] TRACE\n"
 	"\n"
-	"  --json    one JSON object: format, cpus, span, kernel, events by name\n";
+	"  --json      one JSON object: format, cpus, span, kernel, events by name\n"
+	"  -h, --help  this text\n";
 
 int cmd_info(int argc, char **argv)
 {
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;
 	struct ts_source *src;
@@ -27,24 +29,9 @@ int cmd_info(int argc, char **argv)
 	size_t n;
 	int r;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(info_usage, stdout);
-			return EXIT_OK;
-		}
-		r = common_opt_parse(&o, argc, argv, &i, false);
-		if (r < 0)
-			return EXIT_BAD;
-		if (r)
-			continue;
-		if (argv[i][0] == '-' && argv[i][1])
-			return error("info: unknown option '%s'\n%s", argv[i], info_usage);
-		if (o.input)
-			return error("info: one trace at a time ('%s' and '%s')", o.input, argv[i]);
-		o.input = argv[i];
-	}
-	if (!o.input)
-		return error("info: no trace given\n%s", info_usage);
+	r = common_parse(&o, "info", info_usage, opts, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
 	r = analyze(&o, NULL, NULL, &src, &tl);
 	if (r) {
 		timeline_free(tl);

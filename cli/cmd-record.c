@@ -32,16 +32,19 @@
 #include "record.h"
 
 static const char record_usage[] =
-	"usage: tlbscope record [-o FILE] [-d SECONDS] [-C CPUS] [-b BUFFER_KB] [-- COMMAND ...]\n"
+	"usage: tlbscope record [-o FILE] [-D SECONDS] [-C CPUS] [-m KB] [--] [COMMAND ...]\n"
 	"\n"
 	"  -o, --output FILE      the trace.dat to write (default trace.dat)\n"
-	"  -d, --duration SECONDS record this long (units: s, ms, us, ns); with a COMMAND,\n"
+	"  -D, --duration SECONDS record this long (units: s, ms, us, ns); with a COMMAND,\n"
 	"                         the command is sent SIGTERM when the time is up\n"
 	"  -C, --cpu CPUS         record only these CPUs (0,2-3)\n"
-	"  -b, --buffer-kb KB     ring buffer per CPU in KiB (default 8192)\n"
-	"  -- COMMAND ...         record while COMMAND runs (started once tracing is on)\n"
+	"  -m, --buffer-kb KB     ring buffer per CPU in KiB (default 8192)\n"
+	"  COMMAND ...            record while COMMAND runs (started once tracing is on);\n"
+	"                         options end at the command, or at '--'\n"
+	"  -h, --help             this text\n"
 	"\n"
-	"Without -d or a COMMAND, records until Ctrl-C.  Needs root.\n";
+	"Without -D or a COMMAND, records until Ctrl-C.  Needs root.\n"
+	"-d and -b are older spellings of -D and -m, kept for scripts.\n";
 
 struct record_opts {
 	const char *output;
@@ -55,71 +58,95 @@ struct record_opts {
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
 int record_parse_args(struct record_opts *o, int argc, char **argv);
 
+/* Whether execvp() can find @cmd, checked before tracefs is touched. */
+static bool command_found(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!*cmd)
+		return false;
+	if (strchr(cmd, '/'))
+		return !access(cmd, X_OK);
+	for (const char *p = path ? path : "/usr/bin:/bin"; ; ) {
+		size_t n = strcspn(p, ":");
+
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", cmd) <
+		    (int)sizeof(buf) && !access(buf, X_OK))
+			return true;
+		if (!p[n])
+			return false;
+		p += n + 1;
+	}
+}
+
 int record_parse_args(struct record_opts *o, int argc, char **argv)
 {
+	/* -d and -b were record's first spellings; top has -d delay, -b batch */
+	static const struct cli_option opts[] = {
+		{ "output", 'o', true }, { "duration", 'D', true, 'd' }, { "cpu", 'C', true },
+		{ "buffer-kb", 'm', true, 'b' }, { NULL }
+	};
+	struct cli_parser p;
+	const char *v;
+	char **rest;
+	int key, n;
+
 	memset(o, 0, sizeof(*o));
 	o->output = "trace.dat";
 	o->buffer_kb = 8192;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	cli_parser_init(&p, "record", record_usage, opts, CLI_STOP_AT_ARG, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		uint64_t u;
 
-		if (!strcmp(a, "--")) {
-			if (i + 1 >= argc) {
-				error("record: '--' needs a command after it");
-				return -1;
-			}
-			o->command = argv + i + 1;
-			break;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(record_usage, stdout);
+		switch (key) {
+		case CLI_HELP:
 			return 1;
-		}
-		if ((v = opt_arg(argc, argv, &i, "record", "-o", "--output"))) {
-			if (v == OPT_MISSING)
-				return -1;
+		case CLI_BAD:
+			return -1;
+		case 'o':
 			if (!*v) {
 				error("record: --output needs a file name");
 				return -1;
 			}
 			o->output = v;
-		} else if ((v = opt_arg(argc, argv, &i, "record", "-d", "--duration"))) {
-			if (v == OPT_MISSING)
-				return -1;
+			break;
+		case 'D':
 			if (parse_duration_ns(v, &o->duration_ns) || !o->duration_ns) {
 				error("record: --duration: '%s' is not a positive time in seconds", v);
 				return -1;
 			}
-		} else if ((v = opt_arg(argc, argv, &i, "record", "-C", "--cpu"))) {
-			if (v == OPT_MISSING)
-				return -1;
+			break;
+		case 'C':
 			if (ts_cpumask_parse_list(&o->cpus, v) || !ts_cpumask_weight(&o->cpus)) {
 				error("record: --cpu: '%s' is not a CPU list like 0,2-3", v);
 				return -1;
 			}
 			o->has_cpus = true;
-		} else if ((v = opt_arg(argc, argv, &i, "record", "-b", "--buffer-kb"))) {
-			if (v == OPT_MISSING)
-				return -1;
+			break;
+		case 'm':
 			if (parse_u64(v, 10, &u) || u < 4 || u > (1ULL << 30)) {
 				error("record: --buffer-kb: '%s' is not a size in KiB (4 .. 1073741824)",
 				      v);
 				return -1;
 			}
 			o->buffer_kb = u;
-		} else if (a[0] == '-' && a[1]) {
-			error("record: unknown option '%s'\n%s", a, record_usage);
-			return -1;
-		} else {
-			error("record: unexpected argument '%s' (a command goes after '--')\n%s", a,
-			      record_usage);
-			return -1;
+			break;
 		}
+	}
+	rest = cli_parser_rest(&p, &n);
+	if (n && !command_found(rest[0])) {
+		error("record: '%s': command not found", rest[0]);
+		return -1;
+	}
+	if (n)
+		o->command = rest;
+	else if (p.rest > 1 && !strcmp(argv[p.rest - 1], "--")) {
+		error("record: '--' needs a command after it");
+		return -1;
 	}
 	return 0;
 }
-
 
 /* ---- the recording ---- */
 

@@ -14,14 +14,15 @@
 #include "cli.h"
 
 static const char report_usage[] =
-	"usage: tlbscope report [--json] [--cpu LIST] [--from T] [--to T] [--top N] TRACE\n"
+	"usage: tlbscope report [--json] [-C LIST] [--from T] [--to T] [--top N] TRACE\n"
 	"\n"
-	"  --json        one JSON object with stable snake_case keys\n"
-	"  --cpu LIST    count only these CPUs (0,2-3); state is rebuilt from all of them\n"
-	"  --from T      count events at or after T: seconds of the trace clock, or +T\n"
-	"                after the first event (units: s, ms, us, ns)\n"
-	"  --to T        count events before T (same forms)\n"
-	"  --top N       processes listed in the text table (default 20, 0 = all)\n";
+	"  --json          one JSON object with stable snake_case keys\n"
+	"  -C, --cpu LIST  count only these CPUs (0,2-3); state is rebuilt from all of them\n"
+	"  --from T        count events at or after T: seconds of the trace clock, or +T\n"
+	"                  after the first event (units: s, ms, us, ns)\n"
+	"  --to T          count events before T (same forms)\n"
+	"  --top N         processes listed in the text table (default 20, 0 = all)\n"
+	"  -h, --help      this text\n";
 
 struct report_opts {
 	struct common_opts c;
@@ -33,37 +34,31 @@ int report_parse_args(struct report_opts *o, int argc, char **argv);
 
 int report_parse_args(struct report_opts *o, int argc, char **argv)
 {
+	enum { OPT_TOP = OPT_COMMON_END };
+	static const struct cli_option opts[] = {
+		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true }, { NULL }
+	};
+	struct cli_parser p;
+	const char *v;
+	int key, r;
+
 	memset(o, 0, sizeof(*o));
 	o->top = 20;
-	for (int i = 1; i < argc; i++) {
-		int r;
-
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(report_usage, stdout);
+	cli_parser_init(&p, "report", report_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		if (key == CLI_HELP)
 			return 1;
-		}
-		r = common_opt_parse(&o->c, argc, argv, &i, true);
+		if (key == CLI_BAD)
+			return -1;
+		if (key == CLI_ARG)
+			r = common_input(&o->c, "report", v);
+		else if (key == OPT_TOP)
+			r = parse_int(v, &o->top) || o->top < 0 ?
+				error("report: --top: '%s' is not a count (0 = all)", v), -1 : 1;
+		else
+			r = common_opt(&o->c, key, v);
 		if (r < 0)
 			return -1;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "--top")) {
-			if (i + 1 >= argc || parse_int(argv[i + 1], &o->top) || o->top < 0) {
-				error("--top needs a count");
-				return -1;
-			}
-			i++;
-			continue;
-		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			error("report: unknown option '%s'\n%s", argv[i], report_usage);
-			return -1;
-		}
-		if (o->c.input) {
-			error("report: one trace at a time ('%s' and '%s')", o->c.input, argv[i]);
-			return -1;
-		}
-		o->c.input = argv[i];
 	}
 	if (!o->c.input) {
 		error("report: no trace given\n%s", report_usage);

@@ -34,6 +34,7 @@ static const char top_usage[] =
 	"  -d, --delay SECONDS  screen refresh / snapshot interval (default 1)\n"
 	"  -b, --batch        plain-text snapshots on stdout (default when stdout is not a tty)\n"
 	"  -n, --iterations N stop after N snapshots or screen refreshes\n"
+	"  -h, --help         this text\n"
 	"\n"
 	"Keys: q quit, p or space freeze, s sort, t timeline strip, + - replay speed, h or ? help.\n";
 
@@ -52,6 +53,16 @@ int top_parse_args(struct top_opts *o, int argc, char **argv);
 
 int top_parse_args(struct top_opts *o, int argc, char **argv)
 {
+	enum { OPT_REPLAY = OPT_LONG, OPT_SPEED, OPT_THRESHOLD, OPT_QUEUE, OPT_PLATFORM };
+	static const struct cli_option opts[] = {
+		{ "replay", OPT_REPLAY, true }, { "speed", OPT_SPEED, true },
+		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
+		{ "platform", OPT_PLATFORM, true }, { "delay", 'd', true }, { "batch", 'b', false },
+		{ "iterations", 'n', true }, { NULL }
+	};
+	struct cli_parser p;
+	const char *v;
+	int key;
 	bool speed_given = false;
 
 	memset(o, 0, sizeof(*o));
@@ -60,83 +71,67 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 	o->Q = 32;
 	o->delay_ns = 1000000000ULL;
 	o->batch = !isatty(STDOUT_FILENO);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
+	cli_parser_init(&p, "top", top_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		uint64_t u;
+		char *end;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(top_usage, stdout);
+		switch (key) {
+		case CLI_HELP:
 			return 1;
-		}
-		if (!strcmp(a, "-b") || !strcmp(a, "--batch")) {
+		case CLI_BAD:
+			return -1;
+		case CLI_ARG:
+			error("top: unexpected argument '%s' (a trace goes after --replay)\n%s", v,
+			      top_usage);
+			return -1;
+		case 'b':
 			o->batch = true;
-			continue;
-		}
-#define VALUE(s, l)							\
-		(v = opt_arg(argc, argv, &i, "top", s, l)) == OPT_MISSING ? -1 : v != NULL
-		int r;
-
-		if ((r = VALUE(NULL, "--replay"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case OPT_REPLAY:
 			o->replay = v;
-		} else if ((r = VALUE(NULL, "--speed"))) {
-			char *end;
-
-			if (r < 0)
-				return -1;
+			break;
+		case OPT_SPEED:
 			speed_given = true;
 			if (!strcmp(v, "max")) {
 				o->speed = 0;
-				continue;
+				break;
 			}
 			o->speed = strtod(v, &end);
 			if (end == v || *end || !(o->speed > 0) || o->speed > 1e9) {
 				error("top: --speed: '%s' is not a factor like 1, 0.5, 50 or 'max'", v);
 				return -1;
 			}
-		} else if ((r = VALUE(NULL, "--threshold"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case OPT_THRESHOLD:
 			if (parse_int(v, &o->T) || o->T < 1 || o->T > TUNER_MAX_T) {
 				error("top: --threshold: '%s' is not a number in 1..%d", v, TUNER_MAX_T);
 				return -1;
 			}
-		} else if ((r = VALUE(NULL, "--queue"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case OPT_QUEUE:
 			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096) {
 				error("top: --queue: '%s' is not a number in 0..4096", v);
 				return -1;
 			}
-		} else if ((r = VALUE(NULL, "--platform"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case OPT_PLATFORM:
 			o->platform = v;
-		} else if ((r = VALUE("-d", "--delay"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case 'd':
 			if (parse_duration_ns(v, &o->delay_ns) || o->delay_ns < 10000000ULL) {
 				error("top: --delay: '%s' is not a time of at least 0.01 s", v);
 				return -1;
 			}
-		} else if ((r = VALUE("-n", "--iterations"))) {
-			if (r < 0)
-				return -1;
+			break;
+		case 'n':
 			if (parse_u64(v, 10, &u) || !u || u > 1000000000ULL) {
 				error("top: --iterations: '%s' is not a positive count", v);
 				return -1;
 			}
 			o->iterations = (long)u;
-		} else if (a[0] == '-' && a[1]) {
-			error("top: unknown option '%s'\n%s", a, top_usage);
-			return -1;
-		} else {
-			error("top: unexpected argument '%s' (a trace goes after --replay)\n%s", a,
-			      top_usage);
-			return -1;
+			break;
 		}
-#undef VALUE
 	}
 	if (speed_given && !o->replay) {
 		error("top: --speed applies to --replay only");

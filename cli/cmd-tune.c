@@ -30,7 +30,8 @@ static const char tune_usage[] =
 	"  --verify           replay every grid point directly and compare with the sweep\n"
 	"                     (exit 1 on any difference)\n"
 	"  --svg FILE         write the cost heatmap and the eviction/cost curves over T\n"
-	"  --json             one JSON object with stable keys\n";
+	"  --json             one JSON object with stable keys\n"
+	"  -h, --help         this text\n";
 
 /* "1,2,4" or "1-16" or a mix; values in [lo, hi], duplicates dropped. */
 static int parse_list(const char *s, int lo, int hi, int *out, int *n)
@@ -77,6 +78,20 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 {
 	static const int dT[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32 };
 	static const int dQ[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
+	enum {
+		OPT_THRESHOLD = OPT_COMMON_END, OPT_QUEUE, OPT_PLATFORM, OPT_WARMUP,
+		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG
+	};
+	static const struct cli_option opts[] = {
+		COMMON_OPTS_JSON, { "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
+		{ "platform", OPT_PLATFORM, true }, { "warmup", OPT_WARMUP, true },
+		{ "flush-all-threshold", OPT_FLUSH_ALL, true }, { "direct", OPT_DIRECT, true },
+		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
+		{ "svg", OPT_SVG, true }, { NULL }
+	};
+	struct cli_parser p;
+	const char *v;
+	int key;
 
 	memset(o, 0, sizeof(*o));
 	memcpy(o->T, dT, sizeof(dT));
@@ -84,55 +99,50 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	memcpy(o->Q, dQ, sizeof(dQ));
 	o->nQ = sizeof(dQ) / sizeof(dQ[0]);
 	o->flush_all = 64;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r;
+	cli_parser_init(&p, "tune", tune_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		uint64_t n;
+		int end = -1;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(tune_usage, stdout);
+		switch (key) {
+		case CLI_HELP:
 			return 1;
-		}
-		r = common_opt_parse(&o->c, argc, argv, &i, false);
-		if (r < 0)
+		case CLI_BAD:
 			return -1;
-		if (r)
-			continue;
-		if (!strcmp(a, "--verify")) {
-			o->verify = true;
-			continue;
-		}
-		if (a[0] == '-' && a[1] && !v) {
-			error("tune: option '%s' needs a value", a);
-			return -1;
-		}
-		if (!strcmp(a, "--threshold")) {
+		case CLI_ARG:
+			if (common_input(&o->c, "tune", v) < 0)
+				return -1;
+			break;
+		case OPT_THRESHOLD:
 			if (parse_list(v, 1, TUNER_MAX_T, o->T, &o->nT)) {
 				error("--threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16", v,
 				      TUNER_MAX_T);
 				return -1;
 			}
-		} else if (!strcmp(a, "--queue")) {
+			break;
+		case OPT_QUEUE:
 			if (parse_list(v, 0, 4096, o->Q, &o->nQ)) {
 				error("--queue: '%s' is not a list of 0..4096 like 0,8,32 or 0-8", v);
 				return -1;
 			}
-		} else if (!strcmp(a, "--platform")) {
+			break;
+		case OPT_PLATFORM:
 			o->platform = v;
-		} else if (!strcmp(a, "--warmup")) {
+			break;
+		case OPT_WARMUP:
 			if (parse_duration_ns(v, &o->warmup_ns)) {
 				error("--warmup: '%s' is not a duration (seconds, or 200ms)", v);
 				return -1;
 			}
-		} else if (!strcmp(a, "--flush-all-threshold")) {
+			break;
+		case OPT_FLUSH_ALL:
 			if (parse_u64(v, 10, &n) || !n) {
 				error("--flush-all-threshold: '%s' is not a page count", v);
 				return -1;
 			}
 			o->flush_all = n;
-		} else if (!strcmp(a, "--direct")) {
-			int end = -1;
-
+			break;
+		case OPT_DIRECT:
 			if (sscanf(v, "%d,%d%n", &o->direct[0], &o->direct[1], &end) != 2 ||
 			    v[end] != '\0' ||
 			    o->direct[0] < 1 || o->direct[0] > TUNER_MAX_T || o->direct[1] < 0) {
@@ -140,21 +150,20 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 				return -1;
 			}
 			o->has_direct = true;
-		} else if (!strcmp(a, "--svg")) {
-			o->svg = v;
-		} else if (!strcmp(a, "--decisions")) {
+			break;
+		case OPT_DECISIONS:
 			o->decisions = v;
-		} else if (a[0] == '-' && a[1]) {
-			error("tune: unknown option '%s'\n%s", a, tune_usage);
-			return -1;
-		} else if (o->c.input) {
-			error("tune: one trace at a time ('%s' and '%s')", o->c.input, a);
-			return -1;
-		} else {
-			o->c.input = a;
-			continue;
+			break;
+		case OPT_VERIFY:
+			o->verify = true;
+			break;
+		case OPT_SVG:
+			o->svg = v;
+			break;
+		default:
+			if (common_opt(&o->c, key, v) < 0)
+				return -1;
 		}
-		i++;
 	}
 	if (!o->c.input) {
 		error("tune: no trace given\n%s", tune_usage);

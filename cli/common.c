@@ -49,62 +49,65 @@ static int parse_time(const char *s, uint64_t *ns, bool *relative)
 	return parse_duration_ns(s + *relative, ns);
 }
 
-const char *opt_arg(int argc, char **argv, int *i, const char *cmd, const char *shrt,
-		    const char *lng)
+int common_opt(struct common_opts *o, int key, const char *val)
 {
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=')
-		return a + n + 1;
-	if ((!shrt || strcmp(a, shrt)) && strcmp(a, lng))
-		return NULL;
-	if (*i + 1 >= argc) {
-		error("%s%soption '%s' needs a value", cmd ? cmd : "", cmd ? ": " : "", a);
-		return OPT_MISSING;
-	}
-	return argv[++*i];
-}
-
-int common_opt_parse(struct common_opts *o, int argc, char **argv, int *i, bool filters)
-{
-	const char *a = argv[*i], *v;
 	bool rel;
 
-	if (!strcmp(a, "--json")) {
+	if (key == OPT_JSON) {
 		o->json = true;
 		return 1;
 	}
-	if (!filters)
+	if (key != 'C' && key != OPT_FROM && key != OPT_TO)
 		return 0;
 	if (!o->has_filter) {
 		o->filter.from = 0;
 		o->filter.to = UINT64_MAX;
 	}
-	if ((v = opt_arg(argc, argv, i, NULL, "-C", "--cpu"))) {
-		if (v == OPT_MISSING)
-			return -1;
-		if (ts_cpumask_parse_list(&o->filter.cpus, v))
-			return error("--cpu: '%s' is not a CPU list like 0,2-3", v), -1;
+	if (key == 'C') {
+		if (ts_cpumask_parse_list(&o->filter.cpus, val))
+			return error("--cpu: '%s' is not a CPU list like 0,2-3", val), -1;
 		o->filter.has_cpus = true;
-	} else if ((v = opt_arg(argc, argv, i, NULL, NULL, "--from"))) {
-		if (v == OPT_MISSING)
-			return -1;
-		if (parse_time(v, &o->filter.from, &rel))
-			return error("--from: '%s' is not a time (seconds, or +SECONDS)", v), -1;
+	} else if (key == OPT_FROM) {
+		if (parse_time(val, &o->filter.from, &rel))
+			return error("--from: '%s' is not a time (seconds, or +SECONDS)", val), -1;
 		o->from_rel = rel;
-		o->from_arg = v;
-	} else if ((v = opt_arg(argc, argv, i, NULL, NULL, "--to"))) {
-		if (v == OPT_MISSING)
-			return -1;
-		if (parse_time(v, &o->filter.to, &rel))
-			return error("--to: '%s' is not a time (seconds, or +SECONDS)", v), -1;
-		o->to_rel = rel;
-		o->to_arg = v;
+		o->from_arg = val;
 	} else {
-		return 0;
+		if (parse_time(val, &o->filter.to, &rel))
+			return error("--to: '%s' is not a time (seconds, or +SECONDS)", val), -1;
+		o->to_rel = rel;
+		o->to_arg = val;
 	}
 	o->has_filter = true;
+	return 1;
+}
+
+int common_parse(struct common_opts *o, const char *cmd, const char *usage,
+		 const struct cli_option *opts, int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *v;
+	int key;
+
+	cli_parser_init(&p, cmd, usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		if (key == CLI_HELP)
+			return 1;
+		if (key == CLI_BAD)
+			return -1;
+		if ((key == CLI_ARG ? common_input(o, cmd, v) : common_opt(o, key, v)) < 0)
+			return -1;
+	}
+	if (!o->input)
+		return error("%s: no trace given\n%s", cmd, usage), -1;
+	return 0;
+}
+
+int common_input(struct common_opts *o, const char *cmd, const char *arg)
+{
+	if (o->input)
+		return error("%s: one trace at a time ('%s' and '%s')", cmd, o->input, arg), -1;
+	o->input = arg;
 	return 1;
 }
 

@@ -15,9 +15,13 @@ for c in $cmds; do
 		continue
 	fi
 	opts=$("$prog" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	opts="$opts $("$prog" "$c" --help | grep -oE -- '(^ +|, )-[A-Za-z]\b' | grep -o -- '-[A-Za-z]' | sort -u)"
 	missing=""
 	for o in $opts; do
-		grep -qF -- "\\-\\-${o#--}" "$page" || missing="$missing $o"
+		case $o in
+		--*) grep -qF -- "\\-\\-${o#--}" "$page" || missing="$missing $o" ;;
+		*) grep -qF -- "\\$o" "$page" || missing="$missing $o" ;;
+		esac
 	done
 	check "$c: every option of --help is in tlbscope-$c.1${missing:+ (missing:$missing)}" \
 		[ -z "$missing" ]

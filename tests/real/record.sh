@@ -9,7 +9,7 @@ T=record
 . "$(dirname "$0")/../lib.sh"
 
 # usage errors need neither root nor tracefs
-for args in "-x" "-d 0" "-d abc" "-b 1" "-C x" "-o" "--" "stray"; do
+for args in "-x" "-d 0" "-D 0" "-d abc" "-b 1" "-m 1" "-C x" "-o" "--" "stray" "-o x.dat no-such-command -x"; do
 	# shellcheck disable=SC2086
 	tls record $args > /dev/null 2>&1
 	same "bad usage 'record $args' exits 2" 2 $?
