@@ -69,7 +69,7 @@ ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
 CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c)
-CLI_SRC := $(wildcard cli/*.c) $(wildcard dashboards/*.c)
+CLI_SRC := $(wildcard cli/*.c) $(wildcard dashboards/*.c) $(wildcard record/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test-*.c)
@@ -135,9 +135,9 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 
 # tests/fixtures/capture.sh: an instance's buffer to a trace.dat by record's own writer
 unit: $(BUILD)/tests/extract
-$(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/cli/tracedat-write.o $(BUILD)/cli/common.o \
-		$(BUILD)/cli/options.o \
-		$(CORE_OBJ)
+$(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/record/tracedat-write.o \
+		$(BUILD)/record/session.o $(BUILD)/record/events.o $(BUILD)/record/btf.o \
+		$(BUILD)/record/stream.o $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PC_LIBS) -lm

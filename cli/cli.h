@@ -138,29 +138,6 @@ size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids
 
 void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567" seconds */
 
-/*
- * Remove the tracefs instances a killed record or top left behind (tlbscope-<pid>,
- * tlbscope-top-<pid>) whose process no longer exists, saying so on stderr as @cmd.
- */
-void tracefs_reap_stale(const char *cmd);
-
-/*
- * A trace.dat (version 6) of a tracefs instance, written without libtracecmd, which sets
- * kptr_restrict while it reads kallsyms: tracedat_out_open() writes the headers (event
- * formats, kallsyms, printk formats, command names), so call it while the events exist;
- * tracedat_out_add_cpus() appends the CPUs' raw sub-buffers, @files[i] holding CPU i's
- * (an empty file for a CPU not recorded).  Messages are printed prefixed by @cmd
- * (borrowed); @inst (borrowed) gives the sub-buffer size and the clock.  The handle is new;
- * tracedat_out_close() frees it and returns -1 if any write failed.
- */
-struct tracefs_instance;
-struct tracedat_out;
-struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance *inst,
-				       const char *cmd);
-int tracedat_out_add_cpus(struct tracedat_out *t, int ncpus, char *const *files);
-int tracedat_out_close(struct tracedat_out *t);
-void tracedat_out_free(struct tracedat_out *t);	/* on error paths; NULL is fine */
-
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);

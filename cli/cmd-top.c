@@ -15,10 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <tracefs.h>
-
 #include "../dashboards/dashboards.h"
 #include "../lib/lib.h"
+#include "../record/record.h"
 #include "cli.h"
 
 static const char top_usage[] =
@@ -157,10 +156,8 @@ struct top_run {
 	uint64_t first_ts, last_ts;	/* replay: span from a first pass, for the position */
 	uint64_t t0;			/* wall clock at start */
 	uint64_t events, events_tick, wall_tick;
-	/* live */
-	struct tracefs_instance *inst;
-	char inst_name[64];
 	int ncpus;
+	struct rec *live;		/* watching live: the recording (record/) */
 };
 
 static volatile sig_atomic_t top_signal;
@@ -235,7 +232,7 @@ static int pump(struct top_run *r, uint64_t deadline)
 			if (got < 0)
 				return -1;
 			if (got == 0) {
-				if (r->inst)
+				if (r->live)
 					return 0;	/* live: nothing buffered right now */
 				r->ended = true;
 				timeline_finish(r->tl, top_model_feed, r->model);
@@ -243,7 +240,7 @@ static int pump(struct top_run *r, uint64_t deadline)
 			}
 			r->has_pending = true;
 		}
-		if (!r->inst && !due(r, wall_ns()))
+		if (!r->live && !due(r, wall_ns()))
 			return 0;
 		timeline_feed(r->tl, &r->pending, top_model_feed, r->model);
 		r->has_pending = false;
@@ -258,7 +255,7 @@ static int pump(struct top_run *r, uint64_t deadline)
 /* Change the replay speed without a jump: the current position stays where it is. */
 static void set_speed(struct top_run *r, double speed)
 {
-	if (r->inst || speed <= 0)
+	if (r->live || speed <= 0)
 		return;
 	if (speed > 1e6)
 		speed = 1e6;
@@ -266,27 +263,6 @@ static void set_speed(struct top_run *r, double speed)
 		speed = 1e-3;
 	r->speed = speed;
 	r->wall_base = 0;	/* re-based at the next due() */
-}
-
-/* Ring-buffer overruns and drops of our instance, from per_cpu/cpuN/stats. */
-static uint64_t live_overruns(struct top_run *r)
-{
-	static const char *const keys[] = { "overrun:", "dropped events:" };
-	uint64_t total = 0;
-
-	for (int i = 0; i < r->ncpus; i++) {
-		char file[64], *stats, *p;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
-		stats = tracefs_instance_file_read(r->inst, file, NULL);
-		if (!stats)
-			continue;
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if ((p = strstr(stats, keys[k])))
-				total += strtoull(p + strlen(keys[k]), NULL, 10);
-		free(stats);
-	}
-	return total;
 }
 
 static void update_status(struct top_run *r, uint64_t now)
@@ -302,16 +278,16 @@ static void update_status(struct top_run *r, uint64_t now)
 	r->st.ended = r->ended;
 	r->st.speed = r->speed;
 	r->st.lost = timeline_lost(r->tl, &lost_unknown);
-	if (r->inst) {
+	if (r->live) {
 		/* the ring's own count of what it overwrote or dropped: the stream's missed
 		 * marks count the same events again, so the larger of the two */
-		uint64_t ring = live_overruns(r);
+		uint64_t ring = rec_lost(r->live, false);
 
 		if (ring > r->st.lost)
 			r->st.lost = ring;
 	}
 	r->st.percent = -1;
-	if (!r->inst && r->last_ts > r->first_ts) {
+	if (!r->live && r->last_ts > r->first_ts) {
 		uint64_t at = r->ended ? r->last_ts : timeline_last_ts(r->tl);
 
 		r->st.percent = at <= r->first_ts ? 0 : 100.0 * (at - r->first_ts) /
@@ -359,9 +335,9 @@ static int top_loop(struct top_run *r)
 			int wait = 0, k;
 
 			/* wait for a key until the next thing to do: the next due event or tick */
-			if (now < until && (r->ended || r->has_pending || r->inst))
+			if (now < until && (r->ended || r->has_pending || r->live))
 				wait = (int)((until - now) / 1000000ULL);
-			if (r->inst && wait > 20)
+			if (r->live && wait > 20)
 				wait = 20;	/* live: drain the ring buffers often enough */
 			k = top_view_key(r->view, wait);
 			if (k & TOP_KEY_QUIT)
@@ -374,8 +350,8 @@ static int top_loop(struct top_run *r)
 				update_status(r, wall_ns());
 				top_view_draw(r->view, r->model, r->tl, &r->st);
 			}
-		} else if (!r->ended && now < until && (r->has_pending || r->inst)) {
-			sleep_ns(until - now < 20000000ULL || !r->inst ? until - now : 20000000ULL);
+		} else if (!r->ended && now < until && (r->has_pending || r->live)) {
+			sleep_ns(until - now < 20000000ULL || !r->live ? until - now : 20000000ULL);
 		}
 		now = wall_ns();
 		if (r->ended && !r->view) {
@@ -397,82 +373,39 @@ static int top_loop(struct top_run *r)
 
 /* ---- live: our own tracefs instance ---- */
 
-static const struct {
-	const char *system, *event;
-} live_events[] = {
-	{ "sched", "sched_switch" }, { "sched", "sched_process_fork" },
-	{ "sched", "sched_process_exec" }, { "sched", "sched_process_exit" },
-	{ "task", "task_newtask" }, { "ipi", "ipi_send_cpu" }, { "ipi", "ipi_send_cpumask" },
-	{ "csd", "csd_queue_cpu" }, { "csd", "csd_function_entry" },
-	{ "csd", "csd_function_exit" }, { "tlb", "tlb_flush" },
-};
-
 /* Remove what live_setup() added; safe to call more than once. */
 static void live_cleanup(struct top_run *r)
 {
-	if (!r->inst)
+	if (!r->live)
 		return;
-	tracefs_trace_off(r->inst);
-	/* the source holds the instance's trace_pipe_raw files: closed before the removal */
-	ts_source_close(r->src);
+	rec_free(r->live);	/* closes the source it gave */
+	r->live = NULL;
 	r->src = NULL;
-	if (tracefs_instance_destroy(r->inst))
-		warning("top: cannot remove tracefs instance %s: %s", r->inst_name, strerror(errno));
-	tracefs_instance_free(r->inst);
-	r->inst = NULL;
 }
 
 static int live_setup(struct top_run *r)
 {
+	/* 4 MiB per CPU (a second of hackbench at 100k events/s), less on big machines */
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF), kb = ncpus > 16 ? 65536 / ncpus : 4096;
+	const struct rec_config rc = {
+		.who = "top", .prefix = "tlbscope-top", .buffer_kb = kb < 512 ? 512 : kb,
+		.buffer_soft = true, .mono_clock = true, .events = REC_EVENTS_LIVE,
+	};
 	struct utsname un;
 	char err[TS_ERR_LEN];
-	int enabled = 0;
-	long ncpus, kb;
 
-	if (!tracefs_tracing_dir())
-		return error("top: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
-	tracefs_reap_stale("top");
-	snprintf(r->inst_name, sizeof(r->inst_name), "tlbscope-top-%d", (int)getpid());
-	if (tracefs_instance_exists(r->inst_name))
-		return error("top: tracefs instance %s already exists", r->inst_name);
-	r->inst = tracefs_instance_create(r->inst_name);
-	if (!r->inst)
-		return error("top: cannot create tracefs instance %s: %s", r->inst_name,
-			     strerror(errno));
-	tracefs_trace_off(r->inst);	/* a new instance starts with tracing on */
-	/* CLOCK_MONOTONIC timestamps: the reader merges the CPUs up to "now" */
-	if (tracefs_instance_file_write(r->inst, "trace_clock", "mono") < 0)
-		return error("top: cannot set trace_clock to mono in %s: %s", r->inst_name,
-			     strerror(errno));
-	/* 4 MiB per CPU (a second of hackbench at 100k events/s), less on big machines */
-	ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	kb = ncpus > 16 ? 65536 / ncpus : 4096;
-	if (kb < 512)
-		kb = 512;
-	if (tracefs_instance_set_buffer_size(r->inst, kb, -1))
-		warning("top: cannot set the ring buffers to %ld KiB per CPU: %s", kb,
-			strerror(errno));
-	for (size_t i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++) {
-		if (!tracefs_event_file_exists(r->inst, live_events[i].system, live_events[i].event,
-					       "enable"))
-			continue;
-		if (tracefs_event_enable(r->inst, live_events[i].system, live_events[i].event))
-			warning("top: cannot enable %s:%s: %s", live_events[i].system,
-				live_events[i].event, strerror(errno));
-		else
-			enabled++;
-	}
-	if (!enabled)
-		return error("top: none of the sched, ipi, csd or tlb tracepoints exist here");
-	r->src = ts_source_open_live(r->inst, err);
+	r->live = rec_open(&rc);
+	if (!r->live)
+		return EXIT_BAD;
+	r->src = rec_live_source(r->live, err);
 	if (!r->src)
 		return error("top: %s", err);
 	r->ncpus = ts_source_info(r->src)->cpus;
-	if (tracefs_trace_on(r->inst))
-		return error("top: cannot turn tracing on in %s: %s", r->inst_name, strerror(errno));
+	if (rec_on(r->live))
+		return EXIT_BAD;
 	if (!uname(&un))
 		snprintf(r->source_name, sizeof(r->source_name), "live %s %s %s (instance %s)",
-			 un.nodename, un.release, un.machine, r->inst_name);
+			 un.nodename, un.release, un.machine, rec_name(r->live));
 	return 0;
 }
 

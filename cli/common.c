@@ -3,16 +3,12 @@
  * What every command shares: messages, the --json/--cpu/--from/--to options, the one
  * read loop from a source through the timeline, stdout error checking and text tables.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <tracefs.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -21,12 +17,9 @@ int error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("tlbscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(false, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_BAD;
 }
 
@@ -34,12 +27,9 @@ void warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("tlbscope: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(true, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* "72.5" absolute seconds of the trace clock, or "+1.5" / "+200ms" after the first event */
@@ -302,65 +292,4 @@ size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids
 	sort_src = src;
 	qsort(*ids, k, sizeof(**ids), cmp_name);
 	return k;
-}
-
-/*
- * The pid in an instance name of record ("tlbscope-<pid>") or top ("tlbscope-top-<pid>"),
- * or -1 for any other name (capture.sh's tlbscope-capture-<pid>, other tools' instances).
- */
-static long stale_pid(const char *name)
-{
-	const char *p = NULL;
-	char *end;
-	long pid;
-
-	if (!strncmp(name, "tlbscope-top-", 13))
-		p = name + 13;
-	else if (!strncmp(name, "tlbscope-", 9))
-		p = name + 9;
-	if (!p || *p < '1' || *p > '9')
-		return -1;
-	pid = strtol(p, &end, 10);
-	return *end ? -1 : pid;
-}
-
-void tracefs_reap_stale(const char *cmd)
-{
-	const char *top = tracefs_tracing_dir();
-	char dir[PATH_MAX];
-	struct dirent *d;
-	DIR *dp;
-
-	if (!top)
-		return;
-	snprintf(dir, sizeof(dir), "%s/instances", top);
-	dp = opendir(dir);
-	while (dp && (d = readdir(dp))) {
-		struct tracefs_instance *inst;
-		long pid = stale_pid(d->d_name);
-
-		/* only when its process is gone: a live run (ours or another's) keeps its own */
-		if (pid <= 0 || pid == (long)getpid() || !kill((pid_t)pid, 0) || errno != ESRCH)
-			continue;
-		inst = tracefs_instance_alloc(NULL, d->d_name);
-		if (!inst)
-			continue;
-		/*
-		 * rmdir alone, tracing left as it is: the kernel refuses (EBUSY) an instance
-		 * whose files are open, as they are in a run whose pid we cannot see (another
-		 * pid namespace), and that run must not find its tracing turned off
-		 */
-		if (!tracefs_instance_destroy(inst))
-			fprintf(stderr, "tlbscope: %s: removed the tracefs instance %s left by "
-				"process %ld, which is gone (killed?)\n", cmd, d->d_name, pid);
-		else if (errno == EBUSY)
-			warning("%s: the instance %s is in use though no process %ld exists here "
-				"(another pid namespace?); left as it is", cmd, d->d_name, pid);
-		else
-			warning("%s: cannot remove the instance %s left by process %ld, which is "
-				"gone: %s", cmd, d->d_name, pid, strerror(errno));
-		tracefs_instance_free(inst);
-	}
-	if (dp)
-		closedir(dp);
 }

@@ -20,6 +20,14 @@ static void oom(size_t size)
 	abort();
 }
 
+void vmessage(bool warn, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(warn ? "tlbscope: warning: " : "tlbscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void *xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);

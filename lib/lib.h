@@ -6,6 +6,7 @@
 #ifndef TLBSCOPE_LIB_H
 #define TLBSCOPE_LIB_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,12 @@
  * Allocation failure is not an input error: like git's xmalloc(), these report it and
  * abort instead of threading ENOMEM through every layer.
  */
+/*
+ * "tlbscope: " (@warn: "tlbscope: warning: ") and the message on stderr, stdout flushed
+ * first so that the two interleave as written.
+ */
+void vmessage(bool warn, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);

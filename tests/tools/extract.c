@@ -18,7 +18,7 @@
 
 #include <tracefs.h>
 
-#include "../../cli/cli.h"
+#include "../../record/record-int.h"
 #include "../../lib/lib.h"
 
 /* One more than the highest per_cpu/cpuN of @inst; -1 when there is none. */
@@ -46,28 +46,28 @@ static int drain(struct tracefs_instance *inst, int cpu, const char *path)
 	void *buf = NULL;
 
 	if (!tcpu)
-		return error("extract: cpu %d: trace_pipe_raw: %s", cpu, strerror(errno)), -1;
+		return rec_error("extract: cpu %d: trace_pipe_raw: %s", cpu, strerror(errno)), -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		error("extract: %s: %s", path, strerror(errno));
+		rec_error("extract: %s: %s", path, strerror(errno));
 		goto out;
 	}
 	buf = xmalloc(tracefs_cpu_read_size(tcpu));
 	while ((n = tracefs_cpu_read(tcpu, buf, true)) > 0 || (n < 0 && errno == EINTR)) {
 		if (n > 0 && write(fd, buf, n) != n) {
-			error("extract: %s: %s", path, strerror(errno ? errno : ENOSPC));
+			rec_error("extract: %s: %s", path, strerror(errno ? errno : ENOSPC));
 			goto out;
 		}
 	}
 	if (n < 0 && errno != EAGAIN) {
-		error("extract: cpu %d: trace_pipe_raw: %s", cpu, strerror(errno));
+		rec_error("extract: cpu %d: trace_pipe_raw: %s", cpu, strerror(errno));
 		goto out;
 	}
 	r = 0;
 out:
 	free(buf);
 	if (fd >= 0 && close(fd) && !r) {
-		error("extract: %s: %s", path, strerror(errno));
+		rec_error("extract: %s: %s", path, strerror(errno));
 		r = -1;
 	}
 	tracefs_cpu_close(tcpu);
@@ -86,17 +86,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!tracefs_instance_exists(argv[1]))
-		return error("extract: no tracefs instance %s", argv[1]), 1;
+		return rec_error("extract: no tracefs instance %s", argv[1]), 1;
 	inst = tracefs_instance_alloc(NULL, argv[1]);
 	ncpus = inst ? count_cpus(inst) : -1;
 	if (ncpus <= 0) {
-		error("extract: %s: cannot count its CPUs", argv[1]);
+		rec_error("extract: %s: cannot count its CPUs", argv[1]);
 		tracefs_instance_free(inst);
 		return 1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.cpus-XXXXXX", argv[2]);
 	if (!mkdtemp(tmp)) {
-		error("extract: %s: %s", tmp, strerror(errno));
+		rec_error("extract: %s: %s", tmp, strerror(errno));
 		tracefs_instance_free(inst);
 		return 1;
 	}

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What tlbscope record enables in its instance: the tracepoints the analyses read and, on
- * riscv64, the kprobes of tlbscope-probes(7) (group "tlbscope") on the flush functions the
- * running kernel has; for each one missing, what the analyses therefore cannot see.
- * Kprobes it creates are handed back to be removed on every exit path.
+ * What a recording enables in its instance: the tracepoints the analyses read (top's live
+ * set is the subset its model reads) and, for record on riscv64, the kprobes of
+ * tlbscope-probes(7) (group "tlbscope") on the flush functions the running kernel has; for
+ * each one missing, what the analyses therefore cannot see.  Kprobes it creates are handed
+ * back to be removed on every exit path.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,29 +15,34 @@
 #include <tracefs.h>
 
 #include "../lib/lib.h"
-#include "record.h"
+#include "record-int.h"
 
 struct tp {
 	const char *system, *event;
+	bool live;		/* read by top's live model too */
 	bool optional;		/* say nothing when the kernel lacks it */
 	const char *missing;	/* what the analyses cannot see without it */
 };
 
 static const struct tp tracepoints[] = {
-	{ "sched", "sched_switch", false, "which task (and mm) each CPU runs: no timeline at all" },
-	{ "sched", "sched_process_fork", false, "parent/child links; new processes' mms are guessed" },
-	{ "sched", "sched_process_exec", false, "exec loading a new mm" },
-	{ "sched", "sched_process_exit", false, "when a process and its mm end" },
-	{ "task", "task_newtask", false, "clone flags: threads and processes are told apart by guesses" },
-	{ "ipi", "ipi_send_cpu", false, "single-target IPIs" },
-	{ "ipi", "ipi_send_cpumask", false, "multi-target IPIs and their target masks" },
-	{ "ipi", "ipi_raise", true, NULL },
-	{ "ipi", "ipi_entry", true, NULL },
-	{ "ipi", "ipi_exit", true, NULL },
-	{ "csd", "csd_queue_cpu", false, "which CPU sent each flush IPI to which (sender side)" },
-	{ "csd", "csd_function_entry", false, "flush IPIs as handled on the target CPU" },
-	{ "csd", "csd_function_exit", false, "how long a flush IPI handler ran" },
-	{ "tlb", "tlb_flush", false, "local TLB flushes and their reasons (x86 tracepoint)" },
+	{ "sched", "sched_switch", true, false,
+	  "which task (and mm) each CPU runs: no timeline at all" },
+	{ "sched", "sched_process_fork", true, false,
+	  "parent/child links; new processes' mms are guessed" },
+	{ "sched", "sched_process_exec", true, false, "exec loading a new mm" },
+	{ "sched", "sched_process_exit", true, false, "when a process and its mm end" },
+	{ "task", "task_newtask", true, false,
+	  "clone flags: threads and processes are told apart by guesses" },
+	{ "ipi", "ipi_send_cpu", true, false, "single-target IPIs" },
+	{ "ipi", "ipi_send_cpumask", true, false, "multi-target IPIs and their target masks" },
+	{ "ipi", "ipi_raise", false, true, NULL },
+	{ "ipi", "ipi_entry", false, true, NULL },
+	{ "ipi", "ipi_exit", false, true, NULL },
+	{ "csd", "csd_queue_cpu", true, false,
+	  "which CPU sent each flush IPI to which (sender side)" },
+	{ "csd", "csd_function_entry", true, false, "flush IPIs as handled on the target CPU" },
+	{ "csd", "csd_function_exit", true, false, "how long a flush IPI handler ran" },
+	{ "tlb", "tlb_flush", true, false, "local TLB flushes and their reasons (x86 tracepoint)" },
 };
 
 /*
@@ -85,37 +91,39 @@ static const struct kp kprobes[] = {
 _Static_assert(N_KP == RECORD_N_KP, "record.h's count of the kprobes");
 #define KP_GROUP "tlbscope"
 
-int record_enable_tracepoints(struct tracefs_instance *inst, bool riscv)
+int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set, bool riscv,
+			      const char *who)
 {
+	bool say = set == REC_EVENTS_RECORD, have_switch = false;
 	int enabled = 0;
-	bool have_switch = false;
 
 	for (size_t i = 0; i < N_TP; i++) {
 		const struct tp *t = &tracepoints[i];
 
+		if (set == REC_EVENTS_LIVE && !t->live)
+			continue;
 		if (!tracefs_event_file_exists(inst, t->system, t->event, "enable")) {
 			/* tlb_flush is x86's; RISC-V flushes are seen through the kprobes */
-			if (!t->optional && !(riscv && !strcmp(t->event, "tlb_flush")))
-				warning("record: this kernel has no %s:%s; the analyses will not see %s",
-					t->system, t->event, t->missing);
+			if (say && !t->optional && !(riscv && !strcmp(t->event, "tlb_flush")))
+				rec_warning("%s: this kernel has no %s:%s; the analyses will not see %s",
+					    who, t->system, t->event, t->missing);
 			continue;
 		}
 		if (tracefs_event_enable(inst, t->system, t->event)) {
-			warning("record: cannot enable %s:%s: %s; the analyses will not see %s",
-				t->system, t->event, strerror(errno), t->missing ? t->missing :
-				"it");
+			rec_warning("%s: cannot enable %s:%s: %s; the analyses will not see %s", who,
+				    t->system, t->event, strerror(errno),
+				    t->missing ? t->missing : "it");
 			continue;
 		}
 		enabled++;
 		have_switch |= !strcmp(t->event, "sched_switch");
 	}
-	if (!enabled) {
-		error("record: none of the events the analyses need exist on this kernel "
-		      "(sched, task, ipi, csd, tlb tracepoints)");
-		return -1;
-	}
-	if (!have_switch)
-		warning("record: without sched:sched_switch the trace cannot be analyzed per CPU");
+	if (!enabled)
+		return rec_error("%s: none of the events the analyses need exist on this kernel "
+				 "(sched, task, ipi, csd, tlb tracepoints)", who);
+	if (!have_switch && say)
+		rec_warning("%s: without sched:sched_switch the trace cannot be analyzed per CPU",
+			    who);
 	return 0;
 }
 
@@ -181,7 +189,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 		return;
 	}
 	if (!record_btf_offsets(offs))
-		warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
+		rec_warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
 			"that read struct members (cpumasks, vma->vm_mm) are left out");
 	snprintf(path, sizeof(path), "%s/available_filter_functions", tracing_dir);
 	for (size_t i = 0; i < N_KP; i++) {
@@ -195,7 +203,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 		} else if (in_file("/proc/kallsyms", k->fn, true)) {
 			off = 0;	/* built without ftrace (sbi.c): no patch site */
 		} else {
-			warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
+			rec_warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
 				"not see %s", k->fn, k->what);
 			continue;
 		}
@@ -208,13 +216,13 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 			dropped[0] = '\0';
 			args = record_kprobe_args(k->args, offs, dropped, sizeof(dropped));
 			if (dropped[0])
-				warning("record: %s: no BTF offset for %s; probed without them",
+				rec_warning("record: %s: no BTF offset for %s; probed without them",
 					k->fn, dropped);
 			snprintf(addr, sizeof(addr), "%s+%d", k->fn, off);
 			ev = tracefs_kprobe_alloc(KP_GROUP, k->fn, addr, *args ? args : NULL);
 			free(args);
 			if (!ev || tracefs_dynevent_create(ev)) {
-				warning("record: cannot add kprobe %s/%s at %s: %s; the analyses will "
+				rec_warning("record: cannot add kprobe %s/%s at %s: %s; the analyses will "
 					"not see %s", KP_GROUP, k->fn, addr, strerror(errno), k->what);
 				tracefs_dynevent_free(ev);
 				continue;
@@ -222,7 +230,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 			added[i] = ev;
 		}
 		if (tracefs_event_enable(inst, KP_GROUP, k->fn))
-			warning("record: cannot enable kprobe %s/%s: %s", KP_GROUP, k->fn,
+			rec_warning("record: cannot enable kprobe %s/%s: %s", KP_GROUP, k->fn,
 				strerror(errno));
 	}
 }
@@ -233,7 +241,7 @@ void record_remove_kprobes(struct tracefs_dynevent **added)
 		if (!added[i])
 			continue;
 		if (tracefs_dynevent_destroy(added[i], true))
-			warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
+			rec_warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
 				strerror(errno));
 		tracefs_dynevent_free(added[i]);
 		added[i] = NULL;

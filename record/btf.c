@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../lib/lib.h"
-#include "record.h"
+#include "record-int.h"
 
 struct btf {
 	unsigned char *data;

@@ -20,7 +20,7 @@
 #include <tracefs.h>
 
 #include "../lib/lib.h"
-#include "cli.h"
+#include "record-int.h"
 
 /* trace-cmd's option ids (trace-cmd.dat(5)) */
 #define OPT_DONE	0
@@ -71,7 +71,7 @@ static void out_write(struct tracedat_out *t, const void *buf, size_t len)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			error("%s: %s: %s", t->cmd, t->path, w < 0 ? strerror(errno) :
+			rec_error("%s: %s: %s", t->cmd, t->path, w < 0 ? strerror(errno) :
 			      strerror(ENOSPC));
 			t->failed = true;
 			return;
@@ -166,7 +166,7 @@ static int write_header_file(struct tracedat_out *t, const char *events, const c
 	snprintf(path, sizeof(path), "%s/%s", events, name);
 	if (slurp(path, &b) || !b.len) {
 		free(b.data);
-		return error("%s: %s: %s", t->cmd, path, b.len ? strerror(errno) : "empty"), -1;
+		return rec_error("%s: %s: %s", t->cmd, path, b.len ? strerror(errno) : "empty"), -1;
 	}
 	out_write(t, name, strlen(name) + 1);
 	out_u64(t, b.len);
@@ -184,7 +184,7 @@ static int write_formats(struct tracedat_out *t, const char *events)
 	int n = list_dirs(events, &systems);
 
 	if (n < 0)
-		return error("%s: %s: %s", t->cmd, events, strerror(errno)), -1;
+		return rec_error("%s: %s: %s", t->cmd, events, strerror(errno)), -1;
 	count = system_formats(events, "ftrace", &b);
 	out_u32(t, count);
 	out_write(t, b.data, b.len);
@@ -234,13 +234,13 @@ static void write_kallsyms(struct tracedat_out *t)
 	struct blob b = { 0 }, k = { 0 };
 
 	if (slurp("/proc/kallsyms", &b)) {
-		warning("%s: /proc/kallsyms: %s; IPI callbacks stay addresses, flush IPIs are "
+		rec_warning("%s: /proc/kallsyms: %s; IPI callbacks stay addresses, flush IPIs are "
 			"not told by them", t->cmd, strerror(errno));
 		b.len = 0;
 	} else if (b.len && !kallsyms_has_addresses(&b)) {
 		bool two = !slurp("/proc/sys/kernel/kptr_restrict", &k) && k.len && k.data[0] == '2';
 
-		warning("%s: /proc/kallsyms shows this process no addresses (%s); IPI callbacks "
+		rec_warning("%s: /proc/kallsyms shows this process no addresses (%s); IPI callbacks "
 			"stay addresses, flush IPIs are not told by them", t->cmd,
 			two ? "kernel.kptr_restrict is 2" : "it lacks CAP_SYSLOG");
 		b.len = 0;
@@ -295,7 +295,7 @@ struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance
 	uint8_t b;
 
 	if (!top) {
-		error("%s: cannot find the tracefs mount", cmd);
+		rec_error("%s: cannot find the tracefs mount", cmd);
 		return NULL;
 	}
 	t = xcalloc(1, sizeof(*t));
@@ -305,7 +305,7 @@ struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance
 	t->clock = tracefs_instance_file_read(inst, "trace_clock", NULL);
 	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (t->fd < 0) {
-		error("%s: %s: %s", cmd, path, strerror(errno));
+		rec_error("%s: %s: %s", cmd, path, strerror(errno));
 		tracedat_out_free(t);
 		return NULL;
 	}
@@ -363,7 +363,7 @@ static int copy_data(struct tracedat_out *t, int fd, const char *file, uint64_t 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			error("%s: %s: %s", t->cmd, file, n ? strerror(errno) : "shorter than it was");
+			rec_error("%s: %s: %s", t->cmd, file, n ? strerror(errno) : "shorter than it was");
 			r = -1;
 			break;
 		}
@@ -387,12 +387,12 @@ int tracedat_out_add_cpus(struct tracedat_out *t, int ncpus, char *const *files)
 
 		fd[i] = open(files[i], O_RDONLY | O_CLOEXEC);
 		if (fd[i] < 0 || fstat(fd[i], &st)) {
-			error("%s: %s: %s", t->cmd, files[i], strerror(errno));
+			rec_error("%s: %s: %s", t->cmd, files[i], strerror(errno));
 			goto out;
 		}
 		size[i] = st.st_size;
 		if (size[i] % t->page_size) {
-			error("%s: %s: %llu bytes, not whole %u-byte sub-buffers", t->cmd, files[i],
+			rec_error("%s: %s: %llu bytes, not whole %u-byte sub-buffers", t->cmd, files[i],
 			      (unsigned long long)size[i], t->page_size);
 			goto out;
 		}
@@ -436,7 +436,7 @@ int tracedat_out_close(struct tracedat_out *t)
 	int r = t->failed ? -1 : 0;
 
 	if (close(t->fd) && !t->failed) {
-		error("%s: %s: %s", t->cmd, t->path, strerror(errno));
+		rec_error("%s: %s: %s", t->cmd, t->path, strerror(errno));
 		r = -1;
 	}
 	t->fd = -1;

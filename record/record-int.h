@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Internal to record/: what session.c asks of events.c (tracepoints and kprobes to
+ * enable), btf.c (struct offsets for kprobe arguments) and tracedat-write.c (the file).
+ * tests/tools/extract.c uses the trace.dat writer directly.
+ */
+#ifndef TLBSCOPE_RECORD_INT_H
+#define TLBSCOPE_RECORD_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "record.h"
+
+#define RECORD_N_KP	11	/* the kprobes record adds (tlbscope-probes(7)) */
+
+/* One CPU's reader while streaming (stream.c) */
+struct rec_cpu {
+	struct rec *r;
+	int cpu;
+	int fd;				/* the per-CPU raw file, -1 closed */
+	struct tracefs_cpu *tcpu;	/* NULL for a CPU not recorded */
+	pthread_t thread;
+	bool started;
+	int err;			/* errno of a failed read or write; 0 ok */
+	uint64_t bytes;
+};
+
+struct rec {
+	struct rec_config c;		/* c.cpus unused: the mask is copied below */
+	bool has_cpus;
+	struct ts_cpumask cpus;
+	const char *tracing_dir;	/* borrowed from libtracefs */
+	struct tracefs_instance *inst;	/* NULL once closed */
+	char name[64];
+	int ncpus;
+	struct tracefs_dynevent *kp_added[RECORD_N_KP];	/* kprobes we created */
+	struct ts_source *live;		/* rec_live_source()'s */
+	/* streaming: files[i] is CPU i's file, cpu[i] its reader */
+	char **files;
+	struct rec_cpu *cpu;
+	atomic_int stop;		/* readers: drain what is left and return */
+	struct tracedat_out *out;	/* from rec_tracedat_head() to _finish() */
+};
+
+bool rec_cpu_recorded(const struct rec *r, int cpu);
+/* stream.c: stop the readers if they run and close the ring buffers (rec_close()) */
+void rec_stream_close(struct rec *r);
+/* stream.c: remove the streamed files and free the readers (rec_free()) */
+void rec_stream_free(struct rec *r);
+
+/* "tlbscope: <msg>" on stderr; returns -1 */
+int rec_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "tlbscope: warning: <msg>" on stderr */
+void rec_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "@NAME" offsets the kprobe arguments use: MM_CPUMASK, VMA_MM, BATCH_MASK, FTD_* */
+#define RECORD_N_OFFS	7
+
+/*
+ * The offsets of the running kernel, from its BTF: @offs[k] for the k-th @NAME, -1 where
+ * the BTF has no such member.  Returns false (all -1) when the kernel has no BTF.
+ */
+bool record_btf_offsets(long offs[RECORD_N_OFFS]);
+
+/*
+ * Expand the "@NAME" offsets in @args with @offs (-1 = unknown).  Arguments needing an
+ * unknown offset are dropped and their names appended to @dropped (@dlen bytes).
+ * Returns a new string.
+ */
+char *record_kprobe_args(const char *args, const long *offs, char *dropped, size_t dlen);
+
+/* events.c */
+struct tracefs_instance;
+struct tracefs_dynevent;
+/*
+ * Enable in @inst the tracepoints of @set that the kernel has.  For REC_EVENTS_RECORD,
+ * each missing one is named on stderr (as @who) with what it hides.  0, or -1 when none
+ * exists (nothing to record).
+ */
+int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set, bool riscv,
+			      const char *who);
+/*
+ * On riscv64 (@machine as uname gives it), create and enable in @inst the kprobes the
+ * kernel can take (checked in @tracing_dir's available_filter_functions and kallsyms);
+ * those created are stored in @added[RECORD_N_KP] for record_remove_kprobes().
+ */
+void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
+			const char *machine, struct tracefs_dynevent **added);
+/* Remove the kprobes record_add_kprobes() created; @added entries become NULL. */
+void record_remove_kprobes(struct tracefs_dynevent **added);
+
+/*
+ * tracedat-write.c: a trace.dat (version 6) of instance @inst, written without libtracecmd
+ * (which sets kptr_restrict while it reads kallsyms).  tracedat_out_open() writes the
+ * headers (event formats, kallsyms, printk formats, command names), so call it while the
+ * events exist; tracedat_out_add_cpus() appends the CPUs' raw sub-buffers, @files[i]
+ * holding CPU i's (an empty file for a CPU not recorded).  Messages are prefixed by @who
+ * (borrowed).  tracedat_out_close() frees the handle and returns -1 if any write failed.
+ */
+struct tracedat_out;
+struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance *inst,
+				       const char *who);
+int tracedat_out_add_cpus(struct tracedat_out *t, int ncpus, char *const *files);
+int tracedat_out_close(struct tracedat_out *t);
+void tracedat_out_free(struct tracedat_out *t);	/* on error paths; NULL is fine */
+
+#endif
