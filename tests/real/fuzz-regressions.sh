@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Every input a fuzzing campaign crashed tlbscope with (tests/fuzz/regressions/FORMAT/) is
-# read again by report and tune: exit 0, or 2 with a message that names the file; never a
-# crash, a hang, a sanitizer report (under `make asan`) or another status.
+# read again by report and tune: exit 0, or 2 with a message that names the file (or for
+# tune 1, with the verdict insufficient-data); never a crash, a hang, a sanitizer report
+# (under `make asan`) or another status.
 T=fuzz-regressions
 . "$(dirname "$0")/../lib.sh"
 
@@ -10,11 +11,13 @@ for f in "$top"/tests/fuzz/regressions/*/*; do
 	[ -f "$f" ] || continue
 	name=${f#"$top"/tests/fuzz/regressions/}
 	for cmd in report tune; do
-		timeout 60 ${TLBSCOPE_WRAP:-} "$prog" $cmd "$f" > /dev/null 2> "$tmp/err"
+		timeout 60 ${TLBSCOPE_WRAP:-} "$prog" $cmd "$f" > "$tmp/out" 2> "$tmp/err"
 		rc=$?
 		why=""
 		case $rc in
 		0) ;;
+		1) [ $cmd = tune ] && grep -q 'verdict *insufficient-data' "$tmp/out" ||
+			why="exit status 1" ;;
 		2) grep -qF "tlbscope: $f" "$tmp/err" || why="exit 2 without naming the file" ;;
 		124) why="hangs (killed after 60 s)" ;;
 		*) why="exit status $rc" ;;
