@@ -15,6 +15,10 @@
 #include "../lib/lib.h"
 #include "tune.h"
 
+/* the lazy TLB flush series' defaults, the base when the trace shows no other */
+#define TUNE_BASE_T	6
+#define TUNE_BASE_Q	32
+
 static const char tune_usage[] =
 	"usage: tlbscope tune [options] TRACE\n"
 	"\n"
@@ -24,6 +28,8 @@ static const char tune_usage[] =
 	"                     whose figures override the generic ones\n"
 	"  --warmup T         count from T after the first event (state still replayed)\n"
 	"  --flush-all-threshold N  pages past which a range flushes the whole ASID (64)\n"
+	"  --base T,Q         the MAX_LOADED_MM, MAX_TLB_FLUSH_TASK the traced kernel runs\n"
+	"                     (default: a lazy kernel's T read from its evictions, else 6,32)\n"
 	"  --direct T,Q       also replay lazy(T, Q) directly and print its counts\n"
 	"  --decisions FILE   with --direct: write that replay's decision for each remote CPU\n"
 	"                     of each flush, \"TS CPU TARGET DECISION\" (lazy_tlb_defer's codes)\n"
@@ -69,6 +75,16 @@ static int parse_list(const char *s, int lo, int hi, int *out, int *n)
 	return *n ? 0 : -1;
 }
 
+/* @v into list @l of @n (at most MAX_LIST) unless it is there already */
+static void list_add(int *l, int *n, int v)
+{
+	for (int i = 0; i < *n; i++)
+		if (l[i] == v)
+			return;
+	if (*n < MAX_LIST)
+		l[(*n)++] = v;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
@@ -80,14 +96,14 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	static const int dQ[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
 	enum {
 		OPT_THRESHOLD = OPT_COMMON_END, OPT_QUEUE, OPT_PLATFORM, OPT_WARMUP,
-		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG
+		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG, OPT_BASE
 	};
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
 		{ "platform", OPT_PLATFORM, true }, { "warmup", OPT_WARMUP, true },
 		{ "flush-all-threshold", OPT_FLUSH_ALL, true }, { "direct", OPT_DIRECT, true },
 		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
-		{ "svg", OPT_SVG, true }, { NULL }
+		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -151,6 +167,16 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			}
 			o->has_direct = true;
 			break;
+		case OPT_BASE:
+			if (sscanf(v, "%d,%d%n", &o->base[0], &o->base[1], &end) != 2 ||
+			    v[end] != '\0' || o->base[0] < 1 || o->base[0] > TUNER_MAX_T ||
+			    o->base[1] < 0 || o->base[1] > 4096) {
+				error("--base: '%s' is not T,Q (T in 1..%d, Q in 0..4096)", v,
+				      TUNER_MAX_T);
+				return -1;
+			}
+			o->has_base = true;
+			break;
 		case OPT_DECISIONS:
 			o->decisions = v;
 			break;
@@ -173,6 +199,13 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		error("tune: --decisions needs --direct T,Q (the replay whose decisions it writes)");
 		return -1;
 	}
+	if (!o->has_base) {
+		o->base[0] = TUNE_BASE_T;
+		o->base[1] = TUNE_BASE_Q;
+	}
+	/* the base is always priced: it is what "keep" is measured against */
+	list_add(o->T, &o->nT, o->base[0]);
+	list_add(o->Q, &o->nQ, o->base[1]);
 	qsort(o->T, o->nT, sizeof(int), cmp_int);
 	qsort(o->Q, o->nQ, sizeof(int), cmp_int);
 	return 0;
@@ -198,18 +231,87 @@ double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti,
 	return tuner_cost(pf, &c, r->o->T[ti], r->o->Q[qi], tuner_mm_switches(r->tu), r->ncpus);
 }
 
-/* Observed flush IPIs of the trace (the kernel's own), or -1 when it shows none. */
-static int64_t observed_ipis(struct timeline *tl, const char **how)
+/*
+ * Observed flush IPIs of the trace (the kernel's own) after the warm-up, as the models
+ * count them, or -1 when it shows none.
+ */
+static int64_t observed_ipis(const struct tune_run *r, const char **how)
 {
-	int src = timeline_ipi_source(tl);
+	int src = timeline_ipi_source(r->tl);
 	int64_t n = 0;
 
 	*how = timeline_ipi_source_name(src);
 	if (src < 0)
 		return -1;
-	for (int i = 0; i < timeline_cpus(tl); i++)
-		n += timeline_cpu(tl, i)->ipis_received[src];
-	return n;
+	if (!r->warm)
+		return 0;	/* the warm-up reached past the end: nothing counted */
+	for (int i = 0; i < timeline_cpus(r->tl); i++)
+		n += timeline_cpu(r->tl, i)->ipis_received[src];
+	return n - (int64_t)r->ipis_at_warm[src];
+}
+
+/*
+ * The consumer of the resolved stream: the tuner, and what the kernel itself shows counted
+ * over the same window (after --warmup) as the models.
+ */
+static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct tune_run *r = ctx;
+
+	if (ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS && !r->started) {
+		r->started = true;
+		r->t0 = ev->ts;
+	}
+	if (r->started && !r->warm && ev->ts >= r->t0 + r->o->warmup_ns) {
+		r->warm = true;
+		for (int i = 0; i < timeline_cpus(tl); i++)
+			for (int s = 0; s < TL_IPI__COUNT; s++)
+				r->ipis_at_warm[s] += timeline_cpu(tl, i)->ipis_received[s];
+	}
+	if (r->warm && ev->kind == TS_EV_OTHER && ev->name &&
+	    !strcmp(ts_source_str(r->src, ev->name), "local_flush_tlb_mm"))
+		r->kernel_evictions++;	/* a lazy kernel's eviction (DESIGN section 1) */
+	tuner_feed(r->tu, tl, ev);
+}
+
+/* The grid index of @v in @l, else of the nearest value. */
+static int nearest(const int *l, int n, int v)
+{
+	int best = 0;
+
+	for (int i = 1; i < n; i++)
+		if (abs(l[i] - v) < abs(l[best] - v))
+			best = i;
+	return best;
+}
+
+/*
+ * The setting the traced kernel runs: --base, else on a lazy kernel the T whose evictions
+ * equal the kernel's own (they fall strictly with T while there are any), else the
+ * series' defaults.  Q is not visible in the trace's events.
+ */
+static void find_base(struct tune_run *r, int *ti, int *qi)
+{
+	int T = r->o->base[0];
+
+	r->base_T_how = r->base_Q_how = r->o->has_base ? "user" : "default";
+	if (!r->o->has_base && r->lazy_kernel && r->kernel_evictions) {
+		uint64_t best = UINT64_MAX;
+
+		for (int k = 1; k <= TUNER_MAX_T; k++) {
+			uint64_t e = tuner_evictions_at(r->tu, k);
+			uint64_t d = e > r->kernel_evictions ? e - r->kernel_evictions :
+				     r->kernel_evictions - e;
+
+			if (d < best) {
+				best = d;
+				T = k;
+			}
+		}
+		r->base_T_how = "trace";
+	}
+	*ti = nearest(r->o->T, r->o->nT, T);
+	*qi = nearest(r->o->Q, r->o->nQ, r->o->base[1]);
 }
 
 const char *tune_arch_of(const struct ts_source_info *info)
@@ -265,7 +367,7 @@ int cmd_tune(int argc, char **argv)
 	int64_t observed;
 	const char *obs_how;
 	uint64_t hist[TUNER_MAX_T + 1], cov = 0, den = 0;
-	int ret, bad = 0;
+	int ret, bad = 0, base_ti, base_qi;
 
 	ret = tune_parse_args(&o, argc, argv);
 	if (ret)
@@ -313,7 +415,7 @@ int cmd_tune(int argc, char **argv)
 			o.direct[0], o.direct[1], o.c.input);
 	}
 	r.tu = tuner_new(&to);
-	ret = analyze_run(&o.c, r.src, tuner_feed, r.tu, &r.tl);
+	ret = analyze_run(&o.c, r.src, tune_feed, &r, &r.tl);
 	if (to.decisions) {
 		bool failed = ferror(to.decisions);
 
@@ -328,11 +430,14 @@ int cmd_tune(int argc, char **argv)
 	if (o.verify)
 		bad = verify_grid(&r);
 	tuner_recommend(r.tu, &r.pf, &rec);
-	observed = observed_ipis(r.tl, &obs_how);
+	r.lazy_kernel = timeline_load_commits(r.tl);
+	find_base(&r, &base_ti, &base_qi);
+	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel, &r.adv);
+	observed = observed_ipis(&r, &obs_how);
 	tuner_reuse_hist(r.tu, -1, hist);
 	for (int d = 0; d <= TUNER_MAX_T; d++) {
 		den += hist[d];
-		if (d && d <= o.T[rec.small_ti])
+		if (d && d <= o.T[r.adv.ti >= 0 ? r.adv.ti : rec.small_ti])
 			cov += hist[d];
 	}
 	tune_reason(why, sizeof(why), &r, &rec, cov, den);
@@ -344,7 +449,8 @@ int cmd_tune(int argc, char **argv)
 		tune_print_json(&r, &rec, observed, obs_how, tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	else
 		tune_print_text(&r, &rec, observed, obs_how, tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
-	ret = bad ? EXIT_PROBLEM : EXIT_OK;
+	/* no advice is an answer a script must not take for one */
+	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:
 	tuner_free(r.tu);
 	timeline_free(r.tl);

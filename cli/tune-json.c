@@ -76,6 +76,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			json_object_set_new(cj, "cpu", json_integer(c));
 			json_array_append_new(cpus, cj);
 		}
+		json_object_set_new(mj, "cost_ns", json_real(tuner_model_cost(&r->pf,
+				    tuner_model(r->tu, m))));
 		json_object_set_new(mj, "cpus", cpus);
 		json_object_set_new(j, tuner_model_name(m), mj);
 	}
@@ -147,6 +149,11 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	j = json_object();
 	json_object_set_new(j, "flush_ipis", observed >= 0 ? json_integer(observed) : json_null());
 	json_object_set_new(j, "source", observed >= 0 ? json_string(obs_how) : json_null());
+	json_object_set_new(j, "warmup_ns", json_integer((json_int_t)r->o->warmup_ns));
+	/* a lazy kernel is checked against lazy at its own T, Q, whose IPIs are ideal's */
+	json_object_set_new(j, "predicted_model", json_string(r->lazy_kernel ? "lazy" : "stock_asid"));
+	json_object_set_new(j, "predicted", json_integer((json_int_t)(r->lazy_kernel ? ideal->ipis :
+			    stock->ipis)));
 	json_object_set_new(j, "predicted_stock_asid", json_integer((json_int_t)stock->ipis));
 	{
 		uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
@@ -157,35 +164,83 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				    json_real(100.0 * ((double)seeded - observed) / observed) : json_null());
 	}
 	json_object_set_new(j, "difference_percent", observed > 0 ?
-			    json_real(100.0 * ((double)stock->ipis - observed) / observed) : json_null());
+			    json_real(100.0 * ((double)(r->lazy_kernel ? ideal->ipis : stock->ipis) -
+					       observed) / observed) : json_null());
 	json_object_set_new(root, "observed", j);
 
-	j = json_object();
-	json_object_set_new(j, "threshold", json_integer(r->o->T[rec->small_ti]));
-	json_object_set_new(j, "queue", json_integer(r->o->Q[rec->small_qi]));
-	json_object_set_new(j, "tlb_flush_all_threshold", fat ? json_integer((json_int_t)fat) :
-			    json_null());
-	json_object_set_new(j, "ipi_reduction", json_real(stock->ipis ?
-			    (double)(stock->ipis - ideal->ipis) / stock->ipis : 0.0));
-	json_object_set_new(j, "cost_ns", json_real(rec->small_cost));
-	json_object_set_new(j, "cheapest", json_pack("{s:i,s:i,s:f}", "threshold",
-			    r->o->T[rec->ti], "queue", r->o->Q[rec->qi], "cost_ns", rec->cost));
-	json_object_set_new(j, "reason", json_string(why));
-	arr = json_array();
-	for (int f = 0; f < PF__COSTS; f++)
-		for (int k = 0; k < 2; k++)
-			json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i}", "figure",
-				platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
-				r->o->T[r->sens[f][k].small_ti], "queue",
-				r->o->Q[r->sens[f][k].small_qi]));
-	json_object_set_new(j, "sensitivity", arr);
-	arr = json_array();
-	for (int k = 0; k < r->nwin; k++)
-		json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
-			(json_int_t)r->until[k], "threshold", r->o->T[r->win[k].small_ti], "queue",
-			r->o->Q[r->win[k].small_qi]));
-	json_object_set_new(j, "stability", arr);
-	json_object_set_new(root, "recommendation", j);
+	{
+		const struct tuner_advice *a = &r->adv;
+		bool point = a->ti >= 0 && (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP);
+		bool priced = a->verdict != TUNER_INSUFFICIENT;
+		char *patch = NULL;
+		size_t plen = 0;
+		FILE *pf;
+
+		j = json_object();
+		json_object_set_new(j, "verdict", json_string(tuner_verdict_name(a->verdict)));
+		json_object_set_new(j, "reason", json_string(why));
+		json_object_set_new(j, "base", json_pack("{s:i,s:s,s:i,s:s}", "threshold",
+				    r->o->T[a->base_ti], "threshold_source", r->base_T_how, "queue",
+				    r->o->Q[a->base_qi], "queue_source", r->base_Q_how));
+		json_object_set_new(j, "threshold", point ? json_integer(r->o->T[a->ti]) :
+				    json_null());
+		json_object_set_new(j, "queue", point ? json_integer(r->o->Q[a->qi]) : json_null());
+		json_object_set_new(j, "tlb_flush_all_threshold", point && fat ?
+				    json_integer((json_int_t)fat) : json_null());
+		json_object_set_new(j, "cost_ns", point ? json_real(a->point_cost) : json_null());
+		json_object_set_new(j, "stock_cost_ns", priced ? json_real(a->stock_cost) : json_null());
+		json_object_set_new(j, "ideal_cost_ns", priced ? json_real(a->ideal_cost) : json_null());
+		json_object_set_new(j, "base_cost_ns", priced ? json_real(a->base_cost) : json_null());
+		json_object_set_new(j, "ipis_saved", json_integer((json_int_t)(stock->ipis > ideal->ipis ?
+				    stock->ipis - ideal->ipis : 0)));
+		json_object_set_new(j, "ipis_saved_ns", json_real((stock->ipis > ideal->ipis ?
+				    stock->ipis - ideal->ipis : 0) * tuner_ipi_unit(&r->pf)));
+		json_object_set_new(j, "ipi_reduction", stock->ipis ?
+				    json_real((double)(stock->ipis - ideal->ipis) / stock->ipis) :
+				    json_null());
+		json_object_set_new(j, "cheapest", !priced ? json_null() : json_pack("{s:i,s:i,s:f,s:f}", "threshold",
+				    r->o->T[rec->ti], "queue", r->o->Q[rec->qi], "cost_ns", rec->cost,
+				    "differing_cost_ns", rec->differing));
+		json_object_set_new(j, "smallest_within_band", !priced ? json_null() :
+				    json_pack("{s:i,s:i}", "threshold", r->o->T[rec->small_ti], "queue",
+					      r->o->Q[rec->small_qi]));
+		json_object_set_new(j, "equally_good", !priced ? json_null() : json_pack("{s:i,s:[i,i],s:[i,i]}", "points",
+				    rec->nflat, "threshold", r->o->T[rec->lo_ti], r->o->T[rec->hi_ti],
+				    "queue", r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]));
+		arr = json_array();
+		for (int f = 0; point && f < PF__COSTS; f++)
+			for (int k = 0; k < 2; k++)
+				json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i}", "figure",
+					platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
+					r->o->T[r->sens[f][k].small_ti], "queue",
+					r->o->Q[r->sens[f][k].small_qi]));
+		json_object_set_new(j, "sensitivity", arr);
+		arr = json_array();
+		{
+			int same = 0;
+
+			for (int k = 0; point && k < r->nwin; k++) {
+				same += r->win[k].small_ti == rec->small_ti &&
+					r->win[k].small_qi == rec->small_qi;
+				json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
+					(json_int_t)r->until[k], "threshold",
+					r->o->T[r->win[k].small_ti], "queue",
+					r->o->Q[r->win[k].small_qi]));
+			}
+			json_object_set_new(j, "stability", arr);
+			json_object_set_new(j, "stable", point && r->nwin ?
+					    json_boolean(same == r->nwin) : json_null());
+		}
+		pf = open_memstream(&patch, &plen);
+		if (pf) {
+			bool any = tune_write_patch(pf, r, fat);
+
+			fclose(pf);
+			json_object_set_new(j, "patch", any ? json_string(patch) : json_null());
+		}
+		free(patch);
+		json_object_set_new(root, "recommendation", j);
+	}
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(verified));
 

@@ -38,30 +38,148 @@ static void explain(FILE *out, const struct tune_run *r, int64_t observed, uint6
 		fprintf(out, "  - flush_tlb_all and kernel-range flushes reach every online CPU\n");
 }
 
-void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
-		 uint64_t reach_cov_num, uint64_t reach_den)
+const char *tune_percent(char *buf, size_t len, double part, double whole)
 {
+	if (whole == 0)
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%+.1f %%", 100.0 * part / whole);
+	return buf;
+}
+
+/* Why lazy flush pays, and what T and Q trade at the point to set. */
+static void reason_pays(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
+			uint64_t cov, uint64_t den)
+{
+	const struct tuner_advice *a = &r->adv;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
 	struct tuner_counts c, c1;
-	int T = r->o->T[rec->small_ti], Q = r->o->Q[rec->small_qi];
-	double saved = stock->ipis ? 100.0 * (stock->ipis - ideal->ipis) / stock->ipis : 0;
+	int T = r->o->T[a->ti], Q = r->o->Q[a->qi], cT = r->o->T[rec->ti];
+	char pct[32], bigger[160];
 
-	tuner_grid_point(r->tu, rec->small_ti, rec->small_qi, &c);
-	tuner_grid_point(r->tu, 0, rec->small_qi, &c1);
+	tuner_grid_point(r->tu, a->ti, a->qi, &c);
+	tuner_grid_point(r->tu, 0, a->qi, &c1);
+	if (cT > T)
+		snprintf(bigger, sizeof(bigger), "tables up to T=%d save less than %.0f %% more",
+			 cT, 100 * TUNER_BAND);
+	else
+		snprintf(bigger, sizeof(bigger), "a bigger table costs more scanning than it saves");
 	snprintf(buf, len,
-		 "Lazy flush interrupts only CPUs that are running the mm, so it sends %llu flush "
-		 "IPIs instead of the stock kernel's %llu (%.1f %% fewer) whatever T and Q are. "
+		 "%s. Lazy flush interrupts only CPUs that are running the mm, so it sends %llu "
+		 "flush IPIs instead of the stock kernel's %llu (%s, %.3f ms of IPIs saved) "
+		 "whatever T and Q are; with what it adds, T=%d Q=%d costs %.3f ms against "
+		 "%.3f ms for stock (%.3f ms at the base T=%d Q=%d). "
 		 "T trades evictions (a local ASID flush, and a TLB refill when the mm comes back "
 		 "soon) against a longer table scan at every switch: %.1f %% of this trace's mm "
 		 "switches return to one of the %d most recent mms, and at T=%d evictions fall to "
-		 "%llu from %llu at T=%d; a bigger table costs more scanning than it saves. "
-		 "Q=%d keeps queue overflows (whole-ASID flushes) at %llu while bounding the "
-		 "per-CPU queue memory to %d x %d entries.",
-		 (unsigned long long)ideal->ipis, (unsigned long long)stock->ipis, saved,
-		 reach_den ? 100.0 * reach_cov_num / reach_den : 0.0, T, T,
-		 (unsigned long long)c.evictions, (unsigned long long)c1.evictions, r->o->T[0],
-		 Q, (unsigned long long)c.overflows, T, Q);
+		 "%llu from %llu at T=%d; %s. Q=%d keeps queue overflows (whole-ASID flushes) at "
+		 "%llu while bounding the per-CPU queue memory to %d x %d entries.",
+		 a->verdict == TUNER_KEEP ? "Keep the kernel's setting, within the band of the "
+		 "cheapest point" : "Lazy flush pays",
+		 (unsigned long long)ideal->ipis, (unsigned long long)stock->ipis,
+		 tune_percent(pct, sizeof(pct), -(double)a->ipis_saved, stock->ipis),
+		 a->ipis_saved_ns / 1e6, T, Q, a->point_cost / 1e6, a->stock_cost / 1e6,
+		 a->base_cost / 1e6, r->o->T[a->base_ti], r->o->Q[a->base_qi],
+		 den ? 100.0 * cov / den : 0.0, T, T, (unsigned long long)c.evictions,
+		 (unsigned long long)c1.evictions, r->o->T[0], bigger, Q,
+		 (unsigned long long)c.overflows, T, Q);
+}
+
+void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
+		 uint64_t reach_cov_num, uint64_t reach_den)
+{
+	const struct tuner_advice *a = &r->adv;
+	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
+	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
+	char warm[96] = "", pct[32];
+
+	if (r->o->warmup_ns) {
+		char ts[32];
+
+		format_ns(ts, sizeof(ts), r->o->warmup_ns);
+		snprintf(warm, sizeof(warm), " after the %s s warm-up%s", ts,
+			 r->warm ? "" : " (which reaches past the trace's end)");
+	}
+	switch (a->why) {
+	case TUNER_WHY_FEW_REQUESTS:
+		snprintf(buf, len, "Not enough to advise on: %llu flush requests with a user mm "
+			 "were counted%s, and at least %d are needed, so there is no point to set "
+			 "and no patch. Trace a longer run of the workload, with the flush events "
+			 "(tlbscope record, or kprobes on __flush_tlb_range).",
+			 (unsigned long long)(req - unattr), warm, TUNER_MIN_REQUESTS);
+		return;
+	case TUNER_WHY_FEW_SWITCHES:
+		snprintf(buf, len, "Not enough to advise on: %llu mm switches were counted%s, "
+			 "and at least %d are needed to see the loaded-mm tables fill and turn "
+			 "over, so there is no point to set and no patch. Trace a longer run of "
+			 "the workload, with sched_switch.",
+			 (unsigned long long)tuner_mm_switches(r->tu), warm, TUNER_MIN_MM_SWITCHES);
+		return;
+	case TUNER_WHY_NO_REMOTE:
+		snprintf(buf, len, "Lazy flush does not help this workload: no flush request had "
+			 "a remote target (the stock kernel sends no flush IPI), so there is "
+			 "nothing to defer; lazy flush would only add its table (%.3f ms at T=%d "
+			 "Q=%d against %.3f ms for stock).", a->point_cost / 1e6,
+			 r->o->T[a->ti], r->o->Q[a->qi], a->stock_cost / 1e6);
+		return;
+	case TUNER_WHY_ALL_RUNNING:
+		snprintf(buf, len, "Lazy flush does not help this workload: every target was "
+			 "running the mm. %llu of the stock kernel's %llu flush IPIs go to CPUs "
+			 "that are running the flushed mm at that moment, which lazy flush must "
+			 "interrupt too: it can queue %llu of them, and would add its table "
+			 "(%.3f ms at T=%d Q=%d against %.3f ms for stock).",
+			 (unsigned long long)(stock->ipis - a->ipis_saved),
+			 (unsigned long long)stock->ipis, (unsigned long long)a->ipis_saved,
+			 a->point_cost / 1e6, r->o->T[a->ti], r->o->Q[a->qi], a->stock_cost / 1e6);
+		return;
+	case TUNER_WHY_COSTS_MORE:
+		snprintf(buf, len, "Lazy flush does not pay for this workload: it would avoid "
+			 "%llu of the stock kernel's %llu flush IPIs (%s), worth %.3f ms, but its "
+			 "evictions, refills and table scans cost more: %.3f ms at its best point "
+			 "T=%d Q=%d against %.3f ms for stock.", (unsigned long long)a->ipis_saved,
+			 (unsigned long long)stock->ipis,
+			 tune_percent(pct, sizeof(pct), -(double)a->ipis_saved, stock->ipis),
+			 a->ipis_saved_ns / 1e6, a->point_cost / 1e6, r->o->T[a->ti],
+			 r->o->Q[a->qi], a->stock_cost / 1e6);
+		return;
+	case TUNER_WHY_PAYS:
+		reason_pays(buf, len, r, rec, reach_cov_num, reach_den);
+		return;
+	}
+}
+
+bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
+{
+	const struct tuner_advice *a = &r->adv;
+	int bT, bQ, T, Q;
+	bool fat_changes = fat && fat != 64;
+
+	if (a->verdict != TUNER_ENABLE || a->ti < 0)
+		return false;
+	bT = r->o->T[a->base_ti];
+	bQ = r->o->Q[a->base_qi];
+	T = r->o->T[a->ti];
+	Q = r->o->Q[a->qi];
+	if (T == bT && Q == bQ && !fat_changes)
+		return false;
+	if (!out)
+		return true;
+	if (T != bT || Q != bQ)
+		fprintf(out, "--- a/arch/riscv/include/asm/tlbflush.h\n"
+			"+++ b/arch/riscv/include/asm/tlbflush.h\n");
+	if (T != bT)
+		fprintf(out, "@@ -1 +1 @@\n-#define MAX_LOADED_MM %d\n+#define MAX_LOADED_MM %d\n",
+			bT, T);
+	if (Q != bQ)
+		fprintf(out, "@@ -1 +1 @@\n-#define MAX_TLB_FLUSH_TASK %d\n"
+			"+#define MAX_TLB_FLUSH_TASK %d\n", bQ, Q);
+	if (fat_changes)
+		fprintf(out, "--- a/arch/riscv/mm/tlbflush.c\n+++ b/arch/riscv/mm/tlbflush.c\n"
+			"@@ -1 +1 @@\n-unsigned long tlb_flush_all_threshold __read_mostly = 64;\n"
+			"+unsigned long tlb_flush_all_threshold __read_mostly = %llu;\n",
+			(unsigned long long)fat);
+	return true;
 }
 
 void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
@@ -69,7 +187,10 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 {
 	const struct ts_source_info *info = ts_source_info(r->src);
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
-	int T = r->o->T[rec->small_ti], Q = r->o->Q[rec->small_qi];
+	const struct tuner_advice *a = &r->adv;
+	/* the point to set, or where there is none the cheapest, for the counts shown */
+	int pti = a->ti >= 0 ? a->ti : rec->small_ti, pqi = a->ti >= 0 ? a->qi : rec->small_qi;
+	int T = r->o->T[pti], Q = r->o->Q[pqi];
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 
 	printf("tlbscope tune: %s (%s), %d CPUs\n", r->o->c.input, info->format, r->ncpus);
@@ -103,10 +224,10 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 		for (int m = 0; m < TUNER__MODELS; m++) {
 			const struct tuner_counts *c = tuner_model(r->tu, m);
-			char a[32], b[32], d[32];
-			const char *row[4] = { tuner_model_name(m), a, b, d };
+			char n[32], b[32], d[32];
+			const char *row[4] = { tuner_model_name(m), n, b, d };
 
-			snprintf(a, 32, "%llu", (unsigned long long)c->ipis);
+			snprintf(n, 32, "%llu", (unsigned long long)c->ipis);
 			snprintf(b, 32, "%llu", (unsigned long long)c->local_flushes);
 			snprintf(d, 32, "%.3f", tuner_model_cost(&r->pf, c) / 1e6);
 			table_add(t, row);
@@ -114,23 +235,40 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		table_print(t, stdout, "  ");
 		table_free(t);
 	}
-	if (observed >= 0) {
-		double diff = stock->ipis ? 100.0 * ((double)stock->ipis - observed) / observed : 0;
+	if (observed >= 0 && r->lazy_kernel) {
+		/* lazy(T, Q) interrupts only CPUs running the mm: its IPIs are ideal's, any T, Q */
+		const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
+		char pct[32];
 
 		printf("\nCheck against the kernel: observed %lld flush IPIs (%s), predicted %llu "
-		       "by stock_asid (%+.1f %%)\n", (long long)observed, obs_how,
-		       (unsigned long long)stock->ipis, observed ? diff : 0.0);
+		       "by lazy at the kernel's own T=%d Q=%d (%s)\n", (long long)observed, obs_how,
+		       (unsigned long long)ideal->ipis, r->o->T[r->adv.base_ti],
+		       r->o->Q[r->adv.base_qi],
+		       tune_percent(pct, sizeof(pct), (double)ideal->ipis - observed, observed));
+		printf("  - a lazy-flush kernel (its local_load_tlb_mm events): it interrupts only "
+		       "CPUs running the mm, whatever T and Q; stock_asid's %llu is what a stock "
+		       "kernel would have sent\n", (unsigned long long)stock->ipis);
+	} else if (observed >= 0) {
+		char pct[32];
+
+		printf("\nCheck against the kernel: observed %lld flush IPIs (%s), predicted %llu "
+		       "by stock_asid (%s)\n", (long long)observed, obs_how,
+		       (unsigned long long)stock->ipis,
+		       tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
 		{
 			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
 			uint64_t initial = timeline_ptr_stats(r->tl)->initial_known;
 			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
+			double diff = observed ? 100.0 * ((double)stock->ipis - observed) / observed : 0;
 
 			if (widened)
 				printf("  with the kernel's masks at each mm's first request (the CPUs that "
-				       "ran %llu mm%s before the trace): predicted %llu (%+.1f %%)\n",
+				       "ran %llu mm%s before the trace): predicted %llu (%s)\n",
 				       (unsigned long long)widened, widened == 1 ? "" : "s",
-				       (unsigned long long)seeded, sd);
-			if (widened && fabs(sd) <= 0.5)
+				       (unsigned long long)seeded,
+				       tune_percent(pct, sizeof(pct), (double)seeded - observed,
+						    observed));
+			if (widened && observed && fabs(sd) <= 0.5)
 				printf("  - so the difference is the history before the trace began: "
 				       "the model's per-request masks match the kernel's\n");
 			else if (!widened && observed && fabs(diff) <= 0.5)
@@ -138,7 +276,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				       initial ? " (each model starts from the mm every CPU had "
 				       "loaded when the trace began: the prev of its first switch_mm)" :
 				       "");
-			else
+			else if (observed || stock->ipis)
 				explain(stdout, r, observed, stock->ipis);
 		}
 	} else {
@@ -146,8 +284,14 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		       "(no csd, ipi or tlb_flush event names a flush function)\n");
 	}
 
+	if (a->verdict == TUNER_INSUFFICIENT) {
+		printf("\nRecommendation\n  verdict                  %s\n\n  %s\n",
+		       tuner_verdict_name(a->verdict), why);
+		return;
+	}
+
 	printf("\nLazy grid: cost in ms (rows T = MAX_LOADED_MM, columns Q = MAX_TLB_FLUSH_TASK; "
-	       "* cheapest, + recommended)\n");
+	       "* cheapest, + recommended, = base)\n");
 	printf("  %5s", "T\\Q");
 	for (int qi = 0; qi < r->o->nQ; qi++)
 		printf(" %9d", r->o->Q[qi]);
@@ -155,8 +299,9 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	for (int ti = 0; ti < r->o->nT; ti++) {
 		printf("  %5d", r->o->T[ti]);
 		for (int qi = 0; qi < r->o->nQ; qi++) {
-			char mark = ti == rec->small_ti && qi == rec->small_qi ? '+' :
-				    ti == rec->ti && qi == rec->qi ? '*' : ' ';
+			char mark = ti == a->ti && qi == a->qi ? '+' :
+				    ti == rec->ti && qi == rec->qi ? '*' :
+				    ti == a->base_ti && qi == a->base_qi ? '=' : ' ';
 
 			printf(" %8.3f%c", tune_cost_of(r, &r->pf, ti, qi) / 1e6, mark);
 		}
@@ -165,7 +310,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	{
 		struct tuner_counts c;
 
-		tuner_grid_point(r->tu, rec->small_ti, rec->small_qi, &c);
+		tuner_grid_point(r->tu, pti, pqi, &c);
 		printf("\nAt T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, %llu overflows, "
 		       "%llu evictions (%llu refills), %llu table resets\n", T, Q,
 		       (unsigned long long)c.ipis, (unsigned long long)c.deferred,
@@ -206,36 +351,55 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		       verified ? "DIFFERENCES (see stderr)" : "every counter equal to the sweep");
 
 	printf("\nRecommendation\n");
-	printf("  MAX_LOADED_MM            %d\n", T);
-	printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
-	if (fat)
-		printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
-	else
-		printf("  tlb_flush_all_threshold  64 (kept: no flush request in this trace has a "
-		       "size; kprobes on __flush_tlb_range give them)\n");
-	printf("  cheapest point           T=%d Q=%d (%.3f ms); recommended is the smallest "
-	       "within 1 %% (%.3f ms)\n", r->o->T[rec->ti], r->o->Q[rec->qi], rec->cost / 1e6,
-	       rec->small_cost / 1e6);
+	printf("  verdict                  %s\n", tuner_verdict_name(a->verdict));
+	printf("  base                     T=%d (%s) Q=%d (%s)\n", r->o->T[a->base_ti],
+	       r->base_T_how, r->o->Q[a->base_qi], r->base_Q_how);
+	if (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP) {
+		printf("  MAX_LOADED_MM            %d\n", T);
+		printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
+		if (fat)
+			printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
+		else
+			printf("  tlb_flush_all_threshold  64 (kept: no flush request in this trace "
+			       "has a size; kprobes on __flush_tlb_range give them)\n");
+	}
+	printf("  costs (ms, one basis)    stock %.3f, ideal %.3f, base %.3f, cheapest T=%d Q=%d "
+	       "%.3f\n", a->stock_cost / 1e6, a->ideal_cost / 1e6, a->base_cost / 1e6,
+	       r->o->T[rec->ti], r->o->Q[rec->qi], rec->cost / 1e6);
+	printf("  IPIs saved               %llu (%.3f ms), the same at every lazy point: the "
+	       "choice among them is made on the rest of the cost\n",
+	       (unsigned long long)a->ipis_saved, a->ipis_saved_ns / 1e6);
+	if (rec->nflat > 1)
+		printf("  equally good             %d points within %.0f %% of the cheapest: "
+		       "T=%d..%d, Q=%d..%d (the grid is flat there)\n", rec->nflat,
+		       100 * TUNER_BAND, r->o->T[rec->lo_ti], r->o->T[rec->hi_ti],
+		       r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
 	printf("\n  %s\n", why);
 
-	{
-		int same = 0;
+	if (a->verdict == TUNER_NO_BENEFIT)
+		return;	/* no point to set: which lazy point is cheapest is beside it */
+	if (r->nwin) {
+		int same = 0, lo = TUNER_MAX_T + 1, hi = 0;
 
-		if (r->nwin) {
-			printf("\nStability (the recommendation in each quarter of the trace)\n");
-			for (int k = 0; k < r->nwin; k++) {
-				const struct tuner_rec *w = &r->win[k];
-				char ts[32];
+		printf("\nStability (the recommendation in each quarter of the trace)\n");
+		for (int k = 0; k < r->nwin; k++) {
+			const struct tuner_rec *w = &r->win[k];
+			char ts[32];
+			int wT = r->o->T[w->small_ti];
 
-				format_ns(ts, sizeof(ts), r->until[k]);
-				same += w->small_ti == rec->small_ti && w->small_qi == rec->small_qi;
-				printf("  until %s s: T=%d Q=%d\n", ts, r->o->T[w->small_ti],
-				       r->o->Q[w->small_qi]);
-			}
-			printf("  the whole trace's choice in %d of %d quarters\n", same, r->nwin);
-		} else {
-			printf("\nStability: the trace is too short to split into quarters\n");
+			format_ns(ts, sizeof(ts), r->until[k]);
+			same += w->small_ti == rec->small_ti && w->small_qi == rec->small_qi;
+			lo = wT < lo ? wT : lo;
+			hi = wT > hi ? wT : hi;
+			printf("  until %s s: T=%d Q=%d\n", ts, wT, r->o->Q[w->small_qi]);
 		}
+		printf("  the whole trace's choice in %d of %d quarters", same, r->nwin);
+		if (same < r->nwin)
+			printf(": the quarters disagree (T=%d..%d), so read the point as a range, "
+			       "not an exact value", lo, hi);
+		printf("\n");
+	} else {
+		printf("\nStability: the trace is too short to split into quarters\n");
 	}
 
 	printf("\nSensitivity (each unit cost x0.5 and x2; the recommendation moves to)\n");
@@ -253,14 +417,19 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("\n");
 	}
 
-	printf("\nPatch (for a kernel with the lazy TLB flush series; apply with patch -p1 -l)\n");
-	printf("--- a/arch/riscv/include/asm/tlbflush.h\n+++ b/arch/riscv/include/asm/tlbflush.h\n");
-	printf("@@ -1 +1 @@\n-#define MAX_LOADED_MM 6\n+#define MAX_LOADED_MM %d\n", T);
-	printf("@@ -1 +1 @@\n-#define MAX_TLB_FLUSH_TASK 32\n+#define MAX_TLB_FLUSH_TASK %d\n", Q);
-	if (fat && fat != 64)
-		printf("--- a/arch/riscv/mm/tlbflush.c\n+++ b/arch/riscv/mm/tlbflush.c\n");
-	if (fat && fat != 64)
-		printf("@@ -1 +1 @@\n-unsigned long tlb_flush_all_threshold __read_mostly = 64;\n"
-		       "+unsigned long tlb_flush_all_threshold __read_mostly = %llu;\n",
-		       (unsigned long long)fat);
+	if (a->verdict == TUNER_KEEP) {
+		printf("\nPatch: none, the kernel's setting is the advice\n");
+		return;
+	}
+	if (!r->lazy_kernel)
+		printf("\nEnable: CONFIG_RISCV_LAZY_TLB_FLUSH=y (the lazy TLB flush series)\n");
+	if (!tune_write_patch(NULL, r, fat)) {
+		printf("\nPatch: none, T=%d Q=%d is the base\n", T, Q);
+		return;
+	}
+	printf("\nPatch (against the base T=%d Q=%d; apply with patch -p1 -l)\n",
+	       r->o->T[a->base_ti], r->o->Q[a->base_qi]);
+	tune_write_patch(stdout, r, fat);
+	printf("Boot parameters (a kernel with them): lazytlb.max_loaded_mm=%d "
+	       "lazytlb.flush_queue=%d\n", T, Q);
 }

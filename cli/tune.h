@@ -22,6 +22,8 @@ struct tune_opts {
 	uint64_t flush_all;
 	int direct[2];
 	bool has_direct, verify;
+	int base[2];		/* --base T,Q: the setting the traced kernel runs */
+	bool has_base;
 	const char *svg;
 	const char *decisions;
 };
@@ -40,6 +42,15 @@ struct tune_run {
 	struct tuner_rec win[4];		/* each quarter of the trace */
 	uint64_t until[4];
 	int nwin;
+	struct tuner_advice adv;
+	/* where recommendation.base came from: "user" (--base), "trace", "default" */
+	const char *base_T_how, *base_Q_how;
+	bool lazy_kernel;	/* the trace shows a lazy-flush kernel's table loads */
+	/* counted after --warmup, as the models are */
+	bool started, warm;
+	uint64_t t0;		/* ns, the first event */
+	uint64_t ipis_at_warm[TL_IPI__COUNT];	/* the kernel's flush IPIs before the count began */
+	uint64_t kernel_evictions;	/* a lazy kernel's local_flush_tlb_mm events */
 };
 
 int tune_parse_args(struct tune_opts *o, int argc, char **argv);
@@ -51,8 +62,16 @@ const char *tune_arch_of(const struct ts_source_info *info);
 /* tune-text.c */
 void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
 		 uint64_t reach_cov_num, uint64_t reach_den);
+/* "+1.2 %" of @part over @whole, or "n/a" when @whole is 0 */
+const char *tune_percent(char *buf, size_t len, double part, double whole);
 void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
 		     const char *obs_how, uint64_t fat, const char *why, int verified);
+
+/*
+ * The patch against the base for an "enable" verdict to @out (NULL: only tell); false
+ * when there is nothing to change.
+ */
+bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat);
 
 /* tune-json.c */
 void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,

@@ -139,12 +139,25 @@ int platform_reach_mms(const struct platform *p)
 	return r < 1 ? 1 : r;
 }
 
+double tuner_ipi_unit(const struct platform *p)
+{
+	return p->v[PF_IPI_SEND] + p->v[PF_IPI_RECV] + p->v[PF_REMOTE_FLUSH];
+}
+
+/*
+ * One cost basis for every model and every grid point: the same counters priced the same
+ * way, so that a model with a counter at zero (stock has no evictions) is not made cheaper
+ * by leaving a term out.  The requests' own local flushes are in every model's count: lazy
+ * flushes locally only where the requester holds the mm, a superset of ideal's (running
+ * it), so no lazy point can cost less than ideal.
+ */
 double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T, int Q,
 		  uint64_t mm_switches, int ncpus)
 {
 	const double *v = p->v;
 
-	return c->ipis * (v[PF_IPI_SEND] + v[PF_IPI_RECV] + v[PF_REMOTE_FLUSH]) +
+	return c->ipis * tuner_ipi_unit(p) +
+	       c->local_flushes * v[PF_LOCAL_ASID_FLUSH] +
 	       c->evictions * v[PF_LOCAL_ASID_FLUSH] +
 	       c->refills * v[PF_TLB_REFILL] +
 	       c->deferred * v[PF_QUEUE_ENTRY] +
@@ -158,10 +171,8 @@ double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T,
 
 double tuner_model_cost(const struct platform *p, const struct tuner_counts *c)
 {
-	const double *v = p->v;
-
-	return c->ipis * (v[PF_IPI_SEND] + v[PF_IPI_RECV] + v[PF_REMOTE_FLUSH]) +
-	       c->local_flushes * v[PF_LOCAL_ASID_FLUSH];
+	/* no table to scan, no queue memory: T = Q = 0 */
+	return tuner_cost(p, c, 0, 0, 0, 0);
 }
 
 int tuner_ncpus(const struct tuner *t)
@@ -173,6 +184,8 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 		    uint64_t ideal_ipis, uint64_t mm_switches, struct tuner_rec *r)
 {
 	int nT = t->o.nthresholds, nQ = t->o.nqueues;
+	/* every lazy point sends ideal's IPIs: the choice is made on the rest of the cost */
+	double shared = ideal_ipis * tuner_ipi_unit(p);
 	double best = -1, *cost = xcalloc((size_t)nT * nQ, sizeof(*cost));
 
 	memset(r, 0, sizeof(*r));
@@ -184,27 +197,41 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 			sweep_counts_point(t->sweep, sc, ti, qi, &c);
 			c.ipis = ideal_ipis;
 			*k = tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], mm_switches,
-					t->ncpus);
+					t->ncpus) - shared;
 			if (best < 0 || *k < best) {
 				best = *k;
 				r->ti = ti;
 				r->qi = qi;
 			}
 		}
-	r->cost = best;
-	/* the smallest table, then the shortest queue, within 1 % of the cheapest */
+	r->cost = best + shared;
+	r->differing = best;
+	/* the smallest table, then the shortest queue, within the band of the cheapest */
 	r->small_ti = r->ti;
 	r->small_qi = r->qi;
-	r->small_cost = best;
+	r->small_cost = r->cost;
+	r->lo_ti = r->hi_ti = r->ti;
+	r->lo_qi = r->hi_qi = r->qi;
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
 			int T = t->thresholds[ti], Q = t->queues[qi];
 			int sT = t->thresholds[r->small_ti], sQ = t->queues[r->small_qi];
 
-			if (cost[ti * nQ + qi] <= best * 1.01 && (T < sT || (T == sT && Q < sQ))) {
+			if (cost[ti * nQ + qi] > best * (1 + TUNER_BAND))
+				continue;
+			r->nflat++;
+			if (ti < r->lo_ti)
+				r->lo_ti = ti;
+			if (ti > r->hi_ti)
+				r->hi_ti = ti;
+			if (qi < r->lo_qi)
+				r->lo_qi = qi;
+			if (qi > r->hi_qi)
+				r->hi_qi = qi;
+			if (T < sT || (T == sT && Q < sQ)) {
 				r->small_ti = ti;
 				r->small_qi = qi;
-				r->small_cost = cost[ti * nQ + qi];
+				r->small_cost = cost[ti * nQ + qi] + shared;
 			}
 		}
 	free(cost);
@@ -217,6 +244,87 @@ void tuner_recommend(const struct tuner *t, const struct platform *p, struct tun
 		return;
 	}
 	recommend_from(t, p, sweep_counts(t->sweep), t->models[TUNER_IDEAL].ipis, t->mm_switches, r);
+}
+
+const char *tuner_verdict_name(enum tuner_verdict v)
+{
+	static const char *const names[] = { "enable", "keep", "no-benefit", "insufficient-data" };
+
+	return v <= TUNER_INSUFFICIENT ? names[v] : "?";
+}
+
+static double point_cost(const struct tuner *t, const struct platform *p, int ti, int qi)
+{
+	struct tuner_counts c;
+
+	tuner_grid_point(t, ti, qi, &c);
+	return tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], t->mm_switches, t->ncpus);
+}
+
+void tuner_advise(const struct tuner *t, const struct platform *p, const struct tuner_rec *rec,
+		  int base_ti, int base_qi, bool lazy_kernel, struct tuner_advice *a)
+{
+	const struct tuner_counts *stock = &t->models[TUNER_STOCK_ASID];
+	const struct tuner_counts *ideal = &t->models[TUNER_IDEAL];
+	double shared = ideal->ipis * tuner_ipi_unit(p);
+
+	memset(a, 0, sizeof(*a));
+	a->ti = a->qi = -1;
+	a->base_ti = base_ti;
+	a->base_qi = base_qi;
+	if (t->requests - t->unattributed < TUNER_MIN_REQUESTS) {
+		a->verdict = TUNER_INSUFFICIENT;
+		a->why = TUNER_WHY_FEW_REQUESTS;
+		return;
+	}
+	a->stock_cost = tuner_model_cost(p, stock);
+	a->ideal_cost = tuner_model_cost(p, ideal);
+	a->base_cost = point_cost(t, p, base_ti, base_qi);
+	a->ipis_saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
+	a->ipis_saved_ns = a->ipis_saved * tuner_ipi_unit(p);
+	/* the base when it is as good as the best within the band: no change is the advice */
+	if (a->base_cost - shared <= rec->differing * (1 + TUNER_BAND)) {
+		a->ti = base_ti;
+		a->qi = base_qi;
+	} else {
+		a->ti = rec->small_ti;
+		a->qi = rec->small_qi;
+	}
+	a->point_cost = point_cost(t, p, a->ti, a->qi);
+	if (a->ipis_saved <= stock->ipis * TUNER_BAND) {
+		/* lazy sends (nearly) every IPI stock does: it can only add its table's costs */
+		a->verdict = TUNER_NO_BENEFIT;
+		a->why = stock->ipis ? TUNER_WHY_ALL_RUNNING : TUNER_WHY_NO_REMOTE;
+		return;
+	}
+	if (t->mm_switches < TUNER_MIN_MM_SWITCHES) {
+		/* IPIs to save, but too few switches to see what the tables would cost */
+		a->verdict = TUNER_INSUFFICIENT;
+		a->why = TUNER_WHY_FEW_SWITCHES;
+		a->ti = a->qi = -1;
+		return;
+	}
+	if (a->point_cost < a->stock_cost * (1 - TUNER_BAND)) {
+		a->why = TUNER_WHY_PAYS;
+		a->verdict = lazy_kernel && a->ti == base_ti && a->qi == base_qi ? TUNER_KEEP :
+			     TUNER_ENABLE;
+		return;
+	}
+	a->verdict = TUNER_NO_BENEFIT;
+	a->why = TUNER_WHY_COSTS_MORE;
+}
+
+uint64_t tuner_evictions_at(const struct tuner *t, int T)
+{
+	const struct sweep_counts *c;
+	int64_t ev = 0;
+
+	if (!t->sweep)
+		return 0;
+	c = sweep_counts(t->sweep);
+	for (int d = 1; d <= T && d <= CAP; d++)
+		ev += c->evict[d];
+	return (uint64_t)ev;
 }
 
 uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p)

@@ -138,19 +138,73 @@ int platform_reach_mms(const struct platform *p);
 
 #define QUEUE_ENTRY_BYTES	24	/* start, size, stride */
 
-/* Cost in ns of lazy(T, Q) given its counts; @mm_switches for the table scans. */
+/* ns of one flush IPI: send, receive and the remote flush */
+double tuner_ipi_unit(const struct platform *p);
+/*
+ * Cost in ns of lazy(T, Q) given its counts; @mm_switches for the table scans.  Every
+ * model and grid point is priced by this one function on the same counters.
+ */
 double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T, int Q,
 		  uint64_t mm_switches, int ncpus);
-/* Cost of a stock model: its IPIs and local flushes. */
+/* Cost of a model (stock, ideal): tuner_cost() with no table and no queue. */
 double tuner_model_cost(const struct platform *p, const struct tuner_counts *c);
+
+/* Grid points whose differing cost is within this fraction of the cheapest are ties. */
+#define TUNER_BAND	0.01
 
 struct tuner_rec {
 	int ti, qi;		/* the cheapest grid point */
-	double cost;
-	int small_ti, small_qi;	/* the smallest point within 1 % of it */
+	double cost;		/* its whole cost, ns */
+	/* its cost without the IPIs every lazy point shares (what the choice is made on) */
+	double differing;
+	int small_ti, small_qi;	/* the smallest point within TUNER_BAND of it */
 	double small_cost;
+	/* the points within the band: how many, and the T and Q ranges they span */
+	int nflat;
+	int lo_ti, hi_ti, lo_qi, hi_qi;
 };
 void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r);
+
+/*
+ * The verdict (JSON recommendation.verdict): lazy flush pays at a point to set, or the
+ * base setting is as good as the best within the band, or lazy flush changes too little
+ * for this workload, or the trace holds too little to tell.
+ */
+enum tuner_verdict {
+	TUNER_ENABLE, TUNER_KEEP, TUNER_NO_BENEFIT, TUNER_INSUFFICIENT,
+};
+/* what the verdict rests on, for the text that explains it */
+enum tuner_why {
+	TUNER_WHY_FEW_REQUESTS,	/* fewer than TUNER_MIN_REQUESTS requests with an mm */
+	TUNER_WHY_FEW_SWITCHES,	/* fewer than TUNER_MIN_MM_SWITCHES mm switches */
+	TUNER_WHY_NO_REMOTE,	/* no request had a remote target: nothing to defer */
+	TUNER_WHY_ALL_RUNNING,	/* every remote target was running the mm: no IPI avoidable */
+	TUNER_WHY_COSTS_MORE,	/* the IPIs it avoids cost less than what it adds */
+	TUNER_WHY_PAYS,		/* cheaper than stock by more than the band */
+};
+#define TUNER_MIN_REQUESTS	10	/* counted, with an mm: fewer is no basis for advice */
+#define TUNER_MIN_MM_SWITCHES	10
+
+struct tuner_advice {
+	enum tuner_verdict verdict;
+	enum tuner_why why;
+	int ti, qi;		/* the point to set (enable, keep); -1 when none */
+	int base_ti, base_qi;	/* the setting the traced kernel runs, in the grid */
+	/* all on tuner_cost()'s one basis, ns */
+	double stock_cost, base_cost, point_cost, ideal_cost;
+	uint64_t ipis_saved;	/* stock_asid's flush IPIs minus lazy's (= ideal's) */
+	double ipis_saved_ns;
+};
+const char *tuner_verdict_name(enum tuner_verdict v);
+/*
+ * tuner_advise - the verdict from the whole trace's counts and recommendation @rec, for a
+ * kernel running the base point (@base_ti, @base_qi of the grid); @lazy_kernel when the
+ * trace is of a lazy-flush kernel (then "keep" rather than "enable" at the base).
+ */
+void tuner_advise(const struct tuner *t, const struct platform *p, const struct tuner_rec *rec,
+		  int base_ti, int base_qi, bool lazy_kernel, struct tuner_advice *a);
+/* Evictions of lazy(T) for any T in 1..TUNER_MAX_T (they do not depend on Q). */
+uint64_t tuner_evictions_at(const struct tuner *t, int T);
 
 #define TUNER_MAX_WINDOWS	8
 /*

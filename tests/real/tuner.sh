@@ -3,8 +3,8 @@
 # The tuner on real traces (this machine's x86 captures and the RISC-V corpus): the
 # one-pass sweep equals the direct replay at every grid point, counter by counter; lazy's
 # IPIs equal ideal's everywhere; lazy never interrupts or queues more than stock sends;
-# evictions shrink as T grows; and the stock model is checked against the kernel's own
-# flush IPIs.
+# evictions shrink as T grows; no lazy point costs less than ideal; the stock model is
+# checked against the kernel's own flush IPIs; and the verdicts of issue 12.
 T=tuner
 . "$(dirname "$0")/../lib.sh"
 command -v jq > /dev/null || { skip "all" "jq not installed"; exit 0; }
@@ -27,9 +27,23 @@ for f in $traces; do
 	check "$name: evictions never grow with T" \
 		[ "$(jq '[.grid | group_by(.queue)[] | [.[].evictions] | . as $e
 			| range(1; length) | select($e[.] > $e[. - 1])] | length' "$tmp/t.json")" = 0 ]
-	check "$name: the recommendation is a grid point" \
-		[ "$(jq '.recommendation as $r | [.grid[] | select(.threshold == $r.threshold and
-			.queue == $r.queue)] | length' "$tmp/t.json")" = 1 ]
+	check "$name: the recommendation is a grid point, or none without a point to set" \
+		[ "$(jq '.recommendation as $r | if ($r.verdict == "enable" or $r.verdict == "keep")
+			then [.grid[] | select(.threshold == $r.threshold and .queue == $r.queue)]
+			| length else [$r.threshold, $r.queue, $r.patch] | map(select(. != null))
+			| length + 1 end' "$tmp/t.json")" = 1 ]
+	# one cost basis: lazy sends ideal's IPIs and flushes locally wherever ideal does
+	check "$name: no grid point costs less than the ideal floor" \
+		[ "$(jq '.models.ideal.cost_ns as $i | [.grid[] | select(.cost_ns < $i)] | length' \
+			"$tmp/t.json")" = 0 ]
+	check "$name: every model has a cost_ns on the grid's basis" \
+		[ "$(jq '[.models[] | select(.cost_ns == null)] | length' "$tmp/t.json")" = 0 ]
+	# every lazy point shares the IPIs: their unit cost cannot move the choice
+	check "$name: halving or doubling an IPI unit cost never moves the recommendation" \
+		[ "$(jq '.recommendation as $r | [$r.sensitivity[]
+			| select((.figure | test("^ipi_|^remote_flush")) and
+				 (.threshold != $r.smallest_within_band.threshold or
+				  .queue != $r.smallest_within_band.queue))] | length' "$tmp/t.json")" = 0 ]
 done
 
 # the check against the kernel: the corpus's AIA runs carry csd flush IPIs, the SBI runs
@@ -53,6 +67,60 @@ for run in hackbench-aia-4cpu hackbench-aia-8cpu mmapstress-aia-4cpu mmap-aia-4c
 		[ "$(tls report --json "$f" | jq '.evidence.mm_pointers.initial_known')" -gt 0 ]
 	check "$run: the text output has the observed-vs-predicted line" \
 		sh -c "'$prog' tune '$f' | grep -q '^Check against the kernel: observed [0-9]* flush IPIs'"
+done
+# verdicts (issue 12): the workload where lazy flush pays, the one where every target runs
+# the mm, and no advice at all from nothing
+f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --json "$f" > "$tmp/v.json"
+	same "hackbench-aia-4cpu: verdict enable" enable "$(jq -r .recommendation.verdict "$tmp/v.json")"
+	check "hackbench-aia-4cpu: a patch against the base 6/32" \
+		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_LOADED_MM 6$'"
+	tls tune --json --base 4,64 "$f" > "$tmp/v.json"
+	same "--base 4,64: the base is the user's" "4 64 user" \
+		"$(jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"' "$tmp/v.json")"
+	check "--base 4,64: the patch is written against it" \
+		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_TLB_FLUSH_TASK 64$'"
+	# a base within the band of the cheapest is the advice itself: nothing to patch
+	tls tune --json --base 12,64 "$f" > "$tmp/v.json"
+	same "--base 12,64 (within 1 % of the cheapest): enable at it, no patch" "12 64 null" \
+		"$(jq -r '.recommendation | "\(.threshold) \(.queue) \(.patch)"' "$tmp/v.json")"
+	# --warmup counts the kernel's IPIs over the same window as the models'
+	for w in 2 10; do
+		tls tune --json --warmup $w "$f" > "$tmp/w.json"
+		d=$(jq '.observed.difference_percent | fabs' "$tmp/w.json")
+		check "--warmup $w: the kernel check within 0.5 % ($d %)" [ "$(echo "$d <= 0.5" | bc)" = 1 ]
+	done
+	tls tune --warmup 1000 "$f" > "$tmp/w.txt"
+	same "--warmup past the end: exit 1" 1 $?
+	check "--warmup past the end: insufficient-data, no point, no patch" \
+		sh -c "grep -q 'verdict *insufficient-data' '$tmp/w.txt' &&
+			! grep -q 'MAX_LOADED_MM\|#define' '$tmp/w.txt'"
+	check "--warmup past the end: percentages of zero are n/a" grep -q '(n/a)' "$tmp/w.txt"
+	! grep -q '+0.0 %' "$tmp/w.txt"
+	check "--warmup past the end: no +0.0 % of nothing" [ $? = 0 ]
+fi
+f=$top/corpus/traces/mmapstress-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --json "$f" > "$tmp/v.json"
+	same "mmapstress-aia-4cpu: verdict no-benefit" no-benefit \
+		"$(jq -r .recommendation.verdict "$tmp/v.json")"
+	check "mmapstress-aia-4cpu: the reason is that every target was running the mm" \
+		sh -c "jq -r .recommendation.reason '$tmp/v.json' | grep -q 'every target was running the mm'"
+	check "mmapstress-aia-4cpu: no point, no patch" \
+		[ "$(jq '.recommendation | [.threshold, .queue, .patch] | map(select(. != null)) | length' \
+			"$tmp/v.json")" = 0 ]
+fi
+# a lazy kernel: its T read from its evictions, checked against lazy at it, not stock
+for tq in 2,4 6,32 12,64; do
+	T=${tq%,*} Q=${tq#*,}
+	f=$top/corpus/traces/hackbench-lazy-t${T}q${Q}-aia-4cpu/trace.dat
+	[ -f "$f" ] || continue
+	tls tune --json "$f" > "$tmp/l.json"
+	same "hackbench-lazy-t${T}q${Q}: base T from the trace's evictions" "$T trace" \
+		"$(jq -r '.recommendation.base | "\(.threshold) \(.threshold_source)"' "$tmp/l.json")"
+	same "hackbench-lazy-t${T}q${Q}: checked against lazy, exactly" "lazy 0" \
+		"$(jq -r '.observed | "\(.predicted_model) \(.flush_ipis - .predicted)"' "$tmp/l.json")"
 done
 # lost events are part of tune's answer, text and JSON
 same "x86-lost: tune --json input.lost_events = the trace's (79806)" 79806 \

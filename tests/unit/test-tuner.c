@@ -261,6 +261,116 @@ static void test_reuse(void **state)
 	assert_int_equal(h[3], 1);
 }
 
+/* Unit costs for the verdict tests: an IPI dear, a table's costs cheap. */
+static void unit_platform(struct platform *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->v[PF_IPI_SEND] = 600;
+	p->v[PF_IPI_RECV] = 1500;
+	p->v[PF_REMOTE_FLUSH] = 200;
+	p->v[PF_LOCAL_ASID_FLUSH] = 150;
+	p->v[PF_TLB_REFILL] = 4000;
+	p->v[PF_QUEUE_ENTRY] = 30;
+	p->v[PF_DEFERRED_FLUSH] = 250;
+	p->v[PF_TABLE_SCAN] = 2;
+	p->v[PF_TLB_ENTRIES] = 1024;
+	p->v[PF_WORKING_SET] = 64;
+}
+
+static void advise(struct fx *f, struct tuner_advice *a, struct tuner_rec *rec)
+{
+	struct platform p;
+
+	unit_platform(&p);
+	tuner_finish(f->t);
+	tuner_recommend(f->t, &p, rec);
+	tuner_advise(f->t, &p, rec, 2, 2, false, a);	/* base T=3 Q=2 */
+}
+
+/* Nothing counted: no point, whatever the grid says. */
+static void test_verdict_insufficient(void **state)
+{
+	struct fx *f = *state;
+	struct tuner_advice a;
+	struct tuner_rec rec;
+
+	sw(f, 0, 1);
+	for (int i = 0; i < TUNER_MIN_REQUESTS - 1; i++)
+		flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	advise(f, &a, &rec);
+	assert_int_equal(a.verdict, TUNER_INSUFFICIENT);
+	assert_int_equal(a.why, TUNER_WHY_FEW_REQUESTS);
+	assert_int_equal(a.ti, -1);
+}
+
+/* Threads of one mm on both CPUs: every IPI goes to a CPU running it, lazy saves none. */
+static void test_verdict_all_running(void **state)
+{
+	struct fx *f = *state;
+	struct tuner_advice a;
+	struct tuner_rec rec;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	for (int i = 0; i < 20; i++)
+		flush(f, i % 2, 1, TS_SCOPE_RANGE, 1);
+	advise(f, &a, &rec);
+	assert_int_equal(tuner_model(f->t, TUNER_STOCK_ASID)->ipis, 20);
+	assert_int_equal(a.ipis_saved, 0);
+	assert_int_equal(a.verdict, TUNER_NO_BENEFIT);
+	assert_int_equal(a.why, TUNER_WHY_ALL_RUNNING);
+}
+
+/*
+ * CPU 1 ran mm 1 and went on to others: stock interrupts it at every flush of mm 1, lazy
+ * queues them.  Lazy pays; and no grid point costs less than the ideal floor.
+ */
+static void test_verdict_pays(void **state)
+{
+	struct fx *f = *state;
+	struct tuner_advice a;
+	struct tuner_rec rec;
+	struct platform p;
+	double floor;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	for (int i = 0; i < 20; i++) {
+		sw(f, 1, 2 + i % 2);
+		flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	}
+	advise(f, &a, &rec);
+	assert_int_equal(tuner_model(f->t, TUNER_STOCK_ASID)->ipis, 20);
+	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 0);
+	assert_int_equal(a.ipis_saved, 20);
+	assert_int_equal(a.why, TUNER_WHY_PAYS);
+	assert_int_equal(a.verdict, TUNER_ENABLE);
+	assert_true(a.ti >= 0 && a.point_cost < a.stock_cost);
+	/* on a lazy kernel at the point chosen, the same counts say keep */
+	unit_platform(&p);
+	tuner_advise(f->t, &p, &rec, a.ti, a.qi, true, &a);
+	assert_int_equal(a.verdict, TUNER_KEEP);
+	floor = tuner_model_cost(&p, tuner_model(f->t, TUNER_IDEAL));
+	for (int ti = 0; ti < 3; ti++)
+		for (int qi = 0; qi < 3; qi++) {
+			struct tuner_counts c;
+
+			tuner_grid_point(f->t, ti, qi, &c);
+			assert_true(tuner_cost(&p, &c, Ts[ti], Qs[qi], tuner_mm_switches(f->t), 2) >=
+				    floor);
+		}
+	/* the IPIs every lazy point shares do not move the choice */
+	{
+		struct tuner_rec r2;
+
+		p.v[PF_IPI_RECV] *= 100;
+		tuner_recommend(f->t, &p, &r2);
+		assert_int_equal(r2.small_ti, rec.small_ti);
+		assert_int_equal(r2.small_qi, rec.small_qi);
+		assert_true(r2.differing == rec.differing);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +382,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_flush_resets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_warmup, setup_warmup, teardown),
 		cmocka_unit_test_setup_teardown(test_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_insufficient, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_all_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_pays, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("tuner", tests, NULL, NULL);
