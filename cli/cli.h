@@ -144,5 +144,6 @@ int cmd_events(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "tune", cmd_tune, "replay under stock and lazy flushing; recommend T and Q" },
 	{ "record", cmd_record, "capture a trace.dat of this machine from a tracefs instance" },
 	{ "top", cmd_top, "watch flushes, IPIs and the lazy model live (or replay a trace)" },
+	{ "export", cmd_export, "the trace as a Perfetto / chrome://tracing timeline (JSON)" },
 };
 
 static void usage(FILE *out)

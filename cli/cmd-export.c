@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope export --format chrome: the trace as the Trace Event Format that
+ * ui.perfetto.dev and chrome://tracing open.  One track per CPU ("CPU n"), an "X" slice for
+ * every stretch a task ran (process and mm in its args), an instant for every flush request
+ * (cat "flush") and every flush IPI (cat "ipi", on the sender's track, with a flow arrow to
+ * the target's; on the target's alone when only the target side is traced), and counters of
+ * flush IPIs/s and of the lazy model's deferrals/s.  Timestamps are microseconds after the
+ * first event, printed with their nanoseconds.
+ *
+ * Which IPIs are counted is decided on the whole trace (timeline_ipi_source()), so the
+ * input is read twice: once to decide, once to write; standard input is first copied to a
+ * temporary file.  The IPIs and requests written are those `report` counts.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/lib.h"
+#include "../tuner/tuner.h"
+#include "cli.h"
+
+static const char export_usage[] =
+	"usage: tlbscope export --format chrome [-o FILE] [--interval T] [--threshold T]\n"
+	"                       [--queue Q] TRACE\n"
+	"\n"
+	"  --format chrome    the Trace Event Format (JSON) of ui.perfetto.dev and\n"
+	"                     chrome://tracing\n"
+	"  -o, --output FILE  write there (default standard output)\n"
+	"  --interval T       the counters' bucket (default 100ms)\n"
+	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
+	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
+	"  -h, --help         this text\n";
+
+struct export_opts {
+	struct common_opts c;
+	const char *output;
+	uint64_t interval_ns;
+	int T, Q;
+};
+
+/* What is running on a CPU: the slice being built. */
+struct run {
+	bool open;
+	uint64_t since;
+	int32_t pid, tgid;
+	uint32_t mm;
+	char comm[TS_COMM_LEN];
+};
+
+struct exporter {
+	const char *name;		/* the input as given ("-" for stdin) */
+	FILE *out;
+	struct ts_source *src;
+	struct tuner *tuner;
+	int isrc;			/* timeline_ipi_source() of the first pass */
+	uint64_t t0, interval;
+	struct run run[TS_MAX_CPUS];
+	uint64_t flow_id;
+	uint64_t requests, ipis, slices;
+	/* counters: the bucket being filled */
+	uint64_t bucket, bucket_ipis, deferred_before;
+	bool bucket_open;
+};
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* "ts": microseconds after the first event, exactly (ns as three decimals) */
+static void put_ts(FILE *f, const char *key, uint64_t ns)
+{
+	fprintf(f, "\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000),
+		(unsigned long long)(ns % 1000));
+}
+
+static const char *mm_name(struct timeline *tl, uint32_t mm)
+{
+	const struct tl_mm *m = mm ? timeline_mm(tl, mm) : NULL;
+
+	return m ? m->name : NULL;
+}
+
+static void close_slice(struct exporter *x, struct timeline *tl, int cpu, uint64_t ts)
+{
+	struct run *r = &x->run[cpu];
+	const char *mm = mm_name(tl, r->mm);
+	char name[TS_COMM_LEN + 16];
+
+	if (!r->open)
+		return;
+	r->open = false;
+	if (r->pid <= 0 || ts < r->since)
+		return;		/* idle is the empty track */
+	snprintf(name, sizeof(name), "%s %d", r->comm, r->pid);
+	fputs(",\n{\"ph\":\"X\",\"cat\":\"sched\",\"name\":", x->out);
+	put_str(x->out, name);
+	fprintf(x->out, ",\"pid\":0,\"tid\":%d,", cpu);
+	put_ts(x->out, "ts", r->since - x->t0);
+	fputc(',', x->out);
+	put_ts(x->out, "dur", ts - r->since);
+	fprintf(x->out, ",\"args\":{\"pid\":%d,\"tgid\":%d,\"mm\":", r->pid, r->tgid);
+	if (mm)
+		put_str(x->out, mm);
+	else
+		fputs("null", x->out);
+	fputs("}}", x->out);
+	x->slices++;
+}
+
+static void put_counters(struct exporter *x, uint64_t bucket)
+{
+	const struct tuner_counts *lazy = tuner_replayed(x->tuner, 0);
+	double per_s = 1e9 / (double)x->interval;
+	uint64_t ts = bucket * x->interval;
+
+	fputs(",\n{\"ph\":\"C\",\"name\":\"flush IPIs/s\",\"pid\":0,", x->out);
+	put_ts(x->out, "ts", ts);
+	fprintf(x->out, ",\"args\":{\"ipis\":%.0f}}", x->bucket_ipis * per_s);
+	fputs(",\n{\"ph\":\"C\",\"name\":\"lazy deferrals/s\",\"pid\":0,", x->out);
+	put_ts(x->out, "ts", ts);
+	fprintf(x->out, ",\"args\":{\"deferrals\":%.0f}}",
+		(lazy->deferred - x->deferred_before) * per_s);
+	x->bucket_ipis = 0;
+	x->deferred_before = lazy->deferred;
+}
+
+/* Close the counter buckets before @ts's. */
+static void advance(struct exporter *x, uint64_t ts)
+{
+	uint64_t b = (ts - x->t0) / x->interval;
+
+	if (!x->bucket_open) {
+		x->bucket = b;
+		x->bucket_open = true;
+		return;
+	}
+	if (x->bucket >= b)
+		return;
+	put_counters(x, x->bucket);
+	/* a quiet stretch: one zero point after the last bucket, then on to @ts's */
+	if (x->bucket + 1 < b)
+		put_counters(x, x->bucket + 1);
+	x->bucket = b;
+}
+
+static void put_ipi(struct exporter *x, struct timeline *tl, int from, int to, uint64_t ts,
+		    uint32_t mm)
+{
+	const char *name = mm_name(tl, mm);
+	uint64_t rel = ts - x->t0;
+
+	x->ipis++;
+	x->bucket_ipis++;
+	fprintf(x->out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"ipi\",\"name\":\"flush IPI\","
+		"\"pid\":0,\"tid\":%d,", from >= 0 ? from : to);
+	put_ts(x->out, "ts", rel);
+	fprintf(x->out, ",\"args\":{\"from\":");
+	if (from >= 0)
+		fprintf(x->out, "%d", from);
+	else
+		fputs("null", x->out);
+	fprintf(x->out, ",\"to\":%d,\"mm\":", to);
+	if (name)
+		put_str(x->out, name);
+	else
+		fputs("null", x->out);
+	fputs("}}", x->out);
+	if (from < 0 || from == to)
+		return;
+	x->flow_id++;
+	fprintf(x->out, ",\n{\"ph\":\"s\",\"cat\":\"ipi\",\"name\":\"flush IPI\",\"id\":%llu,"
+		"\"pid\":0,\"tid\":%d,", (unsigned long long)x->flow_id, from);
+	put_ts(x->out, "ts", rel);
+	fprintf(x->out, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ipi\",\"name\":\"flush IPI\","
+		"\"id\":%llu,\"pid\":0,\"tid\":%d,", (unsigned long long)x->flow_id, to);
+	put_ts(x->out, "ts", rel);
+	fputc('}', x->out);
+}
+
+static void put_request(struct exporter *x, struct timeline *tl, const struct ts_event *ev)
+{
+	const char *name = mm_name(tl, ev->u.flush.mm);
+
+	x->requests++;
+	fprintf(x->out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"flush\",\"name\":\"flush request\","
+		"\"pid\":0,\"tid\":%d,", ev->cpu);
+	put_ts(x->out, "ts", ev->ts - x->t0);
+	fputs(",\"args\":{\"mm\":", x->out);
+	if (name)
+		put_str(x->out, name);
+	else
+		fputs("null", x->out);
+	fputs(",\"scope\":", x->out);
+	put_str(x->out, ts_scope_name(ev->u.flush.scope));
+	if (ev->u.flush.scope == TS_SCOPE_RANGE && ev->u.flush.pages)
+		fprintf(x->out, ",\"pages\":%llu", (unsigned long long)ev->u.flush.pages);
+	fputs(",\"event\":", x->out);
+	put_str(x->out, ts_source_str(x->src, ev->probe ? ev->probe : ev->name));
+	fputs("}}", x->out);
+}
+
+/* The flush IPIs of @ev as report counts them (timeline/flush.c's count_ipi). */
+static void ipis_of(struct exporter *x, struct timeline *tl, const struct ts_event *ev)
+{
+	int src;
+
+	if (ev->kind == TS_EV_FLUSH) {
+		if (ev->u.flush.role == TS_FLUSH_RECEIVED && ev->u.flush.src == TS_SRC_TLB_FLUSH &&
+		    x->isrc == TL_IPI_TLB_FLUSH)
+			put_ipi(x, tl, -1, ev->cpu, ev->ts, 0);
+		return;
+	}
+	if (!(ev->flags & TS_F_TLB))
+		return;
+	if (ev->flags & TS_F_RECV) {
+		if (!(ev->flags & TS_F_LOCAL) && x->isrc == TL_IPI_CSD_ENTRY)
+			put_ipi(x, tl, ev->u.ipi.from, ev->cpu, ev->ts, 0);
+		return;
+	}
+	src = ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
+	      ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
+	if (src != x->isrc)
+		return;
+	for (int t = 0; t < TS_MAX_CPUS; t++)
+		if (t != ev->cpu && ts_cpumask_test(&ev->u.ipi.targets, t))
+			put_ipi(x, tl, ev->cpu, t, ev->ts, tuner_active(x->tuner, ev->cpu));
+}
+
+static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct exporter *x = ctx;
+
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS || ev->ts < x->t0)
+		return;
+	advance(x, ev->ts);
+	tuner_feed(x->tuner, tl, ev);
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		close_slice(x, tl, ev->cpu, ev->ts);
+		x->run[ev->cpu] = (struct run){
+			.open = true, .since = ev->ts, .pid = ev->u.sw.next_pid,
+			.tgid = ev->u.sw.next_tgid,
+			.mm = ev->flags & TS_F_KTHREAD ? 0 : ev->u.sw.mm,
+		};
+		memcpy(x->run[ev->cpu].comm, ev->u.sw.next_comm, TS_COMM_LEN);
+		break;
+	case TS_EV_FLUSH:
+		if (ev->u.flush.role == TS_FLUSH_REQUEST)
+			put_request(x, tl, ev);
+		ipis_of(x, tl, ev);
+		break;
+	case TS_EV_IPI:
+		ipis_of(x, tl, ev);
+		break;
+	default:
+		break;
+	}
+}
+
+static int export_parse(struct export_opts *o, int argc, char **argv)
+{
+	enum { OPT_FORMAT = OPT_LONG, OPT_INTERVAL, OPT_THRESHOLD, OPT_QUEUE };
+	static const struct cli_option opts[] = {
+		{ "format", OPT_FORMAT, true }, { "output", 'o', true },
+		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
+		{ "queue", OPT_QUEUE, true }, { NULL }
+	};
+	struct cli_parser p;
+	const char *v, *format = NULL;
+	int key;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_ns = 100000000ULL;
+	o->T = 6;
+	o->Q = 32;
+	cli_parser_init(&p, "export", export_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		switch (key) {
+		case CLI_HELP:
+			return 1;
+		case CLI_BAD:
+			return -1;
+		case CLI_ARG:
+			if (common_input(&o->c, "export", v) < 0)
+				return -1;
+			break;
+		case OPT_FORMAT:
+			format = v;
+			break;
+		case 'o':
+			o->output = v;
+			break;
+		case OPT_INTERVAL:
+			if (parse_duration_ns(v, &o->interval_ns) || o->interval_ns < 1000)
+				return error("export: --interval: '%s' is not a time of at least 1us",
+					     v), -1;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_int(v, &o->T) || o->T < 1 || o->T > TUNER_MAX_T)
+				return error("export: --threshold: '%s' is not a number in 1..%d", v,
+					     TUNER_MAX_T), -1;
+			break;
+		case OPT_QUEUE:
+			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096)
+				return error("export: --queue: '%s' is not a number in 0..4096", v), -1;
+			break;
+		}
+	}
+	if (!format || strcmp(format, "chrome"))
+		return error("export: --format chrome is the one format (%s given)\n%s",
+			     format ? format : "none", export_usage), -1;
+	if (!o->c.input)
+		return error("export: no trace given\n%s", export_usage), -1;
+	return 0;
+}
+
+/* Standard input to a temporary file (removed at once; read through /proc/self/fd). */
+static int spool_stdin(char *path, size_t len, int *fdp)
+{
+	char tmpl[] = "/tmp/tlbscope-export-XXXXXX", buf[65536];
+	const char *dir = getenv("TMPDIR");
+	ssize_t n;
+	int fd;
+
+	if (dir && *dir && strlen(dir) < len - 32)
+		snprintf(path, len, "%s/tlbscope-export-XXXXXX", dir);
+	else
+		snprintf(path, len, "%s", tmpl);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return error("export: a temporary file for standard input (%s): %s", path,
+			     strerror(errno)), -1;
+	unlink(path);
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && write(fd, buf, n) != n) {
+			close(fd);
+			return error("export: copying standard input: %s",
+				     strerror(errno ? errno : ENOSPC)), -1;
+		}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	*fdp = fd;
+	return 0;
+}
+
+static int export_run(struct exporter *x, const struct export_opts *o, int ncpus)
+{
+	const int T[1] = { o->T }, Q[1] = { o->Q }, point[1][2] = { { o->T, o->Q } };
+	struct tuner_opts to = {
+		.thresholds = T, .nthresholds = 1, .queues = Q, .nqueues = 1,
+		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
+		.replay = point, .nreplay = 1,
+	};
+	struct timeline *tl = NULL;
+	struct platform pf;
+	char err[TS_ERR_LEN];
+	int r;
+
+	if (platform_load(NULL, &pf, err))
+		return error("%s", err);
+	to.tlb_reach_mms = platform_reach_mms(&pf);
+	x->tuner = tuner_new(&to);
+	fprintf(x->out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"trace\":");
+	put_str(x->out, x->name);
+	fprintf(x->out, ",\"format\":");
+	put_str(x->out, ts_source_info(x->src)->format);
+	fprintf(x->out, ",\"flush_ipi_source\":");
+	if (x->isrc >= 0)
+		put_str(x->out, timeline_ipi_source_name(x->isrc));
+	else
+		fputs("null", x->out);
+	fprintf(x->out, ",\"first_ts_ns\":%llu,\"lazy_model\":{\"T\":%d,\"Q\":%d}},\n"
+		"\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,"
+		"\"args\":{\"name\":\"CPUs\"}}", (unsigned long long)x->t0, o->T, o->Q);
+	for (int c = 0; c < ncpus; c++)
+		fprintf(x->out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,"
+			"\"args\":{\"name\":\"CPU %d\"}},\n{\"ph\":\"M\",\"name\":"
+			"\"thread_sort_index\",\"pid\":0,\"tid\":%d,\"args\":{\"sort_index\":%d}}",
+			c, c, c, c);
+	r = analyze_run(&o->c, x->src, export_emit, x, &tl);
+	if (!r) {
+		uint64_t end = timeline_last_ts(tl);
+
+		tuner_finish(x->tuner);
+		for (int c = 0; c < TS_MAX_CPUS; c++)
+			close_slice(x, tl, c, end);
+		if (x->bucket_open)
+			put_counters(x, x->bucket);
+		fputs("\n]}\n", x->out);
+	}
+	timeline_free(tl);
+	tuner_free(x->tuner);
+	return r;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct exporter x = { 0 };
+	struct export_opts o;
+	struct ts_source *src = NULL;
+	struct timeline *tl = NULL;
+	char spool[PATH_MAX], err[TS_ERR_LEN];
+	int r, fd = -1, ncpus;
+
+	r = export_parse(&o, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
+	x.name = o.c.input;
+	if (!strcmp(o.c.input, "-")) {
+		if (spool_stdin(spool, sizeof(spool), &fd))
+			return EXIT_BAD;
+		o.c.input = spool;
+	}
+	/* first pass: which IPI evidence the trace counts, and where it starts */
+	r = analyze(&o.c, NULL, NULL, &src, &tl);
+	if (r)
+		goto out;
+	x.isrc = timeline_ipi_source(tl);
+	x.t0 = timeline_first_ts(tl);
+	ncpus = timeline_cpus(tl);
+	if (ts_source_info(src)->cpus > ncpus)
+		ncpus = ts_source_info(src)->cpus;
+	timeline_free(tl);
+	tl = NULL;
+	ts_source_close(src);
+	src = NULL;
+	x.interval = o.interval_ns;
+	x.out = o.output ? fopen(o.output, "we") : stdout;
+	if (!x.out) {
+		r = error("export: %s: %s", o.output, strerror(errno));
+		goto out;
+	}
+	x.src = ts_source_open(o.c.input, err);		/* second pass: the export */
+	if (!x.src) {
+		r = error("%s", err);
+		goto out;
+	}
+	r = export_run(&x, &o, ncpus);
+	if (!r)
+		fprintf(stderr, "tlbscope: export: %llu slices, %llu flush requests, %llu flush IPIs "
+			"(%s)\n", (unsigned long long)x.slices, (unsigned long long)x.requests,
+			(unsigned long long)x.ipis,
+			x.isrc >= 0 ? timeline_ipi_source_name(x.isrc) : "no IPI evidence");
+out:
+	ts_source_close(x.src);
+	if (x.out && x.out != stdout && fclose(x.out) && !r)
+		r = error("export: %s: %s", o.output, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return r;
+}

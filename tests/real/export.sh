@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope export --format chrome on real traces (every corpus trace: AIA and SBI riscv
+# kernels, stock and lazy; this machine's x86 captures): valid Trace Event Format, a track
+# per CPU, and exactly the flush IPIs and requests `report` counts, also from stdin.
+T=export
+. "$(dirname "$0")/../lib.sh"
+
+check_one() {
+	local t=$1 name=$2 j=$tmp/e.json
+	if ! tls export --format chrome -o "$j" "$t" 2> "$tmp/e.err"; then
+		not_ok "$name: export failed: $(head -3 "$tmp/e.err")"
+		return
+	fi
+	local rep got want
+	rep=$(tls report --json "$t") || { not_ok "$name: report failed"; return; }
+	want=$(jq -r '[.totals.flush_ipis // 0, .totals.flush_requests, (.cpus | length)] | @tsv' <<< "$rep")
+	# IPIs and requests as report counts them; thread_name tracks at least the trace's CPUs;
+	# the IPIs/s counter integrates back to the IPIs (bucket 0.1 s)
+	got=$(jq -r '.traceEvents as $e | [
+		([$e[] | select(.ph == "i" and .cat == "ipi")] | length),
+		([$e[] | select(.ph == "i" and .cat == "flush")] | length),
+		([$e[] | select(.ph == "M" and .name == "thread_name")] | length)] | @tsv' "$j")
+	same "$name: flush IPIs, requests, CPU tracks = report's" "$want" "$got"
+	local bad
+	bad=$(jq '[.traceEvents[] | select(.ph == "X" and (.dur < 0 or .ts < 0))] | length' "$j")
+	same "$name: slices start after the first event and have no negative length" 0 "$bad"
+	got=$(jq '[.traceEvents[] | select(.ph == "C" and .name == "flush IPIs/s") | .args.ipis]
+		| add // 0 | . / 10 | round' "$j")
+	same "$name: the IPIs/s counter adds up to the IPIs" "${want%%$'\t'*}" "$got"
+}
+
+for d in "$top"/corpus/traces/*/; do
+	[ -f "$d/trace.dat" ] && check_one "$d/trace.dat" "$(basename "$d")"
+done
+check_one "$fx/x86-hackbench.dat" x86-hackbench
+check_one "$fx/x86-lost.dat" x86-lost
+
+# standard input: copied aside and read twice, the same output
+h=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+tls export --format chrome "$h" > "$tmp/a.json" 2>/dev/null
+tls export --format chrome - < "$h" > "$tmp/b.json" 2>/dev/null
+same "stdin gives what the file gives (but its name)" "$(grep -v "^{\"displayTimeUnit" "$tmp/a.json" | md5sum)" \
+	"$(grep -v "^{\"displayTimeUnit" "$tmp/b.json" | md5sum)"
+# a flow arrow per sender-side IPI, each 's' with its 'f' on another CPU's track
+got=$(jq '[.traceEvents[] | select(.ph == "s")] | length' "$tmp/a.json")
+same "one flow start per flush IPI" "$(jq '[.traceEvents[] | select(.ph == "i" and .cat == "ipi")] | length' "$tmp/a.json")" "$got"
+flows_end() { jq -e '[.traceEvents[] | select(.ph == "f")] | all(.bp == "e")' "$1" > /dev/null; }
+check "flows end on the target's track" flows_end "$tmp/a.json"
+# bad usage and bad input
+tls export "$h" > /dev/null 2>&1
+same "no --format: exit 2" 2 $?
+tls export --format systrace "$h" > /dev/null 2>&1
+same "an unknown format: exit 2" 2 $?
+head -c 100000 "$h" > "$tmp/cut.dat"
+tls export --format chrome -o "$tmp/cut.json" "$tmp/cut.dat" > /dev/null 2> "$tmp/cut.err"
+same "a truncated trace.dat: exit 2" 2 $?
+check "... and the message names the file" grep -q "cut.dat" "$tmp/cut.err"
+echo "1..$n"
