@@ -271,6 +271,7 @@ static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	if (r->warm && ev->kind == TS_EV_OTHER && ev->name &&
 	    !strcmp(ts_source_str(r->src, ev->name), "local_flush_tlb_mm"))
 		r->kernel_evictions++;	/* a lazy kernel's eviction (DESIGN section 1) */
+	tuner_measure_feed(r->meas, ev, ev->name ? ts_source_str(r->src, ev->name) : NULL);
 	tuner_feed(r->tu, tl, ev);
 }
 
@@ -415,6 +416,7 @@ int cmd_tune(int argc, char **argv)
 			o.direct[0], o.direct[1], o.c.input);
 	}
 	r.tu = tuner_new(&to);
+	r.meas = tuner_measure_new();
 	ret = analyze_run(&o.c, r.src, tune_feed, &r, &r.tl);
 	if (to.decisions) {
 		bool failed = ferror(to.decisions);
@@ -425,6 +427,8 @@ int cmd_tune(int argc, char **argv)
 	if (ret)
 		goto out;
 	tuner_finish(r.tu);
+	/* what the trace measured replaces the profile's figure; the user's own file wins */
+	tuner_measure_apply(r.meas, &r.pf);
 	if (ts_source_info(r.src)->cpus <= 0)
 		r.ncpus = timeline_cpus(r.tl);
 	if (o.verify)
@@ -452,6 +456,7 @@ int cmd_tune(int argc, char **argv)
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:
+	tuner_measure_free(r.meas);
 	tuner_free(r.tu);
 	timeline_free(r.tl);
 	ts_source_close(r.src);

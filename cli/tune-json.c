@@ -65,6 +65,19 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	}
 	json_object_set_new(root, "input", j);
 	json_object_set_new(root, "platform", json_string(r->pf.name));
+	j = json_object();
+	for (int f = 0; f < PF__COSTS; f++) {
+		json_t *c = json_pack("{s:f,s:s,s:s}", "ns", r->pf.v[f], "source",
+				      platform_origin_name(r->pf.origin[f]), "detail", r->pf.source[f]);
+
+		if (r->pf.origin[f] == PF_FROM_TRACE) {
+			json_object_set_new(c, "samples", json_integer((json_int_t)r->pf.samples[f]));
+			json_object_set_new(c, "p25", json_real(r->pf.p25[f]));
+			json_object_set_new(c, "p75", json_real(r->pf.p75[f]));
+		}
+		json_object_set_new(j, platform_fig_name(f), c);
+	}
+	json_object_set_new(root, "costs", j);
 
 	j = json_object();
 	for (int m = 0; m < TUNER__MODELS; m++) {

@@ -60,11 +60,16 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 
 	tuner_grid_point(r->tu, a->ti, a->qi, &c);
 	tuner_grid_point(r->tu, 0, a->qi, &c1);
-	if (cT > T)
+	if (a->ti == r->o->nT - 1)
+		snprintf(bigger, sizeof(bigger), "the grid ends at T=%d: try --threshold with "
+			 "bigger values", T);
+	else if (cT > T)
 		snprintf(bigger, sizeof(bigger), "tables up to T=%d save less than %.0f %% more",
 			 cT, 100 * TUNER_BAND);
 	else
-		snprintf(bigger, sizeof(bigger), "a bigger table costs more scanning than it saves");
+		snprintf(bigger, sizeof(bigger), "the next size, T=%d, costs %.3f ms more",
+			 r->o->T[a->ti + 1], (tune_cost_of(r, &r->pf, a->ti + 1, a->qi) -
+					      a->point_cost) / 1e6);
 	snprintf(buf, len,
 		 "%s. Lazy flush interrupts only CPUs that are running the mm, so it sends %llu "
 		 "flush IPIs instead of the stock kernel's %llu (%s, %.3f ms of IPIs saved) "
@@ -215,6 +220,19 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			printf("events not modelled: %llu on CPUs past the %d the input declares "
 			       "(the first on CPU %d): every model count below misses them\n",
 			       (unsigned long long)tuner_unmodelled(r->tu, NULL), r->ncpus, cpu);
+	}
+
+	printf("\nUnit costs (ns; source: trace = measured in this trace, median [quartiles], "
+	       "platform = the profile, user = your --platform file)\n");
+	for (int f = 0; f < PF__COSTS; f++) {
+		printf("  %-22s %9.0f  %-8s", platform_fig_name(f), r->pf.v[f],
+		       platform_origin_name(r->pf.origin[f]));
+		if (r->pf.origin[f] == PF_FROM_TRACE)
+			printf(" %llu samples [%.0f..%.0f]: %s\n",
+			       (unsigned long long)r->pf.samples[f], r->pf.p25[f], r->pf.p75[f],
+			       r->pf.source[f]);
+		else
+			printf(" %s\n", r->pf.source[f]);
 	}
 
 	printf("\nModels\n");

@@ -33,6 +33,7 @@ struct tune_run {
 	struct ts_source *src;
 	struct timeline *tl;
 	struct tuner *tu;
+	struct tuner_measure *meas;	/* unit costs the trace shows */
 	struct platform pf;
 	int ncpus;
 	int (*replay)[2];

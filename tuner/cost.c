@@ -31,8 +31,8 @@ const char *platform_fig_name(enum platform_fig f)
 	return f < PF__COUNT ? fig_names[f] : "?";
 }
 
-/* Apply the figures of one JSON profile on top of @p. */
-static int apply_file(const char *path, struct platform *p, char *err)
+/* Apply the figures of one JSON profile on top of @p; they come from @origin. */
+static int apply_file(const char *path, struct platform *p, enum pf_origin origin, char *err)
 {
 	json_error_t jerr;
 	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), *figs, *v;
@@ -72,6 +72,7 @@ static int apply_file(const char *path, struct platform *p, char *err)
 			goto out;
 		}
 		p->v[f] = json_number_value(val);
+		p->origin[f] = origin;
 		s = json_is_object(v) ? json_string_value(json_object_get(v, "source")) : NULL;
 		if (s)
 			strlcpy_ts(p->source[f], s, sizeof(p->source[f]));
@@ -118,18 +119,18 @@ int platform_load(const char *spec, struct platform *p, char *err)
 			 "(looked in $TLBSCOPE_PLATFORM_DIR, %s, %s)", PLATFORM_DIR, SRC_PLATFORM_DIR);
 		return -1;
 	}
-	if (apply_file(path, p, err))
+	if (apply_file(path, p, PF_FROM_PLATFORM, err))
 		return -1;
 	if (!spec || !strcmp(spec, "generic"))
 		return 0;
 	if (strchr(spec, '/') || strstr(spec, ".json"))
-		return apply_file(spec, p, err);
+		return apply_file(spec, p, PF_FROM_USER, err);
 	if (find_profile(spec, path, sizeof(path))) {
 		snprintf(err, TS_ERR_LEN, "platform: no profile named '%s' (a name from "
 			 "tuner/platforms/, or a JSON file)", spec);
 		return -1;
 	}
-	return apply_file(path, p, err);
+	return apply_file(path, p, PF_FROM_PLATFORM, err);
 }
 
 int platform_reach_mms(const struct platform *p)

@@ -119,12 +119,32 @@ enum platform_fig {
 };
 #define PF__COSTS	PF_TLB_ENTRIES	/* figures before this one are unit costs (ns) */
 
+/* where a figure came from: the profile, the user's own file, or measured in the trace */
+enum pf_origin { PF_FROM_PLATFORM, PF_FROM_USER, PF_FROM_TRACE };
+
 struct platform {
 	char name[64];
 	char description[256];
 	double v[PF__COUNT];
 	char source[PF__COUNT][160];
+	enum pf_origin origin[PF__COUNT];
+	/* PF_FROM_TRACE: the samples, and the quartiles around the median in v[] (ns) */
+	uint64_t samples[PF__COUNT];
+	double p25[PF__COUNT], p75[PF__COUNT];
 };
+const char *platform_origin_name(enum pf_origin o);
+
+/*
+ * Unit costs measured in the trace (measure.c): feed every event with its tracepoint
+ * name (NULL when unknown); then tuner_measure_apply() puts each figure with at least
+ * TUNER_MIN_SAMPLES samples into @p, unless the user's own file gave it.
+ */
+#define TUNER_MIN_SAMPLES	10
+struct tuner_measure;
+struct tuner_measure *tuner_measure_new(void);	/* free with tuner_measure_free() */
+void tuner_measure_free(struct tuner_measure *m);
+void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name);
+void tuner_measure_apply(const struct tuner_measure *m, struct platform *p);
 
 const char *platform_fig_name(enum platform_fig f);
 /*

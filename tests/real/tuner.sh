@@ -82,9 +82,10 @@ if [ -f "$f" ]; then
 	check "--base 4,64: the patch is written against it" \
 		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_TLB_FLUSH_TASK 64$'"
 	# a base within the band of the cheapest is the advice itself: nothing to patch
-	tls tune --json --base 12,64 "$f" > "$tmp/v.json"
-	same "--base 12,64 (within 1 % of the cheapest): enable at it, no patch" "12 64 null" \
-		"$(jq -r '.recommendation | "\(.threshold) \(.queue) \(.patch)"' "$tmp/v.json")"
+	tq=$(tls tune --json "$f" | jq -r '.recommendation | "\(.threshold),\(.queue)"')
+	tls tune --json --base "$tq" "$f" > "$tmp/v.json"
+	same "--base $tq (the point tune recommends): enable at it, no patch" "$tq null" \
+		"$(jq -r '.recommendation | "\(.threshold),\(.queue) \(.patch)"' "$tmp/v.json")"
 	# --warmup counts the kernel's IPIs over the same window as the models'
 	for w in 2 10; do
 		tls tune --json --warmup $w "$f" > "$tmp/w.json"
@@ -111,6 +112,25 @@ if [ -f "$f" ]; then
 		[ "$(jq '.recommendation | [.threshold, .queue, .patch] | map(select(. != null)) | length' \
 			"$tmp/v.json")" = 0 ]
 fi
+# unit costs: measured where the trace shows them, the profile's otherwise, the user's first
+f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --json "$f" > "$tmp/c.json"
+	same "costs: the remote flush handler is measured, one sample per flush IPI" "trace 4174" \
+		"$(jq -r '"\(.costs.remote_flush_ns.source) \(.costs.remote_flush_ns.samples)"' "$tmp/c.json")"
+	check "costs: the median lies within its quartiles" \
+		[ "$(jq '[.costs[] | select(.source == "trace") | select(.p25 > .ns or .ns > .p75)]
+			| length' "$tmp/c.json")" = 0 ]
+	same "costs: what the trace does not show is the profile's" platform \
+		"$(jq -r .costs.tlb_refill_ns.source "$tmp/c.json")"
+	echo '{"figures":{"remote_flush_ns":{"value":333,"source":"measured on my board"}}}' > "$tmp/u.json"
+	same "costs: a --platform file overrides the trace" "user 333" \
+		"$(tls tune --json --platform "$tmp/u.json" "$f" |
+			jq -r '"\(.costs.remote_flush_ns.source) \(.costs.remote_flush_ns.ns)"')"
+fi
+f=$top/corpus/traces/mmapstress-sbi-4cpu/trace.dat
+[ -f "$f" ] && same "costs: an SBI trace (no csd) keeps the profile's remote flush" platform \
+	"$(tls tune --json "$f" | jq -r .costs.remote_flush_ns.source)"
 # a lazy kernel: its T read from its evictions, checked against lazy at it, not stock
 for tq in 2,4 6,32 12,64; do
 	T=${tq%,*} Q=${tq#*,}

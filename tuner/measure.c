@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Unit costs the trace itself shows (issue 12): the remote flush handler
+ * (csd_function_entry -> csd_function_exit of a flush callback on its target), the
+ * requester's own call of it, and the IPI's delivery (csd_queue_cpu on the sender -> the
+ * target's csd_function_entry of that callback).  Kept as log-scale histograms, so memory
+ * does not grow with the trace; a figure with enough samples replaces the platform's.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+#define SUB		16	/* buckets per octave: a quantile is within 4.4 % */
+#define NBUCKETS	(48 * SUB)	/* up to 2^48 ns */
+#define PENDING		64	/* IPIs queued to one CPU and not yet entered */
+
+enum measured { M_REMOTE, M_LOCAL, M_DELIVERY, M__COUNT };
+
+/* which figure each measurement prices, and how it was measured */
+static const struct {
+	enum platform_fig fig;
+	const char *how;
+} measured[M__COUNT] = {
+	[M_REMOTE] = { PF_REMOTE_FLUSH, "csd_function_entry -> csd_function_exit of the flush "
+		       "callback on its target (the remote flush handler)" },
+	[M_LOCAL] = { PF_LOCAL_ASID_FLUSH, "csd_function_entry -> csd_function_exit of the "
+		      "flush callback the requester runs itself (its local flush)" },
+	[M_DELIVERY] = { PF_IPI_RECV, "csd_queue_cpu on the sender -> csd_function_entry of "
+			 "the flush callback on the target (the IPI's delivery)" },
+};
+
+struct cpu_state {
+	uint64_t entry_ts;	/* a flush callback entered and not yet exited, 0 none */
+	bool entry_local;
+	uint64_t queued[PENDING];	/* csd_queue_cpu times of flush IPIs to this CPU */
+	int from[PENDING];		/* and their senders */
+	int head, len;
+};
+
+struct tuner_measure {
+	uint64_t hist[M__COUNT][NBUCKETS];
+	uint64_t n[M__COUNT];
+	struct cpu_state cpu[TS_MAX_CPUS];
+};
+
+struct tuner_measure *tuner_measure_new(void)
+{
+	return xcalloc(1, sizeof(struct tuner_measure));
+}
+
+void tuner_measure_free(struct tuner_measure *m)
+{
+	free(m);
+}
+
+static void add(struct tuner_measure *m, enum measured k, uint64_t ns)
+{
+	int b = ns ? (int)(log2((double)ns) * SUB) : 0;
+
+	if (b >= NBUCKETS)
+		b = NBUCKETS - 1;
+	m->hist[k][b]++;
+	m->n[k]++;
+}
+
+/* The value at quantile @q (0..1): the geometric middle of its bucket. */
+static double quantile(const struct tuner_measure *m, enum measured k, double q)
+{
+	uint64_t want = (uint64_t)(q * (m->n[k] - 1)), seen = 0;
+
+	for (int b = 0; b < NBUCKETS; b++) {
+		seen += m->hist[k][b];
+		if (seen > want)
+			return exp2((b + 0.5) / SUB);
+	}
+	return 0;
+}
+
+void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name)
+{
+	struct cpu_state *c;
+
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
+		return;
+	c = &m->cpu[ev->cpu];
+	if (ev->kind == TS_EV_IPI && (ev->flags & TS_F_TLB) && ev->u.ipi.src == TS_SRC_CSD_QUEUE &&
+	    !(ev->flags & (TS_F_RECV | TS_F_LOCAL))) {
+		/* one event per target; the target's entries come in the order they were queued */
+		for (int t = 0; t < TS_MAX_CPUS; t++) {
+			struct cpu_state *tc = &m->cpu[t];
+
+			if (!ts_cpumask_test(&ev->u.ipi.targets, t) || t == ev->cpu)
+				continue;
+			if (tc->len == PENDING) {	/* entries unseen: forget the oldest */
+				tc->head = (tc->head + 1) % PENDING;
+				tc->len--;
+			}
+			tc->from[(tc->head + tc->len) % PENDING] = ev->cpu;
+			tc->queued[(tc->head + tc->len++) % PENDING] = ev->ts;
+		}
+		return;
+	}
+	if (ev->kind == TS_EV_IPI && (ev->flags & TS_F_TLB) && ev->u.ipi.src == TS_SRC_CSD_ENTRY) {
+		c->entry_ts = ev->ts;
+		c->entry_local = ev->flags & TS_F_LOCAL;
+		if (!c->entry_local && c->len) {
+			uint64_t q = c->queued[c->head];
+			int from = c->from[c->head];
+
+			c->head = (c->head + 1) % PENDING;
+			c->len--;
+			/* a sender that differs: queue events are missing (x86 traces only some) */
+			if (from == ev->u.ipi.from && ev->ts >= q)
+				add(m, M_DELIVERY, ev->ts - q);
+		}
+		return;
+	}
+	if (ev->kind == TS_EV_OTHER && c->entry_ts && name && !strcmp(name, "csd_function_exit")) {
+		if (ev->ts >= c->entry_ts)
+			add(m, c->entry_local ? M_LOCAL : M_REMOTE, ev->ts - c->entry_ts);
+		c->entry_ts = 0;
+	}
+}
+
+void tuner_measure_apply(const struct tuner_measure *m, struct platform *p)
+{
+	for (int k = 0; k < M__COUNT; k++) {
+		enum platform_fig f = measured[k].fig;
+
+		if (m->n[k] < TUNER_MIN_SAMPLES || p->origin[f] == PF_FROM_USER)
+			continue;
+		p->v[f] = round(quantile(m, k, 0.5));
+		p->origin[f] = PF_FROM_TRACE;
+		p->samples[f] = m->n[k];
+		p->p25[f] = round(quantile(m, k, 0.25));
+		p->p75[f] = round(quantile(m, k, 0.75));
+		snprintf(p->source[f], sizeof(p->source[f]), "median of %s", measured[k].how);
+	}
+}
+
+const char *platform_origin_name(enum pf_origin o)
+{
+	static const char *const names[] = { "platform", "user", "trace" };
+
+	return o <= PF_FROM_TRACE ? names[o] : "?";
+}
