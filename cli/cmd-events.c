@@ -12,14 +12,17 @@
 
 #include "../lib/lib.h"
 #include "cli.h"
+#include "probes.h"
 
 static const char events_usage[] =
-	"usage: tlbscope events [-C LIST] [--from T] [--to T] TRACE\n"
+	"usage: tlbscope events [-C LIST] [--from T] [--to T] [--probe-map FILE] TRACE\n"
 	"\n"
 	"Prints one JSON object per line: a header, then every event in time order.\n"
 	"  -C, --cpu LIST  only events recorded on these CPUs (0,2-3)\n"
 	"  --from T        only events at or after T (seconds, or +T after the first event)\n"
 	"  --to T          only events before T\n"
+	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
+	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
 	"  -h, --help      this text\n";
 
 struct writer {
@@ -226,7 +229,9 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		mm = NULL;
 		json_object_set_new(j, "prev_ptr", ptr_json(ev->u.load.prev));
 		json_object_set_new(j, "next_ptr", ptr_json(ev->u.load.next));
-		json_object_set_new(j, "next_mask", cpus_array(&m));
+		/* not [] where the trace does not say: the probe had no such argument */
+		json_object_set_new(j, "next_mask", ev->u.load.mask_known ? cpus_array(&m) :
+				    json_null());
 		if (ev->u.load.initial)
 			json_object_set_new(j, "initial", json_true());
 		if (ev->u.load.commit)
@@ -262,16 +267,32 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 
 int cmd_events(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, { NULL } };
+	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, { NULL } };
 	struct common_opts o = { 0 };
 	struct writer w = { 0 };
+	struct cli_parser p;
 	struct ts_source *src;
 	struct timeline *tl;
-	int r;
+	const char *v;
+	int key, r;
 
-	r = common_parse(&o, "events", events_usage, opts, argc, argv);
-	if (r)
-		return r > 0 ? EXIT_OK : EXIT_BAD;
+	cli_parser_init(&p, "events", events_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		if (key == CLI_HELP)
+			return EXIT_OK;
+		if (key == CLI_BAD)
+			return EXIT_BAD;
+		if (key == CLI_ARG)
+			r = common_input(&o, "events", v);
+		else if (key == OPT_PROBE_MAP)
+			r = probes_map_option(v);
+		else
+			r = common_opt(&o, key, v);
+		if (r < 0)
+			return EXIT_BAD;
+	}
+	if (!o.input)
+		return error("events: no trace given\n%s", events_usage);
 	/* the filter selects lines; the timeline itself sees and resolves everything */
 	{
 		struct common_opts all = o;
@@ -290,7 +311,12 @@ int cmd_events(int argc, char **argv)
 		r = analyze_run(&all, src, write_event, &w, &tl);
 		if (w.window_bad)
 			r = EXIT_BAD;
+		/* stdout is the stream: what a probe lacks goes to stderr, once */
+		fflush(stdout);
+		if (!r)
+			probes_print_problems(src, stderr, "tlbscope: warning: ");
 	}
+	ts_probe_map_free();
 	free(w.mm_told);
 	timeline_free(tl);
 	ts_source_close(src);

@@ -10,16 +10,46 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "probes.h"
 
 static const char info_usage[] =
-	"usage: tlbscope info [--json] TRACE\n"
+	"usage: tlbscope info [--json] [--probe-map FILE] TRACE\n"
 	"\n"
-	"  --json      one JSON object: format, cpus, span, kernel, events by name\n"
-	"  -h, --help  this text\n";
+	"  --json            one JSON object: format, cpus, span, kernel, events by name\n"
+	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
+	"                    'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  -h, --help        this text\n";
+
+/* The command line: 0 ok, 1 help shown, -1 bad usage (message printed). */
+static int info_parse_args(struct common_opts *o, int argc, char **argv)
+{
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
+	struct cli_parser p;
+	const char *v;
+	int key, r;
+
+	cli_parser_init(&p, "info", info_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		if (key == CLI_HELP)
+			return 1;
+		if (key == CLI_BAD)
+			return -1;
+		if (key == CLI_ARG)
+			r = common_input(o, "info", v);
+		else if (key == OPT_PROBE_MAP)
+			r = probes_map_option(v);
+		else
+			r = common_opt(o, key, v);
+		if (r < 0)
+			return -1;
+	}
+	if (!o->input)
+		return error("info: no trace given\n%s", info_usage), -1;
+	return 0;
+}
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;
 	struct ts_source *src;
@@ -29,13 +59,14 @@ int cmd_info(int argc, char **argv)
 	size_t n;
 	int r;
 
-	r = common_parse(&o, "info", info_usage, opts, argc, argv);
+	r = info_parse_args(&o, argc, argv);
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	r = analyze(&o, NULL, NULL, &src, &tl);
 	if (r) {
 		timeline_free(tl);
 		ts_source_close(src);
+		ts_probe_map_free();
 		return r;
 	}
 	info = ts_source_info(src);
@@ -73,6 +104,7 @@ int cmd_info(int argc, char **argv)
 				json_array_append_new(k, json_string(info->kprobes_defined[i]));
 			json_object_set_new(root, "kprobes_defined", k);
 		}
+		json_object_set_new(root, "probes", probes_json(src));
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(root);
@@ -101,6 +133,15 @@ int cmd_info(int argc, char **argv)
 				printf("%s %s", i ? "," : "", info->kprobes_defined[i]);
 			printf("\n");
 		}
+		{
+			size_t np;
+
+			ts_source_probes(src, &np);
+			if (np)
+				printf("probes:    %zu kprobe events ('tlbscope probes' shows how each "
+				       "argument was found)\n", np);
+			probes_print_problems(src, stdout, "  ");
+		}
 		printf("\n");
 		{
 			static const char *const hdr[] = { "EVENT", "COUNT" };
@@ -121,5 +162,6 @@ int cmd_info(int argc, char **argv)
 	free(ids);
 	timeline_free(tl);
 	ts_source_close(src);
+	ts_probe_map_free();
 	return EXIT_OK;
 }

@@ -12,9 +12,11 @@
 
 #include "../lib/lib.h"
 #include "cli.h"
+#include "probes.h"
 
 static const char report_usage[] =
-	"usage: tlbscope report [--json] [-C LIST] [--from T] [--to T] [--top N] TRACE\n"
+	"usage: tlbscope report [--json] [-C LIST] [--from T] [--to T] [--top N]\n"
+	"                       [--probe-map FILE] TRACE\n"
 	"\n"
 	"  --json          one JSON object with stable snake_case keys\n"
 	"  -C, --cpu LIST  count only these CPUs (0,2-3); state is rebuilt from all of them\n"
@@ -22,6 +24,8 @@ static const char report_usage[] =
 	"                  after the first event (units: s, ms, us, ns)\n"
 	"  --to T          count events before T (same forms)\n"
 	"  --top N         processes listed in the text table (default 20, 0 = all)\n"
+	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
+	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
 	"  -h, --help      this text\n";
 
 struct report_opts {
@@ -36,7 +40,8 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 {
 	enum { OPT_TOP = OPT_COMMON_END };
 	static const struct cli_option opts[] = {
-		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true }, { NULL }
+		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true }, PROBE_MAP_OPT,
+		{ NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -52,6 +57,8 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 			return -1;
 		if (key == CLI_ARG)
 			r = common_input(&o->c, "report", v);
+		else if (key == OPT_PROBE_MAP)
+			r = probes_map_option(v);
 		else if (key == OPT_TOP)
 			r = parse_int(v, &o->top) || o->top < 0 ?
 				error("report: --top: '%s' is not a count (0 = all)", v), -1 : 1;
@@ -70,6 +77,8 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 struct totals {
 	uint64_t switches, mm_switches, requests, ipis, local, mms, guessed;
 	uint64_t kmask_requests, kernel_targets, remote_requests, csd_flush_ipis;
+	/* why the kernel's flush targets are unknown (kmask_unknown_why()), NULL when known */
+	const char *kmask_unknown;
 	uint64_t how[TL_HOW__COUNT];
 };
 
@@ -222,28 +231,38 @@ struct probe_state {
 	bool nmi_drop;			/* defined, none recorded, sched_switch recorded */
 };
 
+static void mark_defined(struct probe_state *p, const char *func)
+{
+	for (size_t i = 0; func && i < NKPROBES; i++) {
+		if (!strcmp(func, kprobes[i].func)) {
+			p->defined[i] = true;
+			return;
+		}
+	}
+	p->ndefined_other++;
+}
+
 static void collect_probes(struct ts_source *src, struct timeline *tl, struct probe_state *p)
 {
 	const struct ts_source_info *info = ts_source_info(src);
+	const struct ts_probe *pr;
+	size_t np;
 
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < NKPROBES; i++) {
 		p->count[i] = timeline_probe_count(tl, ts_source_intern(src, kprobes[i].func));
 		p->total += p->count[i];
 	}
-	/* without a record, a defined event is known by its name only */
-	for (size_t d = 0; d < info->nkprobes_defined; d++) {
-		const char *f = ts_kprobe_func(info->kprobes_defined[d]);
-		size_t i;
-
-		for (i = 0; f && i < NKPROBES; i++)
-			if (!strcmp(f, kprobes[i].func))
-				break;
-		if (f && i < NKPROBES)
-			p->defined[i] = true;
-		else
-			p->ndefined_other++;
-	}
+	/*
+	 * The input's kprobe events by the function each probes, whatever their names; a
+	 * JSON-lines stream has only the names of the trace it came from.
+	 */
+	pr = ts_source_probes(src, &np);
+	for (size_t d = 0; d < np; d++)
+		mark_defined(p, pr[d].func);
+	if (!np)
+		for (size_t d = 0; d < info->nkprobes_defined; d++)
+			mark_defined(p, ts_kprobe_func(info->kprobes_defined[d]));
 	for (size_t i = 0; i < NKPROBES; i++)
 		p->defined[i] |= p->count[i] > 0;
 	p->nmi_drop = info->nkprobes_defined && !p->total &&
@@ -276,8 +295,46 @@ static const char nmi_drop_why[] =
  */
 static bool lazy_kernel(struct ts_source *src, struct timeline *tl)
 {
-	return timeline_name_count(tl, ts_source_intern(src, "local_load_tlb_mm")) ||
-	       timeline_name_count(tl, ts_source_intern(src, "local_flush_tlb_mm"));
+	return timeline_probe_count(tl, ts_source_intern(src, "local_load_tlb_mm")) ||
+	       timeline_probe_count(tl, ts_source_intern(src, "local_flush_tlb_mm"));
+}
+
+/*
+ * Why the kernel's own flush targets are unknown, for "n/a (...)", or NULL when they are
+ * counted: a probe of a request whose mask argument is unavailable makes every total of
+ * them partial; without any mask-carrying probe they were never seen.
+ */
+static const char *kmask_unknown_why(struct ts_source *src, struct timeline *tl,
+				     const struct totals *t)
+{
+	static char why[256];
+	size_t n;
+	const struct ts_probe *p = ts_source_probes(src, &n);
+	bool mask_probe = false;
+
+	/* the probe that makes every request first, then its callers */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
+		const struct ts_probe_arg *a = p[i].func ? ts_probe_arg(&p[i], "mask") : NULL;
+
+		if (!a || !strcmp(p[i].func, "sbi_remote_sfence_vma_asid") ||
+		    !strcmp(p[i].func, "local_load_tlb_mm") || !strcmp(p[i].func, "local_flush_tlb_mm"))
+			continue;
+		if (k < n && strcmp(p[i].func, "__flush_tlb_range"))
+			continue;
+		mask_probe |= a->field && p[i].events;
+		if (p[i].events && p[i].fields_known && !a->field) {
+			snprintf(why, sizeof(why), "probe %s (%s) has no mask argument; "
+				 "tlbscope probes tells more", p[i].event, p[i].func);
+			return why;
+		}
+	}
+	if (t->kmask_requests || mask_probe)
+		return NULL;
+	if (!timeline_kprobe_requests(tl))
+		return "no flush request from a kprobe on __flush_tlb_range or its callers, which "
+		       "carry the kernel's cpumask: tlbscope-probes(7)";
+	return "no flush request carries the kernel's cpumask";
 }
 
 static void print_probes_text(struct ts_source *src, struct timeline *tl, const struct totals *t,
@@ -304,6 +361,7 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 			printf("    %-28s    missing  -> cannot see: %s\n", kprobes[i].func,
 			       kprobes[i].missing);
 	}
+	probes_print_problems(src, stdout, "  ");
 	if (p.nmi_drop) {
 		defined_list(src, list, sizeof(list));
 		printf("  kprobe events for %s are defined but none were recorded: %s\n", list,
@@ -328,10 +386,17 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 		       (unsigned long long)ps->requests_by_ptr,
 		       (unsigned long long)ps->requests_ptr_unknown,
 		       (unsigned long long)ps->callers_evidence);
-	if (t->kmask_requests) {
+	if (t->kmask_unknown && timeline_kprobe_requests(tl)) {
+		printf("  kernel check: n/a (%s)\n", t->kmask_unknown);
+	} else if (!t->kmask_unknown && t->kmask_requests) {
 		uint64_t sbi = p.count[NKPROBES - 1];
 
-		if (sbi || isrc == TL_IPI_SBI)
+		if (!sbi && isrc != TL_IPI_SBI &&
+		    !timeline_name_count(tl, ts_source_intern(src, "csd_queue_cpu")))
+			printf("  kernel check: n/a (no csd_queue_cpu and no SBI fence events to "
+			       "compare the %llu kernel flush targets with)\n",
+			       (unsigned long long)t->kernel_targets);
+		else if (sbi || isrc == TL_IPI_SBI)
 			printf("  kernel check: requests with remote targets = SBI remote fences: "
 			       "%llu = %llu (%s)\n", (unsigned long long)t->remote_requests,
 			       (unsigned long long)sbi,
@@ -370,6 +435,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	const char *where;
 
 	sum_totals(tl, isrc, &t);
+	t.kmask_unknown = kmask_unknown_why(src, tl, &t);
 	format_ns(a, sizeof(a), timeline_first_ts(tl));
 	format_ns(b, sizeof(b), timeline_last_ts(tl));
 	format_ns(d, sizeof(d), timeline_last_ts(tl) - timeline_first_ts(tl));
@@ -396,10 +462,12 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	printf("  address spaces     %12llu  (%llu identified by guesses)\n",
 	       (unsigned long long)t.mms, (unsigned long long)t.guessed);
 	printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
-	if (t.kmask_requests)
+	if (!t.kmask_unknown)
 		printf("  kernel flush targets %10llu  (remote CPUs in the kernel's masks of %llu "
 		       "requests)\n", (unsigned long long)t.kernel_targets,
 		       (unsigned long long)t.kmask_requests);
+	else if (t.requests)
+		printf("  kernel flush targets        n/a  (%s)\n", t.kmask_unknown);
 	if (isrc >= 0)
 		printf("  flush IPIs         %12llu  (counted from %s)\n",
 		       (unsigned long long)t.ipis, timeline_ipi_source_name(isrc));
@@ -527,6 +595,12 @@ static json_t *jint(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* @v when the trace shows it (@is_known), else null: unknown is not 0 */
+static json_t *known(uint64_t is_known, uint64_t v)
+{
+	return is_known ? jint(v) : json_null();
+}
+
 /* evidence.kprobes, .kprobe_nmi_drop, .mm_pointers, .kernel_check (not for JSON input) */
 static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 			const struct totals *t)
@@ -563,8 +637,9 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 	j = json_object();
 	json_object_set_new(j, "kprobe_requests", jint(timeline_kprobe_requests(tl)));
 	json_object_set_new(j, "requests_with_kernel_mask", jint(t->kmask_requests));
-	json_object_set_new(j, "requests_with_remote_targets", jint(t->remote_requests));
-	json_object_set_new(j, "kernel_remote_targets", jint(t->kernel_targets));
+	json_object_set_new(j, "requests_with_remote_targets",
+			    known(!t->kmask_unknown, t->remote_requests));
+	json_object_set_new(j, "kernel_remote_targets", known(!t->kmask_unknown, t->kernel_targets));
 	json_object_set_new(j, "csd_flush_ipis_queued", jint(t->csd_flush_ipis));
 	json_object_set_new(j, "sbi_remote_fences", jint(p.count[NKPROBES - 1]));
 	json_object_set_new(j, "lazy_flush_kernel", json_boolean(lazy_kernel(src, tl)));
@@ -584,6 +659,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	uint32_t *ids;
 
 	sum_totals(tl, isrc, &t);
+	t.kmask_unknown = kmask_unknown_why(src, tl, &t);
 	lost = timeline_lost(tl, &marks);
 
 	j = json_object();
@@ -623,7 +699,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	json_object_set_new(j, "flush_requests", jint(t.requests));
 	json_object_set_new(j, "flush_ipis", isrc >= 0 ? jint(t.ipis) : json_null());
 	json_object_set_new(j, "local_flushes", jint(t.local));
-	json_object_set_new(j, "kernel_flush_targets", jint(t.kernel_targets));
+	json_object_set_new(j, "kernel_flush_targets", known(!t.kmask_unknown, t.kernel_targets));
 	json_object_set_new(root, "totals", j);
 
 	arr = json_array();
@@ -637,14 +713,15 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "switches", jint(c->switches));
 		json_object_set_new(j, "mm_switches", jint(c->mm_switches));
 		json_object_set_new(j, "mms", jint(cpu_mms(tl, i)));
-		json_object_set_new(j, "flush_ipis_sent", jint(ipis_sent(c, isrc)));
-		json_object_set_new(j, "flush_ipis_received", jint(ipis_recv(c, isrc)));
+		json_object_set_new(j, "flush_ipis_sent", known(isrc >= 0, ipis_sent(c, isrc)));
+		json_object_set_new(j, "flush_ipis_received", known(isrc >= 0, ipis_recv(c, isrc)));
 		json_object_set_new(j, "local_flushes", jint(timeline_local_flushes(tl, i)));
 		json_object_set_new(j, "flush_requests", jint(c->flush_requests));
 		json_object_set_new(j, "kthread_ns", jint(c->kthread_ns));
 		json_object_set_new(j, "idle_ns", jint(c->idle_ns));
 		json_object_set_new(j, "lost_events", jint(c->lost));
-		json_object_set_new(j, "kernel_flush_targets", jint(c->kernel_targets));
+		json_object_set_new(j, "kernel_flush_targets", known(!t.kmask_unknown,
+								     c->kernel_targets));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(root, "cpus", arr);
@@ -661,10 +738,12 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "identified", json_string(timeline_how_name(m->how)));
 		json_object_set_new(j, "guessed", json_boolean(timeline_how_guessed(m->how)));
 		json_object_set_new(j, "flush_requests", jint(m->flush_requests));
-		json_object_set_new(j, "flush_ipis", jint(isrc >= 0 ? m->ipis_caused[isrc] : 0));
+		json_object_set_new(j, "flush_ipis", known(isrc >= 0, isrc >= 0 ? m->ipis_caused[isrc] :
+							   0));
 		json_object_set_new(j, "cpus", json_integer(ts_cpumask_weight(&m->ran_on)));
 		json_object_set_new(j, "mm_switches_in", jint(m->switches_in));
-		json_object_set_new(j, "kernel_flush_targets", jint(m->kernel_targets));
+		json_object_set_new(j, "kernel_flush_targets", known(!t.kmask_unknown,
+								     m->kernel_targets));
 		json_array_append_new(arr, j);
 	}
 	free(mms);
@@ -733,5 +812,6 @@ int cmd_report(int argc, char **argv)
 	}
 	timeline_free(tl);
 	ts_source_close(src);
+	ts_probe_map_free();
 	return r;
 }

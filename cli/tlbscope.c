@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "probes.h"
 
 #define TLBSCOPE_VERSION "0.1"
 
@@ -20,6 +21,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "where TLB flushes and flush IPIs come from, per CPU and process" },
 	{ "info", cmd_info, "what a trace is: format, CPUs, span, kernel, events by name" },
 	{ "events", cmd_events, "the normalized event stream as JSON lines" },
+	{ "probes", cmd_probes, "the kprobe events of a trace and how their arguments were mapped" },
 	{ "tune", cmd_tune, "replay under stock and lazy flushing; recommend T and Q" },
 	{ "record", cmd_record, "capture a trace.dat of this machine from a tracefs instance" },
 	{ "top", cmd_top, "watch flushes, IPIs and the lazy model live (or replay a trace)" },

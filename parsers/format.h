@@ -47,6 +47,8 @@ struct ts_source {
 	char err[TS_ERR_LEN];
 	uint64_t skipped;		/* malformed records passed over */
 	char first_skip[160];
+	struct ts_probe *probes;	/* kprobe events met (probes.c) */
+	size_t nprobes, probes_alloc;
 	void *priv;			/* the format's own state */
 };
 
@@ -75,6 +77,12 @@ struct tp_fields {
 	/* name of the kernel function a pointer field points at, without +offset */
 	int (*sym)(void *ctx, const char *field, char *buf, size_t len);
 	int (*mask)(void *ctx, const char *field, struct ts_cpumask *m);
+	/*
+	 * The event's own fields in order (not the common_ ones, not __probe_ip): names
+	 * borrowed until the next record, sizes in bytes (0 unknown); at most @max, -1 when
+	 * the format cannot tell.  May be NULL.
+	 */
+	int (*list)(void *ctx, const char **names, int *sizes, int max);
 	uint32_t name_id;	/* the event name's string id when the reader has it, else 0 */
 };
 
@@ -121,6 +129,16 @@ struct tep_fields {
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src);
+
+/*
+ * The probe of kprobe event @name (@name_id its string id) in @src, resolved from @f (its
+ * __probe_ip symbol and its fields) the first time.  A format that defines the event before
+ * any record passes @f with no sym getter (list only, or NULL): the function is then found
+ * by name, and found again at the first record.  Never NULL; owned by @src.
+ */
+struct ts_probe *ts_probe_resolve(struct ts_source *src, const char *name, uint32_t name_id,
+				  const struct tp_fields *f);
+void ts_probe_release_all(struct ts_source *src);
 
 /*
  * tp_decode - fill @ev's kind and payload from tracepoint @name's fields

@@ -267,6 +267,45 @@ int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 	return ts_cpumask_parse_list(m, tmp);
 }
 
+/*
+ * The keys of the payload in order, for a kprobe event's fields: "(ffffffff8000ad62)
+ * mm=0x.. cpus=0x8" gives mm, cpus.  Text has no sizes (0).
+ */
+int ftext_list(void *ctx, const char **names, int *sizes, int max)
+{
+	struct text_fields *tf = ctx;
+	const char *p = tf->payload;
+	size_t used = 0;
+	int n = 0;
+
+	if (tf->plugin)
+		return -1;
+	if (*p == '(' && (p = strchr(p, ')')))
+		p++;
+	else
+		p = tf->payload;
+	for (; p && *p && n < max; p++) {
+		const char *e;
+		size_t l;
+
+		if (p != tf->payload && p[-1] != ' ')
+			continue;
+		if (!at_key(p, '='))
+			continue;
+		e = strchr(p, '=');
+		l = (size_t)(e - p);
+		if (used + l + 1 > sizeof(tf->names))
+			break;
+		memcpy(tf->names + used, p, l);
+		tf->names[used + l] = '\0';
+		names[n] = tf->names + used;
+		sizes[n++] = 0;
+		used += l + 1;
+		p = e;
+	}
+	return n;
+}
+
 /* "COMM:PID [PRIO]" in [@s, @end); the comm may hold ':' and blanks. */
 static int plugin_task(const char *s, const char *end, const char **comm, size_t *comm_len,
 		       int *pid)

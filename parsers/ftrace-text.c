@@ -377,6 +377,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	struct text_fields tf = { .payload = NULL };
 	const struct tp_fields f = {
 		.ctx = &tf, .num = ftext_num, .str = ftext_str, .sym = ftext_sym, .mask = ftext_mask,
+		.list = ftext_list,
 	};
 	struct line_hdr h;
 	char name[128], why[160] = "";

@@ -85,6 +85,7 @@ struct text_fields {
 	bool plugin;
 	bool report;		/* trace-cmd report: libtraceevent prints cpumasks as lists */
 	struct plugin_switch sw;
+	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
 /* ftrace-fields.c: the getters of struct tp_fields over a line's text (ctx: text_fields) */
@@ -92,6 +93,7 @@ int ftext_num(void *ctx, const char *field, int64_t *val);
 int ftext_str(void *ctx, const char *field, char *buf, size_t size);
 int ftext_sym(void *ctx, const char *field, char *buf, size_t size);
 int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m);
+int ftext_list(void *ctx, const char **names, int *sizes, int max);
 /* "bash:2759 [120] S ==> swapper/0:0 [120]" (trace-cmd's sched_switch plugin); 0 or -1 */
 int ftext_parse_plugin_switch(const char *p, struct plugin_switch *sw);
 

@@ -310,8 +310,10 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.load.mm = jstr_id(src, o, "mm");
 		ev->u.load.prev = jptr(o, "prev_ptr", NULL);
 		ev->u.load.next = jptr(o, "next_ptr", NULL);
-		if (jcpus(o, "next_mask", &m))
+		if (jcpus(o, "next_mask", &m)) {
 			ev->u.load.next_mask = m.bits[0];
+			ev->u.load.mask_known = 1;
+		}
 		ev->u.load.initial = json_is_true(json_object_get(o, "initial"));
 		ev->u.load.commit = json_is_true(json_object_get(o, "commit"));
 	} else if (!strcmp(kind, "lost")) {

@@ -186,6 +186,7 @@ struct ts_event {
 			/* LOAD_MM from a switch_mm kprobe (also exec's activate_mm, use_mm) */
 			uint64_t prev, next;	/* struct mm_struct * switched from and to */
 			uint64_t next_mask;	/* first word of mm_cpumask(next) before the switch */
+			uint8_t mask_known;	/* next_mask is the trace's, not unknown */
 			uint32_t mm;		/* after timeline/: the mm id of next, 0 none */
 			/*
 			 * timeline/ (and JSON "initial"): not a switch but the state before
@@ -280,6 +281,66 @@ const char *ts_evsrc_name(enum ts_evsrc src);
  * the function name when tlbscope knows it, else NULL.
  */
 const char *ts_kprobe_func(const char *func);
+
+/*
+ * Kprobe events as the input has them (parsers/probes.c): the function each probes and
+ * which of its fields is each argument of tlbscope-probes(7), and how that was found.
+ */
+#define TS_PROBE_MAX_ARGS	6
+#define TS_PROBE_MAX_FIELDS	32
+
+enum ts_map_how {
+	TS_MAP_NONE,		/* not found: unavailable */
+	TS_MAP_NAME,		/* the man page's name (exact) */
+	TS_MAP_ALIAS,		/* a documented alias (exact) */
+	TS_MAP_POSITION,	/* by position and size against the man page (inferred) */
+	TS_MAP_FILE,		/* a --probe-map line (as the user says) */
+	TS_MAP_SYMBOL,		/* function: the symbol of __probe_ip (exact) */
+	TS_MAP_EVENT_NAME,	/* function: the event name holds it ("p_switch_mm_8"; inferred) */
+};
+
+struct ts_probe_arg {
+	const char *arg;	/* the man page's name ("mask") */
+	const char *field;	/* the event's field that holds it, NULL: unavailable */
+	uint8_t how;		/* enum ts_map_how */
+	bool required;		/* without it the event cannot be used */
+	const char *hides;	/* what is unknown without it */
+};
+
+struct ts_probe {
+	const char *event;	/* the event's name */
+	uint32_t name_id;
+	const char *func;	/* the probed function of tlbscope-probes(7), NULL unknown */
+	uint8_t func_how;	/* enum ts_map_how */
+	int nargs;
+	struct ts_probe_arg args[TS_PROBE_MAX_ARGS];
+	int nunused;
+	const char *unused[TS_PROBE_MAX_ARGS];	/* fields no argument took */
+	bool resolved;		/* from a record (its symbol, its fields) */
+	bool fields_known;	/* the event's fields were seen (a record, or its format) */
+	bool usable;		/* every required argument found */
+	uint64_t events;	/* records read */
+	uint64_t unusable_events;	/* of them, counted by name only */
+};
+
+/* The kprobe events met so far (all of them once the source is read); borrowed. */
+const struct ts_probe *ts_source_probes(const struct ts_source *src, size_t *n);
+/* Argument @arg of @p, or NULL when its function has none of that name. */
+const struct ts_probe_arg *ts_probe_arg(const struct ts_probe *p, const char *arg);
+const char *ts_map_how_name(enum ts_map_how how);
+/* Exact (a name, the symbol, the user's map) rather than inferred or unavailable. */
+bool ts_map_how_exact(enum ts_map_how how);
+
+/**
+ * ts_probe_map_load - read a --probe-map file for every source opened after it
+ * @path: lines "EVENT = FUNCTION" and "EVENT.FIELD = ARGUMENT" (EVENT may be the function),
+ *        '#' comments; see tlbscope-probes(7)
+ * @err: buffer of TS_ERR_LEN bytes for "file: line N: what" on failure
+ *
+ * Returns 0 or -1.  The map lives until ts_probe_map_free().
+ */
+int ts_probe_map_load(const char *path, char *err);
+void ts_probe_map_free(void);
 /* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
 bool ts_func_is_tlb_flush(const char *func);
 

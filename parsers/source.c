@@ -228,6 +228,7 @@ void ts_source_close(struct ts_source *src)
 		src->fmt->close(src);
 	if (src->fd > 0)
 		close(src->fd);
+	ts_probe_release_all(src);
 	strtab_free(src->strs);
 	free(src->buf);
 	free(src->display);
@@ -308,22 +309,6 @@ const char *ts_evsrc_name(enum ts_evsrc s)
 	};
 
 	return s < TS_SRC__COUNT ? names[s] : "?";
-}
-
-const char *ts_kprobe_func(const char *func)
-{
-	/* the functions of tlbscope-probes(7); riscv 6.12 arch/riscv/mm/{context,tlbflush}.c */
-	static const char *const funcs[] = {
-		"switch_mm", "__flush_tlb_range", "flush_tlb_mm", "flush_tlb_mm_range",
-		"flush_tlb_page", "flush_tlb_range", "flush_tlb_kernel_range", "flush_tlb_all",
-		"arch_tlbbatch_flush", "__ipi_flush_tlb_range_asid", "sbi_remote_sfence_vma_asid",
-		"local_load_tlb_mm",	/* a lazy-flush kernel's table load */
-	};
-
-	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
-		if (!strcmp(func, funcs[i]))
-			return funcs[i];
-	return NULL;
 }
 
 bool ts_func_is_tlb_flush(const char *func)

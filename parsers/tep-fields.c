@@ -147,6 +147,22 @@ static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
 	return 0;
 }
 
+static int get_list(void *ctx, const char **names, int *sizes, int max)
+{
+	struct tep_fields *c = ctx;
+	int n = 0;
+
+	/* format.fields: the event's own fields in order (common_* are in common_fields) */
+	for (struct tep_format_field *f = c->event->format.fields; f && n < max; f = f->next) {
+		if (!f->name || !strcmp(f->name, "__probe_ip") || !strcmp(f->name, "__probe_func") ||
+		    !strcmp(f->name, "__probe_ret_ip"))
+			continue;
+		names[n] = f->name;
+		sizes[n++] = f->size;
+	}
+	return n;
+}
+
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src)
 {
 	uint32_t id;
@@ -164,5 +180,5 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 		id = ts_source_intern(src, c->event->name);
 	}
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
-				 .mask = get_mask, .name_id = id };
+				 .mask = get_mask, .list = get_list, .name_id = id };
 }

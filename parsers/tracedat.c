@@ -61,16 +61,26 @@ static bool buffer_has_data(struct tracecmd_input *in, int ncpus)
 	return false;
 }
 
-/* Every kprobe event the file defines: its format has the __probe_ip field. */
-static void list_kprobes(struct tracedat *td)
+/*
+ * Every kprobe event the file defines (its format has the __probe_ip field), each known to
+ * the source's probe list from its format before any record: its arguments are mapped
+ * even when it recorded nothing.
+ */
+static void list_kprobes(struct ts_source *src, struct tracedat *td)
 {
 	struct tep_event **evs = tep_list_events(td->tep, TEP_EVENT_SORT_NAME);
 
 	for (size_t i = 0; evs && evs[i]; i++) {
+		struct tep_fields fc = { .tep = td->tep, .event = evs[i] };
+		struct tp_fields f;
+
 		if (!tep_find_field(evs[i], "__probe_ip"))
 			continue;
 		td->kprobes = xrealloc(td->kprobes, (td->nkprobes + 1) * sizeof(*td->kprobes));
 		td->kprobes[td->nkprobes++] = evs[i]->name;
+		tep_fields_bind(&f, &fc, src);
+		f.sym = NULL;	/* no record: the symbol of __probe_ip comes with the first */
+		ts_probe_resolve(src, evs[i]->name, f.name_id, &f);
 	}
 }
 
@@ -126,7 +136,7 @@ static int tracedat_open(struct ts_source *src)
 	src->info.detail = td->detail;
 	src->info.cpus = td->ncpus;
 	src->info.uname = tracecmd_get_uname(td->top);
-	list_kprobes(td);
+	list_kprobes(src, td);
 	src->info.kprobes_defined = td->kprobes;
 	src->info.nkprobes_defined = td->nkprobes;
 	return 0;

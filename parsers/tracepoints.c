@@ -54,12 +54,31 @@ static uint64_t pages_of(uint64_t bytes)
 	return bytes / TS_PAGE_SIZE + !!(bytes % TS_PAGE_SIZE);
 }
 
+/*
+ * Argument @arg of the probe @p (tlbscope-probes(7)'s name) through the field it was mapped
+ * to; -1 when the event has none.
+ */
+static int karg(const struct ts_probe *p, const struct tp_fields *f, const char *arg, int64_t *v)
+{
+	const struct ts_probe_arg *a = ts_probe_arg(p, arg);
+
+	return a && a->field ? f->num(f->ctx, a->field, v) : -1;
+}
+
+#define KNEED(call, arg)							\
+	do {									\
+		if ((call) < 0) {						\
+			snprintf(why, why_len, "%s: no argument '%s'", name, arg);	\
+			return -1;						\
+		}								\
+	} while (0)
+
 /* The optional x64 "mask" argument: the first word of a kernel cpumask. */
-static void kprobe_mask(const struct tp_fields *f, struct ts_event *ev)
+static void kprobe_mask(const struct ts_probe *p, const struct tp_fields *f, struct ts_event *ev)
 {
 	int64_t v;
 
-	if (need_num(f, "mask", &v))
+	if (karg(p, f, "mask", &v))
 		return;
 	ev->u.flush.kmask.bits[0] = (uint64_t)v;
 	ev->u.flush.fflags |= TS_FF_KMASK;
@@ -86,35 +105,38 @@ static void kprobe_range(struct ts_event *ev, int64_t start, int64_t end)
  * One event of a kprobe on a function of tlbscope-probes(7), recognized by @func (the
  * probed function) whatever the event is called.  Argument names are the man page's.
  */
-static int kprobe_decode(struct ts_source *src, const char *func, const struct tp_fields *f,
+static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const struct tp_fields *f,
 			 struct ts_event *ev, const char *name, char *why, size_t why_len)
 {
+	const char *func = p->func;
 	int64_t mm = 0, a = 0, b = 0, c = 0;
 
 	if (!strcmp(func, "switch_mm")) {
 		ev->kind = TS_EV_LOAD_MM;
-		NEED(need_num(f, "next", &b), "next");
-		if (need_num(f, "prev", &a) == 0)
+		KNEED(karg(p, f, "next", &b), "next");
+		if (karg(p, f, "prev", &a) == 0)
 			ev->u.load.prev = (uint64_t)a;
 		ev->u.load.next = (uint64_t)b;
-		if (need_num(f, "next_mask", &c) == 0)
+		if (karg(p, f, "next_mask", &c) == 0) {
 			ev->u.load.next_mask = (uint64_t)c;
+			ev->u.load.mask_known = 1;
+		}
 	} else if (!strcmp(func, "local_load_tlb_mm")) {
 		/* a lazy-flush kernel's table takes the mm (tlbscope-probes(7)) */
 		ev->kind = TS_EV_LOAD_MM;
-		NEED(need_num(f, "mm", &b), "mm");
+		KNEED(karg(p, f, "mm", &b), "mm");
 		ev->u.load.next = (uint64_t)b;
 		ev->u.load.commit = 1;
 	} else if (!strcmp(func, "__flush_tlb_range")) {
-		NEED(need_num(f, "mm", &mm), "mm");
-		NEED(need_num(f, "size", &b), "size");
-		need_num(f, "start", &a);
+		KNEED(karg(p, f, "mm", &mm), "mm");
+		KNEED(karg(p, f, "size", &b), "size");
+		karg(p, f, "start", &a);
 		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_RANGE);
-		kprobe_mask(f, ev);
+		kprobe_mask(p, f, ev);
 		ev->u.flush.fflags |= TS_FF_PTR;
 		ev->u.flush.mm_ptr = (uint64_t)mm;
 		ev->u.flush.start = (uint64_t)a;
-		if (need_num(f, "stride", &c) == 0)
+		if (karg(p, f, "stride", &c) == 0)
 			ev->u.flush.stride = (uint64_t)c;
 		if ((uint64_t)b == FLUSH_TLB_MAX_SIZE) {
 			/* mm NULL with everything: arch_tlbbatch_flush's batch mask */
@@ -126,41 +148,41 @@ static int kprobe_decode(struct ts_source *src, const char *func, const struct t
 		}
 	} else if (!strcmp(func, "flush_tlb_mm") || !strcmp(func, "flush_tlb_mm_range") ||
 		   !strcmp(func, "flush_tlb_page") || !strcmp(func, "flush_tlb_range")) {
-		NEED(need_num(f, "mm", &mm), "mm");
+		KNEED(karg(p, f, "mm", &mm), "mm");
 		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_RANGE);
-		kprobe_mask(f, ev);
+		kprobe_mask(p, f, ev);
 		ev->u.flush.fflags |= TS_FF_PTR;
 		ev->u.flush.mm_ptr = (uint64_t)mm;
 		if (!strcmp(func, "flush_tlb_mm")) {
 			ev->u.flush.scope = TS_SCOPE_MM;
 		} else if (!strcmp(func, "flush_tlb_page")) {
-			NEED(need_num(f, "addr", &a), "addr");
+			KNEED(karg(p, f, "addr", &a), "addr");
 			ev->u.flush.start = (uint64_t)a;
 			ev->u.flush.pages = 1;
 		} else {
-			NEED(need_num(f, "start", &a), "start");
-			NEED(need_num(f, "end", &b), "end");
+			KNEED(karg(p, f, "start", &a), "start");
+			KNEED(karg(p, f, "end", &b), "end");
 			kprobe_range(ev, a, b);
 		}
 	} else if (!strcmp(func, "flush_tlb_kernel_range")) {
-		NEED(need_num(f, "start", &a), "start");
-		NEED(need_num(f, "end", &b), "end");
+		KNEED(karg(p, f, "start", &a), "start");
+		KNEED(karg(p, f, "end", &b), "end");
 		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_KERNEL);
 		kprobe_range(ev, a, b);
 	} else if (!strcmp(func, "arch_tlbbatch_flush")) {
 		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_TARGETS);
-		kprobe_mask(f, ev);
+		kprobe_mask(p, f, ev);
 	} else if (!strcmp(func, "flush_tlb_all")) {
 		/* not a caller of __flush_tlb_range: always a request of its own */
 		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_ALL);
 	} else if (!strcmp(func, "__ipi_flush_tlb_range_asid")) {
-		NEED(need_num(f, "size", &b), "size");
+		KNEED(karg(p, f, "size", &b), "size");
 		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_RANGE);
 		/* performed here; timeline/ tells the sender's own call (local) from a target's */
 		ev->u.flush.role = TS_FLUSH_RECEIVED;
-		if (need_num(f, "start", &a) == 0)
+		if (karg(p, f, "start", &a) == 0)
 			ev->u.flush.start = (uint64_t)a;
-		if (need_num(f, "stride", &c) == 0)
+		if (karg(p, f, "stride", &c) == 0)
 			ev->u.flush.stride = (uint64_t)c;
 		if ((uint64_t)b == FLUSH_TLB_MAX_SIZE) {
 			ev->u.flush.scope = TS_SCOPE_MM;
@@ -169,7 +191,7 @@ static int kprobe_decode(struct ts_source *src, const char *func, const struct t
 			ev->u.flush.pages = pages_of((uint64_t)b);
 		}
 	} else if (!strcmp(func, "sbi_remote_sfence_vma_asid")) {
-		NEED(need_num(f, "mask", &a), "mask");
+		KNEED(karg(p, f, "mask", &a), "mask");
 		ev->kind = TS_EV_IPI;
 		ev->u.ipi.src = TS_SRC_SBI;
 		ev->u.ipi.from = ev->cpu;
@@ -197,17 +219,25 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 	ev->kind = TS_EV_OTHER;
 
 	if (need_num(f, "__probe_ip", &v) == 0) {
-		/* a kprobe: the probed function names it, else (text input) the event name */
-		char sym[128];
-		const char *func = NULL;
+		/*
+		 * a kprobe: the probed function names it (probes.c), whatever the event and
+		 * its arguments are called; one that lacks an argument it needs is counted by
+		 * name, and the source's probe list says what it lacks
+		 */
+		struct ts_probe *p = ts_probe_resolve(src, name, ev->name, f);
 
-		if (f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
-			func = ts_kprobe_func(sym);
-		if (!func)
-			func = ts_kprobe_func(name);
-		if (func)
-			ev->probe = ts_source_intern(src, func);
-		return func ? kprobe_decode(src, func, f, ev, name, why, why_len) : 0;
+		p->events++;
+		if (!p->func)
+			return 0;
+		ev->probe = ts_source_intern(src, p->func);
+		if (p->usable && !kprobe_decode(src, p, f, ev, name, why, why_len))
+			return 0;
+		p->unusable_events++;
+		ev->kind = TS_EV_OTHER;
+		ev->flags &= (uint8_t)~TS_F_TLB;
+		memset(&ev->u, 0, sizeof(ev->u));
+		why[0] = '\0';
+		return 0;
 	}
 	if (!strcmp(name, "sched_switch")) {
 		ev->kind = TS_EV_SWITCH;
