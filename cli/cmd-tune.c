@@ -364,7 +364,7 @@ int cmd_tune(int argc, char **argv)
 	struct tune_run r = { .o = &o };
 	struct tuner_opts to = { 0 };
 	struct tuner_rec rec;
-	char err[TS_ERR_LEN], why[1024];
+	char err[TS_ERR_LEN], why[2048];
 	int64_t observed;
 	const char *obs_how;
 	uint64_t hist[TUNER_MAX_T + 1], cov = 0, den = 0;
@@ -444,9 +444,9 @@ int cmd_tune(int argc, char **argv)
 		if (d && d <= o.T[r.adv.ti >= 0 ? r.adv.ti : rec.small_ti])
 			cov += hist[d];
 	}
-	tune_reason(why, sizeof(why), &r, &rec, cov, den);
 	sensitivity(&r);
 	r.nwin = tuner_windows(r.tu, &r.pf, 4, r.win, r.until);
+	tune_reason(why, sizeof(why), &r, &rec, cov, den);
 	if (o.svg)
 		tune_write_svg(&r, o.svg, &rec);
 	if (o.c.json)

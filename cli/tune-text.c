@@ -5,6 +5,7 @@
  * struct tune_run; computes nothing the JSON does not have.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,35 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 		 (unsigned long long)c.overflows, T, Q);
 }
 
+/*
+ * Append to @buf what weakens the point: quarters of the trace that chose otherwise, and
+ * a grid flat within the band around it (a range, not a point).
+ */
+static void honesty(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec)
+{
+	size_t n = strlen(buf);
+	int same = 0, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
+
+	for (int k = 0; k < r->nwin; k++) {
+		int wT = r->o->T[r->win[k].small_ti], wQ = r->o->Q[r->win[k].small_qi];
+
+		same += r->win[k].small_ti == rec->small_ti && r->win[k].small_qi == rec->small_qi;
+		lo = wT < lo ? wT : lo;
+		hi = wT > hi ? wT : hi;
+		qlo = wQ < qlo ? wQ : qlo;
+		qhi = wQ > qhi ? wQ : qhi;
+	}
+	if (r->nwin && same < r->nwin && n < len)
+		n += snprintf(buf + n, len - n, " The quarters of the trace disagree (%d of %d chose "
+			      "this point; they chose T=%d..%d, Q=%d..%d): read it as a range, not an "
+			      "exact value.", same, r->nwin, lo, hi, qlo, qhi);
+	if (rec->nflat > 1 && n < len)
+		snprintf(buf + n, len - n, " The grid is flat around it: %d points within %.0f %% "
+			 "of the cheapest, T=%d..%d and Q=%d..%d, are as good.", rec->nflat,
+			 100 * TUNER_BAND, r->o->T[rec->lo_ti], r->o->T[rec->hi_ti],
+			 r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
+}
+
 void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
 		 uint64_t reach_cov_num, uint64_t reach_den)
 {
@@ -150,6 +180,7 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 		return;
 	case TUNER_WHY_PAYS:
 		reason_pays(buf, len, r, rec, reach_cov_num, reach_den);
+		honesty(buf, len, r, rec);
 		return;
 	}
 }
@@ -397,7 +428,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	if (a->verdict == TUNER_NO_BENEFIT)
 		return;	/* no point to set: which lazy point is cheapest is beside it */
 	if (r->nwin) {
-		int same = 0, lo = TUNER_MAX_T + 1, hi = 0;
+		int same = 0, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
 
 		printf("\nStability (the recommendation in each quarter of the trace)\n");
 		for (int k = 0; k < r->nwin; k++) {
@@ -409,12 +440,14 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			same += w->small_ti == rec->small_ti && w->small_qi == rec->small_qi;
 			lo = wT < lo ? wT : lo;
 			hi = wT > hi ? wT : hi;
+			qlo = r->o->Q[w->small_qi] < qlo ? r->o->Q[w->small_qi] : qlo;
+			qhi = r->o->Q[w->small_qi] > qhi ? r->o->Q[w->small_qi] : qhi;
 			printf("  until %s s: T=%d Q=%d\n", ts, wT, r->o->Q[w->small_qi]);
 		}
 		printf("  the whole trace's choice in %d of %d quarters", same, r->nwin);
 		if (same < r->nwin)
-			printf(": the quarters disagree (T=%d..%d), so read the point as a range, "
-			       "not an exact value", lo, hi);
+			printf(": the quarters disagree (T=%d..%d, Q=%d..%d), so read the point "
+			       "as a range, not an exact value", lo, hi, qlo, qhi);
 		printf("\n");
 	} else {
 		printf("\nStability: the trace is too short to split into quarters\n");
