@@ -29,6 +29,8 @@ extern const struct ts_format ts_format_tracedat;
 int tracedat_check(struct ts_source *src, int fd);
 extern const struct ts_format ts_format_ftrace_text;
 extern const struct ts_format ts_format_jsonl;
+extern const struct ts_format ts_format_perf_text;
+extern const struct ts_format ts_format_perf_data;
 
 struct ts_source {
 	const struct ts_format *fmt;

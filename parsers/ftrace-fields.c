@@ -241,6 +241,40 @@ int ftext_sym(void *ctx, const char *field, char *buf, size_t size)
 	return copy_out(v, n, buf, size);
 }
 
+/*
+ * A bitmap printed as its raw bytes, "02, 00, 00, 00, 00, 00, 00, 00]" after "ARRAY[" (perf
+ * for an event whose print format it cannot parse): little-endian words, as on riscv and x86.
+ */
+static int array_mask(const char *s, struct ts_cpumask *m)
+{
+	int byte = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (;;) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 16);
+
+		if (end == s || v > 0xff)
+			return -1;
+		for (int b = 0; b < 8; b++) {
+			if (!(v & (1u << b)))
+				continue;
+			if (byte * 8 + b >= TS_MAX_CPUS)
+				return -1;
+			ts_cpumask_set(m, byte * 8 + b);
+		}
+		byte++;
+		s = end;
+		if (*s == ']')
+			return 0;
+		if (*s != ',')
+			return -1;
+		s++;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 {
 	const struct text_fields *tf = ctx;
@@ -255,6 +289,8 @@ int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 		return -1;
 	memcpy(tmp, v, len);
 	tmp[len] = '\0';
+	if (!strncmp(tmp, "ARRAY[", 6))
+		return array_mask(tmp + 6, m);
 	/*
 	 * The kernel prints a cpumask field as %*pb hex ("e", "00000001,0000000e"), while
 	 * libtraceevent (trace-cmd report) prints a CPU list ("1,3", "0-3"): "3" means CPUs

@@ -46,8 +46,7 @@ struct line_hdr {
 	const char *payload;	/* the event's text, up to the end of the line */
 };
 
-/* "72.463764" (usec) or "72.463764123" (ns) -> ns, exactly; 0 ok, -1 malformed. */
-static int parse_ts(const char *s, size_t len, uint64_t *ns)
+int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
 {
 	const char *dot = memchr(s, '.', len);
 	size_t flen;
@@ -195,7 +194,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		return false;
 	for (b = c; b && (isdigit((unsigned char)s[b - 1]) || s[b - 1] == '.'); b--)
 		;
-	if (!b || !is_blank(s[b - 1]) || parse_ts(s + b, c - b, ns))
+	if (!b || !is_blank(s[b - 1]) || ftext_parse_ts(s + b, c - b, ns))
 		return false;
 	*start = b;
 	return true;

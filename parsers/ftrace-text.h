@@ -88,6 +88,9 @@ struct text_fields {
 	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
+/* "72.463764" (usec) or "72.463764123" (ns) -> ns, exactly; 0 ok, -1 malformed. */
+int ftext_parse_ts(const char *s, size_t len, uint64_t *ns);
+
 /* ftrace-fields.c: the getters of struct tp_fields over a line's text (ctx: text_fields) */
 int ftext_num(void *ctx, const char *field, int64_t *val);
 int ftext_str(void *ctx, const char *field, char *buf, size_t size);

@@ -20,6 +20,8 @@ static const struct ts_format *const formats[] = {
 	&ts_format_tracedat,
 	&ts_format_jsonl,
 	&ts_format_ftrace_text,
+	&ts_format_perf_data,
+	&ts_format_perf_text,
 };
 
 #define PROBE_LEN	65536
@@ -203,7 +205,8 @@ struct ts_source *ts_source_open(const char *path, char *err)
 	}
 	if (!fmt) {
 		ts_source_fail(src, "unrecognized format (expected trace.dat, ftrace text, "
-			       "trace-cmd report text or tlbscope JSON lines)");
+			       "trace-cmd report text, perf.data, perf script text or tlbscope "
+			       "JSON lines)");
 		goto out_fail;
 	}
 	src->fmt = fmt;

@@ -5,10 +5,11 @@
 #   usage: deps.sh [fuzz]   ('fuzz' adds clang and its sanitizer/libFuzzer runtime)
 set -e
 
-# library and tool packages; the tools are what the real-trace tests compare against
+# library and tool packages; the tools are what the real-trace tests compare against, and
+# perf (linux-perf) is what `tlbscope CMD perf.data` runs to read a perf.data file
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux valgrind
-jq xz-utils bc python3 strace"
+jq xz-utils bc python3 strace linux-perf"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev"
 
 missing=""

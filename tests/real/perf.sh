@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# perf input (issue 11): a real perf capture of this machine (tests/fixtures/perf/) read as
+# perf.data (through `perf script`), as `perf script` text on standard input and in a file,
+# with default fields and with -F comm,tid,pid,cpu,time,event,trace --ns: every event
+# perf script prints is counted, and the totals agree across the forms.  Kprobes in a
+# "group:" of their own: the RISC-V corpus as perf-style text gives the trace-cmd text's
+# report.  A fresh capture of this machine when run as root with perf and hackbench.
+T=perf
+. "$(dirname "$0")/../lib.sh"
+
+command -v jq > /dev/null || { skip "all" "jq not installed (make check installs it as root)"; exit 0; }
+
+# perf script text -> "event count" lines, as perf printed them
+perf_counts() {
+	awk '$0 !~ /^#/ { for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) break
+		ev = $(i + 2); if (ev == "") next; sub(/:$/, "", ev); sub(/^[^:]*:/, "", ev); n[ev]++ }
+		END { for (e in n) printf "%s %d\n", e, n[e] }' "$1" | sort
+}
+tls_counts() { jq -r '.events | to_entries[] | "\(.key) \(.value)"' "$1" | sort; }
+totals() { jq -c '.totals' "$1"; }
+
+# perf script text of the fixture, without perf
+script=$(unxz_fx perf/x86-hackbench.script.xz)
+tls info --json "$script" > "$tmp/script-info.json"
+same "perf script text (default fields): every event perf printed is counted" \
+	"$(perf_counts "$script")" "$(tls_counts "$tmp/script-info.json")"
+same "perf script text: nothing skipped" "0" "$(jq .malformed_skipped "$tmp/script-info.json")"
+tls report --json - < "$script" > "$tmp/script-stdin.json"
+tls report --json "$script" > "$tmp/script-file.json"
+same "perf script text: the same report from standard input and from a file" \
+	"$(totals "$tmp/script-file.json")" "$(totals "$tmp/script-stdin.json")"
+same "perf script text: switches are perf's sched_switch lines" \
+	"$(grep -c 'sched:sched_switch:' "$script")" "$(jq .totals.switches "$tmp/script-file.json")"
+check "perf script text: flush IPIs counted from csd_queue_cpu" \
+	[ "$(jq -r .evidence.flush_ipi_source "$tmp/script-file.json")" = csd_queue_cpu ]
+same "perf script text: no kernel cpumask on x86, so kernel_flush_targets is null" \
+	"null" "$(jq .totals.kernel_flush_targets "$tmp/script-file.json")"
+
+# kprobes under perf's "group:event" names: the RISC-V corpus as perf-style text
+dat=$top/corpus/traces/hackbench-sbi-4cpu/trace.dat
+if command -v trace-cmd > /dev/null && [ -f "$dat" ]; then
+	trace-cmd report "$dat" 2> /dev/null > "$tmp/sbi.txt"
+	sed -E '/^cpus=/d
+		s/^( *)(.*)-([0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([a-z_0-9]+): +/\1\2 \3 [\4] \5: grp:\6: /' \
+		"$tmp/sbi.txt" > "$tmp/sbi-perf.txt"
+	tls report --json "$tmp/sbi.txt" > "$tmp/sbi.json"
+	tls report --json "$tmp/sbi-perf.txt" > "$tmp/sbi-perf.json"
+	same "corpus as perf-style text (kprobes in a group): the trace-cmd text's totals and check" \
+		"$(jq -cS '.totals, .evidence.kernel_check' "$tmp/sbi.json")" \
+		"$(jq -cS '.totals, .evidence.kernel_check' "$tmp/sbi-perf.json")"
+	same "corpus as perf-style text: read as perf script" "perf-script" \
+		"$(jq -r .input.format "$tmp/sbi-perf.json")"
+else
+	skip "corpus as perf-style text" "trace-cmd or the corpus is missing"
+fi
+
+if ! command -v perf > /dev/null || ! perf --version > /dev/null 2>&1; then
+	skip "perf.data" "perf not installed (Debian package linux-perf; make check installs it as root)"
+	exit 0
+fi
+
+# compare one perf.data's every reading with what perf script prints
+check_data() {	# NAME FILE
+	local name=$1 data=$2
+	perf script -i "$data" 2> /dev/null > "$tmp/$name.txt"
+	perf script -i "$data" -F comm,tid,pid,cpu,time,event,trace --ns 2> /dev/null > "$tmp/$name-F.txt"
+	tls info --json "$data" > "$tmp/$name-info.json"
+	st=$?
+	check "$name: tlbscope info reads the perf.data (exit $st)" [ "$st" = 0 ]
+	same "$name: perf.data: every event perf script prints is counted" \
+		"$(perf_counts "$tmp/$name.txt")" "$(tls_counts "$tmp/$name-info.json")"
+	same "$name: perf.data: the kernel's uname from perf's header" \
+		"$(perf script -i "$data" --header-only 2> /dev/null | sed -n 's/^# os release : //p')" \
+		"$(jq -r .kernel "$tmp/$name-info.json")"
+	tls report --json "$data" > "$tmp/$name-data.json"
+	perf script -i "$data" 2> /dev/null | tls report --json - > "$tmp/$name-pipe.json"
+	tls report --json "$tmp/$name-F.txt" > "$tmp/$name-F.json"
+	tls report --json - < "$data" > "$tmp/$name-stdin.json"
+	same "$name: report of perf.data = of 'perf script | tlbscope report -'" \
+		"$(totals "$tmp/$name-data.json")" "$(totals "$tmp/$name-pipe.json")"
+	same "$name: report of perf.data = of 'perf script -F comm,tid,pid,cpu,time,event,trace --ns' text" \
+		"$(totals "$tmp/$name-data.json")" "$(totals "$tmp/$name-F.json")"
+	same "$name: perf.data on standard input = perf.data by name" \
+		"$(totals "$tmp/$name-data.json")" "$(totals "$tmp/$name-stdin.json")"
+	same "$name: -F ...pid: processes known from the PID column, none guessed" "0" \
+		"$(jq .evidence.mms_guessed "$tmp/$name-F.json")"
+}
+
+data=$(unxz_fx perf/x86-hackbench.data.xz)
+check_data fixture "$data"
+
+# a cut perf.data: perf script's own message, exit 2
+head -c 3000 "$data" > "$tmp/cut.data"
+tls report "$tmp/cut.data" > /dev/null 2> "$tmp/err"
+st=$?
+check "a cut perf.data: exit 2 with perf script's message naming the file (exit $st)" \
+	sh -c "[ $st = 2 ] && grep -q 'cut.data: perf script failed' '$tmp/err'"
+
+# a fresh capture of this machine
+if [ "$(id -u)" != 0 ] || ! command -v hackbench > /dev/null; then
+	skip "fresh perf capture" "needs root and hackbench (rt-tests)"
+	exit 0
+fi
+if ! perf record -q -a -e sched:sched_switch -e sched:sched_process_fork \
+	-e sched:sched_process_exec -e sched:sched_process_exit -e task:task_newtask \
+	-e 'ipi:*' -e 'csd:*' -e tlb:tlb_flush -o "$tmp/live.data" -- hackbench -g 2 -l 50 \
+	> /dev/null 2> "$tmp/rec.err"; then
+	skip "fresh perf capture" "perf record failed: $(head -1 "$tmp/rec.err")"
+	exit 0
+fi
+check_data live "$tmp/live.data"
