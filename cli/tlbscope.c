@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "capture a trace.dat of this machine from a tracefs instance" },
 	{ "top", cmd_top, "watch flushes, IPIs and the lazy model live (or replay a trace)" },
 	{ "export", cmd_export, "the trace as a Perfetto / chrome://tracing timeline (JSON)" },
+	{ "diff", cmd_diff, "two runs side by side: the same measures and their change" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlbscope diff BEFORE AFTER: the same measures of two runs side by side with their change,
+ * for a stock vs a patched kernel on one workload, or as a CI gate (--fail-on).  Each
+ * input is a trace of any format, analyzed by `tlbscope report --json` (this same program,
+ * run as a child so that diff and report can never count differently), or a report saved
+ * with `report --json`.  Keys are report's: totals (flush_ipis, ...), rates over the span,
+ * and per CPU and per process (by command name: pids differ between runs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "../lib/lib.h"
+#include "cli.h"
+
+static const char diff_usage[] =
+	"usage: tlbscope diff [--json] [--fail-on KEY:PCT ...] [--top N] BEFORE AFTER\n"
+	"\n"
+	"  BEFORE, AFTER      traces (any format; one may be '-') or saved 'report --json'\n"
+	"  --json             one JSON object: rows of key, before, after, change_percent\n"
+	"  --fail-on KEY:PCT  exit 1 when KEY grew by more than PCT percent (repeatable),\n"
+	"                     e.g. flush_ipis:10\n"
+	"  --top N            processes listed, those with most flush IPIs (default 10, 0 all)\n"
+	"  -h, --help         this text\n";
+
+#define MAX_GATES	32
+
+struct gate {
+	char key[128];
+	double pct;
+};
+
+struct diff_opts {
+	const char *in[2];
+	bool json;
+	int top;
+	struct gate gates[MAX_GATES];
+	int ngates;
+};
+
+struct row {
+	char key[128];
+	bool known[2];
+	double v[2];
+};
+
+struct rows {
+	struct row *r;
+	size_t n, alloc;
+};
+
+/* ---- inputs ---- */
+
+/* `tlbscope report --json @path`, run as a child of this same program; NULL printed. */
+static json_t *report_of(const char *path)
+{
+	char *argv[] = { "tlbscope", "report", "--json", "--", (char *)path, NULL };
+	char *buf = NULL;
+	size_t len = 0, alloc = 0;
+	json_error_t jerr;
+	json_t *j = NULL;
+	int pfd[2], status;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return error("diff: pipe: %s", strerror(errno)), NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return error("diff: fork: %s", strerror(errno)), NULL;
+	}
+	if (!pid) {
+		dup2(pfd[1], STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "tlbscope: diff: cannot run report: %s\n", strerror(errno));
+		_exit(EXIT_BAD);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ALLOC_GROW(buf, len + 65536, alloc);
+		n = read(pfd[0], buf + len, alloc - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		j = json_loadb(buf, len, 0, &jerr);
+	else	/* report said why on stderr */
+		error("diff: %s: not analyzed", path);
+	free(buf);
+	return j;
+}
+
+/* A saved report (a JSON object with "totals"), else the analysis of the trace. */
+static json_t *load_input(const char *path)
+{
+	json_error_t jerr;
+	json_t *j;
+	FILE *f;
+	int c;
+
+	if (strcmp(path, "-") && (f = fopen(path, "re"))) {
+		while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+			;
+		fclose(f);
+		if (c == '{' && (j = json_load_file(path, 0, &jerr))) {
+			if (json_is_object(json_object_get(j, "totals")))
+				return j;
+			json_decref(j);	/* JSON, not a report: JSON lines of events, say */
+		}
+	}
+	return report_of(path);
+}
+
+/* ---- rows ---- */
+
+static struct row *row_get(struct rows *rs, const char *key)
+{
+	struct row *r;
+
+	for (size_t i = 0; i < rs->n; i++)
+		if (!strcmp(rs->r[i].key, key))
+			return &rs->r[i];
+	ALLOC_GROW(rs->r, rs->n + 1, rs->alloc);
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->key, sizeof(r->key), "%s", key);
+	return r;
+}
+
+/* @v of input @side under @key; JSON null (unknown) leaves it unknown */
+static void row_set(struct rows *rs, const char *key, int side, json_t *v, bool add)
+{
+	struct row *r = row_get(rs, key);
+
+	if (!json_is_number(v))
+		return;
+	r->v[side] = (add && r->known[side] ? r->v[side] : 0) + json_number_value(v);
+	r->known[side] = true;
+}
+
+static void rows_of(struct rows *rs, json_t *rep, int side)
+{
+	json_t *totals = json_object_get(rep, "totals"), *span = json_object_get(rep, "span");
+	json_t *v, *cpus = json_object_get(rep, "cpus"), *procs = json_object_get(rep, "processes");
+	const char *key;
+	size_t i;
+	char k[128];
+
+	json_object_foreach(totals, key, v)
+		row_set(rs, key, side, v, false);
+	if (json_is_object(span)) {
+		double s = (json_number_value(json_object_get(span, "last_ns")) -
+			    json_number_value(json_object_get(span, "first_ns"))) / 1e9;
+		json_t *ipis = json_object_get(totals, "flush_ipis");
+		json_t *js = json_real(s);
+
+		row_set(rs, "span_s", side, js, false);
+		json_decref(js);
+		if (s > 0 && json_is_number(ipis)) {
+			json_t *rate = json_real(json_number_value(ipis) / s);
+
+			row_set(rs, "flush_ipis_per_s", side, rate, false);
+			json_decref(rate);
+		}
+	}
+	json_array_foreach(cpus, i, v) {
+		int cpu = (int)json_integer_value(json_object_get(v, "cpu"));
+
+		snprintf(k, sizeof(k), "cpu%d.flush_ipis_received", cpu);
+		row_set(rs, k, side, json_object_get(v, "flush_ipis_received"), false);
+		snprintf(k, sizeof(k), "cpu%d.flush_ipis_sent", cpu);
+		row_set(rs, k, side, json_object_get(v, "flush_ipis_sent"), false);
+	}
+	json_array_foreach(procs, i, v) {
+		const char *comm = json_string_value(json_object_get(v, "comm"));
+
+		snprintf(k, sizeof(k), "process.%s.flush_ipis", comm && *comm ? comm : "?");
+		row_set(rs, k, side, json_object_get(v, "flush_ipis"), true);
+		snprintf(k, sizeof(k), "process.%s.flush_requests", comm && *comm ? comm : "?");
+		row_set(rs, k, side, json_object_get(v, "flush_requests"), true);
+	}
+	row_set(rs, "lost_events", side, json_object_get(rep, "lost_events"), false);
+}
+
+/* Change in percent, or NAN when it has none (an unknown side, or growth from 0). */
+static double change(const struct row *r)
+{
+	if (!r->known[0] || !r->known[1] || r->v[0] == 0)
+		return NAN;
+	return (r->v[1] - r->v[0]) * 100.0 / r->v[0];
+}
+
+/* Processes beyond the @top with most IPIs (before or after) are left out. */
+static bool shown(const struct rows *rs, const struct row *r, int top)
+{
+	double mine;
+	int above = 0;
+
+	if (strncmp(r->key, "process.", 8) || !top)
+		return true;
+	if (strstr(r->key, ".flush_requests")) {
+		char k[128];
+
+		snprintf(k, sizeof(k), "%.*s.flush_ipis", (int)(strrchr(r->key, '.') - r->key),
+			 r->key);
+		for (size_t i = 0; i < rs->n; i++)
+			if (!strcmp(rs->r[i].key, k))
+				return shown(rs, &rs->r[i], top);
+		return false;
+	}
+	mine = fmax(r->v[0], r->v[1]);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *o = &rs->r[i];
+
+		if (!strncmp(o->key, "process.", 8) && strstr(o->key, ".flush_ipis") &&
+		    !strstr(o->key, ".flush_ipis_") &&
+		    (fmax(o->v[0], o->v[1]) > mine ||
+		     (fmax(o->v[0], o->v[1]) == mine && strcmp(o->key, r->key) < 0)))
+			above++;
+	}
+	return above < top;
+}
+
+static void fmt_val(char *buf, size_t len, const struct row *r, int side)
+{
+	double v = r->v[side];
+
+	if (!r->known[side])
+		snprintf(buf, len, "n/a");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.3f", v);
+}
+
+static void print_text(const struct rows *rs, const struct diff_opts *o)
+{
+	static const char *const head[] = { "key", "before", "after", "change" };
+	struct table *t = table_new(4, head, "<>>>");
+
+	printf("tlbscope diff: before %s, after %s\n\n", o->in[0], o->in[1]);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		char b[32], a[32], c[32];
+		const char *cells[4] = { r->key, b, a, c };
+		double ch = change(r);
+
+		if (!shown(rs, r, o->top))
+			continue;
+		fmt_val(b, sizeof(b), r, 0);
+		fmt_val(a, sizeof(a), r, 1);
+		if (!isnan(ch))
+			snprintf(c, sizeof(c), "%+.1f %%", ch);
+		else if (r->known[0] && r->known[1] && r->v[1] == r->v[0])
+			snprintf(c, sizeof(c), "=");
+		else
+			snprintf(c, sizeof(c), "n/a");
+		table_add(t, cells);
+	}
+	table_print(t, stdout, "  ");
+	table_free(t);
+}
+
+static json_t *jval(const struct row *r, int side)
+{
+	double v = r->v[side];
+
+	if (!r->known[side])
+		return json_null();
+	return v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : json_real(v);
+}
+
+static void print_json(const struct rows *rs, const struct diff_opts *o, json_t *gates)
+{
+	json_t *j = json_object(), *rows = json_array();
+
+	json_object_set_new(j, "before", json_string(o->in[0]));
+	json_object_set_new(j, "after", json_string(o->in[1]));
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->r[i];
+		json_t *row;
+		double ch = change(r);
+
+		if (!shown(rs, r, o->top))
+			continue;
+		row = json_object();
+		json_object_set_new(row, "key", json_string(r->key));
+		json_object_set_new(row, "before", jval(r, 0));
+		json_object_set_new(row, "after", jval(r, 1));
+		json_object_set_new(row, "change_percent", isnan(ch) ? json_null() :
+				    json_real(round(ch * 1000) / 1000));
+		json_array_append_new(rows, row);
+	}
+	json_object_set_new(j, "rows", rows);
+	json_object_set_new(j, "gates", json_incref(gates));
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(j);
+}
+
+/* ---- gates ---- */
+
+/* Each --fail-on against the rows: 1 when one tripped, 0 none, -1 (printed) unknown key. */
+static int check_gates(const struct rows *rs, const struct diff_opts *o, json_t *out)
+{
+	int tripped = 0;
+
+	for (int g = 0; g < o->ngates; g++) {
+		const struct gate *ga = &o->gates[g];
+		const struct row *r = NULL;
+		json_t *jg;
+		bool fail;
+
+		for (size_t i = 0; i < rs->n && !r; i++)
+			if (!strcmp(rs->r[i].key, ga->key))
+				r = &rs->r[i];
+		if (!r)
+			return error("diff: --fail-on %s: no such key in the inputs (see the keys "
+				     "diff prints)", ga->key), -1;
+		if (!r->known[0] || !r->known[1])
+			return error("diff: --fail-on %s: unknown in %s, so it cannot be judged",
+				     ga->key, r->known[0] ? o->in[1] : o->in[0]), -1;
+		/* from 0, any growth is more than any percentage */
+		fail = r->v[0] == 0 ? r->v[1] > 0 : change(r) > ga->pct;
+		tripped |= fail;
+		jg = json_object();
+		json_object_set_new(jg, "key", json_string(ga->key));
+		json_object_set_new(jg, "max_percent", json_real(ga->pct));
+		json_object_set_new(jg, "failed", json_boolean(fail));
+		json_array_append_new(out, jg);
+		if (fail && !o->json)
+			fprintf(stderr, "tlbscope: diff: %s grew by more than %g %%\n", ga->key,
+				ga->pct);
+	}
+	return tripped;
+}
+
+static int diff_parse(struct diff_opts *o, int argc, char **argv)
+{
+	enum { OPT_FAIL_ON = OPT_COMMON_END, OPT_TOP };
+	static const struct cli_option opts[] = {
+		COMMON_OPTS_JSON, { "fail-on", OPT_FAIL_ON, true }, { "top", OPT_TOP, true },
+		{ NULL }
+	};
+	struct cli_parser p;
+	const char *v, *colon;
+	int key, nin = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->top = 10;
+	cli_parser_init(&p, "diff", diff_usage, opts, 0, argc, argv);
+	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
+		switch (key) {
+		case CLI_HELP:
+			return 1;
+		case CLI_BAD:
+			return -1;
+		case CLI_ARG:
+			if (nin == 2)
+				return error("diff: two inputs, BEFORE and AFTER ('%s' is a third)", v),
+				       -1;
+			o->in[nin++] = v;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case OPT_TOP:
+			if (parse_int(v, &o->top) || o->top < 0)
+				return error("diff: --top: '%s' is not a count (0 = all)", v), -1;
+			break;
+		case OPT_FAIL_ON: {
+			struct gate *g = &o->gates[o->ngates];
+			char *end;
+
+			colon = strrchr(v, ':');
+			if (o->ngates == MAX_GATES)
+				return error("diff: at most %d --fail-on", MAX_GATES), -1;
+			if (!colon || colon == v || (size_t)(colon - v) >= sizeof(g->key))
+				return error("diff: --fail-on: '%s' is not KEY:PCT", v), -1;
+			g->pct = strtod(colon + 1, &end);
+			if (end == colon + 1 || *end || !isfinite(g->pct) || g->pct < 0)
+				return error("diff: --fail-on: '%s' is not KEY:PCT (PCT a percentage "
+					     ">= 0)", v), -1;
+			snprintf(g->key, sizeof(g->key), "%.*s", (int)(colon - v), v);
+			o->ngates++;
+			break;
+		}
+		}
+	}
+	if (nin < 2)
+		return error("diff: needs BEFORE and AFTER\n%s", diff_usage), -1;
+	if (!strcmp(o->in[0], "-") && !strcmp(o->in[1], "-"))
+		return error("diff: only one input can be standard input"), -1;
+	return 0;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_opts o;
+	struct rows rs = { 0 };
+	json_t *rep[2] = { NULL, NULL }, *gates = json_array();
+	int r, status = EXIT_BAD;
+
+	r = diff_parse(&o, argc, argv);
+	if (r) {
+		json_decref(gates);
+		return r > 0 ? EXIT_OK : EXIT_BAD;
+	}
+	for (int i = 0; i < 2; i++) {
+		rep[i] = load_input(o.in[i]);
+		if (!rep[i])
+			goto out;
+		rows_of(&rs, rep[i], i);
+	}
+	r = check_gates(&rs, &o, gates);
+	if (r < 0)
+		goto out;
+	if (o.json)
+		print_json(&rs, &o, gates);
+	else
+		print_text(&rs, &o);
+	status = r ? EXIT_PROBLEM : EXIT_OK;
+out:
+	json_decref(rep[0]);
+	json_decref(rep[1]);
+	json_decref(gates);
+	free(rs.r);
+	return status;
+}

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tlbscope diff on the corpus's stock and lazy-kernel runs of one workload: the kernel's
+# own IPI drop, values equal to report's, saved reports as inputs, and --fail-on as a CI
+# gate (exit 1 on growth past the limit, 0 within it, 2 on bad input or an unknown key).
+T=diff
+. "$(dirname "$0")/../lib.sh"
+
+c=$top/corpus/traces
+stock=$c/hackbench-aia-4cpu/trace.dat
+lazy=$c/hackbench-lazy-t6q32-aia-4cpu/trace.dat
+row() { jq -r --arg k "$2" '.rows[] | select(.key == $k) | [.before, .after, .change_percent] | @tsv' "$1"; }
+
+tls diff --json "$stock" "$lazy" > "$tmp/d.json"
+same "stock -> lazy exits 0 without gates" 0 $?
+b=$(tls report --json "$stock" | jq .totals.flush_ipis)
+a=$(tls report --json "$lazy" | jq .totals.flush_ipis)
+same "flush_ipis before/after are report's" "$b	$a" "$(row "$tmp/d.json" flush_ipis | cut -f1,2)"
+pct=$(awk -v b="$b" -v a="$a" 'BEGIN { printf "%.3f", (a - b) * 100 / b }')
+same "change_percent is (after - before) / before" "$pct" \
+	"$(row "$tmp/d.json" flush_ipis | awk '{ printf "%.3f", $3 }')"
+check "the lazy kernel's IPI drop is over 90 %" awk -v p="$pct" 'BEGIN { exit !(p < -90) }'
+for k in flush_requests local_flushes mm_switches; do
+	same "$k: report's totals" \
+		"$(tls report --json "$stock" | jq .totals.$k)	$(tls report --json "$lazy" | jq .totals.$k)" \
+		"$(row "$tmp/d.json" $k | cut -f1,2)"
+done
+n_cpu=$(jq '[.rows[] | select(.key | test("^cpu[0-9]+\\.flush_ipis_received$"))] | length' "$tmp/d.json")
+same "a received-IPIs row per CPU" 4 "$n_cpu"
+
+# the gate
+tls diff --fail-on flush_ipis:10 "$stock" "$lazy" > /dev/null 2>&1
+same "--fail-on flush_ipis:10, IPIs fell: exit 0" 0 $?
+tls diff --fail-on flush_ipis:10 "$lazy" "$stock" > /dev/null 2> "$tmp/g.err"
+same "--fail-on flush_ipis:10, IPIs grew: exit 1" 1 $?
+check "... and says which key" grep -q "flush_ipis grew by more than 10 %" "$tmp/g.err"
+tls diff --fail-on flush_ipis:0 "$stock" "$stock" > /dev/null 2>&1
+same "a trace against itself passes a 0 % gate" 0 $?
+same "... every change is 0 or none" "" "$(tls diff --json "$stock" "$stock" |
+	jq -r '.rows[] | select(.change_percent != null and .change_percent != 0) | .key')"
+tls diff --json --fail-on flush_ipis:10 --fail-on local_flushes:5 "$lazy" "$stock" > "$tmp/g.json"
+same "gates in the JSON" "true true" "$(jq -r '[.gates[].failed] | join(" ")' "$tmp/g.json")"
+
+# saved reports and stdin are inputs too
+tls report --json "$stock" > "$tmp/stock.json"
+same "a saved report gives what the trace gives" "$(tls diff --json "$stock" "$lazy" | jq -c .rows)" \
+	"$(tls diff --json "$tmp/stock.json" "$lazy" | jq -c .rows)"
+same "stdin as BEFORE" "$(tls diff --json "$stock" "$lazy" | jq -c .rows)" \
+	"$(tls diff --json - "$lazy" < "$stock" | jq -c .rows)"
+
+# unknown stays unknown: a trace with no IPI evidence
+nolat=$fx/text/tracefs-latency-format.txt
+same "no IPI evidence: flush_ipis is null, change null" "null	null" \
+	"$(tls diff --json "$nolat" "$nolat" | jq -r '.rows[] | select(.key == "flush_ipis") | [.before, .change_percent] | map(tostring) | @tsv')"
+tls diff --fail-on flush_ipis:10 "$nolat" "$stock" > /dev/null 2> "$tmp/u.err"
+same "a gate on an unknown value: exit 2" 2 $?
+check "... saying it cannot be judged" grep -q "cannot be judged" "$tmp/u.err"
+
+# bad usage, bad input
+bad() { tls diff "$@" > /dev/null 2>&1; echo $?; }
+same "an unknown --fail-on key: exit 2" 2 "$(bad --fail-on no_such:1 "$stock" "$lazy")"
+same "--fail-on without a percentage: exit 2" 2 "$(bad --fail-on flush_ipis "$stock" "$lazy")"
+same "one input: exit 2" 2 "$(bad "$stock")"
+same "three inputs: exit 2" 2 "$(bad "$stock" "$lazy" "$stock")"
+same "a missing file: exit 2" 2 "$(bad "$stock" "$tmp/none.dat")"
+head -c 100000 "$stock" > "$tmp/cut.dat"
+tls diff "$stock" "$tmp/cut.dat" > /dev/null 2> "$tmp/cut.err"
+same "a truncated trace: exit 2" 2 $?
+check "... the message names it" grep -q "cut.dat" "$tmp/cut.err"
+echo "1..$n"
