@@ -4,7 +4,15 @@
  * tracer (bpftrace, LTTng, a kernel module) writes it.  One object per line; unknown
  * kinds and keys are ignored; a line that is not a JSON object, or lacks ts/cpu/kind, is
  * counted as malformed and skipped.  mm names are opaque strings given by the input.
+ *
+ * Speed: a line is first read by a scanner for what tlbscope itself writes - one flat
+ * object of integers, plain ASCII strings without escapes, true/false/null and arrays of
+ * integers - which finds the members in place, without allocating.  Any line it does not
+ * take whole (escapes, UTF-8, reals, nesting, duplicate keys, anything malformed) goes to
+ * jansson instead, so third-party writers are read exactly as before; both fill the same
+ * view of the line's members that decode() reads.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,14 +34,289 @@ static bool jsonl_probe(const char *head, size_t len)
 	return memmem(head + i, (nl ? (size_t)(nl - head) : len) - i, "\"kind\"", 6) != NULL;
 }
 
+
+
+/* ---- one line's members: the fast scanner's or jansson's ---- */
+
+enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
+
+struct jv {
+	const char *key;
+	uint8_t type;
+	bool b;
+	int64_t i;
+	const char *s;		/* JV_STR, NUL-terminated */
+	const char *arr;	/* JV_ARR from the scanner: the text after '[' */
+	json_t *jarr;		/* JV_ARR from jansson */
+};
+
+#define JL_MAX	64	/* members the scanner takes; jansson's lines may have more */
+
+struct jline {
+	struct jv *m;
+	int n, alloc;
+};
+
+static struct jv *jline_add(struct jline *l)
+{
+	ALLOC_GROW(l->m, (size_t)l->n + 1, l->alloc);
+	memset(&l->m[l->n], 0, sizeof(l->m[0]));
+	return &l->m[l->n++];
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* A string without escapes, UTF-8 or control characters: its closing quote, or NULL. */
+static const char *scan_str(const char *p, const char *end)
+{
+	for (; p < end; p++) {
+		unsigned char c = *p;
+
+		if (c == '"')
+			return p;
+		if (c == '\\' || c < 0x20 || c >= 0x80)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* An integer as JSON writes it (no leading zeros) that fits int64: past it, or NULL. */
+static const char *scan_int(const char *p, const char *end, int64_t *v)
+{
+	bool neg = *p == '-';
+	uint64_t u = 0;
+	const char *d = p + neg;
+
+	if (d >= end || *d < '0' || *d > '9' || (*d == '0' && d + 1 < end && d[1] >= '0' &&
+						 d[1] <= '9'))
+		return NULL;
+	for (p = d; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (u > (UINT64_MAX - 9) / 10)
+			return NULL;
+		u = u * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
+		return NULL;	/* a real */
+	if (u > (uint64_t)INT64_MAX + neg)
+		return NULL;
+	*v = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return p;
+}
+
+static const char *scan_lit(const char *p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return (size_t)(end - p) >= n && !memcmp(p, lit, n) ? p + n : NULL;
+}
+
+/*
+ * The fast path: @line[0..@len) as one flat object, its strings NUL-terminated in place
+ * once the whole line has been taken.  false (the line untouched) for jansson to read.
+ */
+static bool scan_line(char *line, size_t len, struct jline *l)
+{
+	const char *p = line, *end = line + len;
+	char *term[2 * JL_MAX];
+	int nterm = 0;
+
+	l->n = 0;
+	p = skip_ws(p, end);
+	if (p == end || *p++ != '{')
+		return false;
+	p = skip_ws(p, end);
+	if (p < end && *p == '}')
+		p++;
+	else
+		for (;;) {
+			struct jv *v;
+			const char *q;
+
+			if (l->n == JL_MAX || p >= end || *p != '"' || !(q = scan_str(p + 1, end)))
+				return false;
+			v = jline_add(l);
+			v->key = p + 1;
+			term[nterm++] = (char *)q;
+			p = skip_ws(q + 1, end);
+			if (p >= end || *p++ != ':')
+				return false;
+			p = skip_ws(p, end);
+			if (p >= end)
+				return false;
+			if (*p == '"') {
+				if (!(q = scan_str(p + 1, end)))
+					return false;
+				v->type = JV_STR;
+				v->s = p + 1;
+				term[nterm++] = (char *)q;
+				p = q + 1;
+			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+				v->type = JV_INT;
+				if (!(p = scan_int(p, end, &v->i)))
+					return false;
+			} else if (*p == '[') {
+				int64_t t;
+
+				v->type = JV_ARR;
+				v->arr = ++p;
+				p = skip_ws(p, end);
+				if (p < end && *p == ']') {
+					p++;
+				} else {
+					for (;;) {
+						if (p >= end || !(p = scan_int(p, end, &t)))
+							return false;
+						p = skip_ws(p, end);
+						if (p < end && *p == ',') {
+							p = skip_ws(p + 1, end);
+							continue;
+						}
+						if (p >= end || *p++ != ']')
+							return false;
+						break;
+					}
+				}
+			} else if ((q = scan_lit(p, end, "true")) || (q = scan_lit(p, end, "false"))) {
+				v->type = JV_BOOL;
+				v->b = *p == 't';
+				p = q;
+			} else if ((q = scan_lit(p, end, "null"))) {
+				v->type = JV_NULL;
+				p = q;
+			} else {
+				return false;	/* nested objects and the rest: jansson's */
+			}
+			p = skip_ws(p, end);
+			if (p < end && *p == ',') {
+				p = skip_ws(p + 1, end);
+				continue;
+			}
+			if (p >= end || *p++ != '}')
+				return false;
+			break;
+		}
+	if (skip_ws(p, end) != end)
+		return false;
+	/* jansson refuses duplicate keys (JSON_REJECT_DUPLICATES): so does this, through it */
+	for (int i = 0; i < l->n; i++)
+		for (int k = i + 1; k < l->n; k++) {
+			const char *a = l->m[i].key, *b = l->m[k].key;
+
+			while (*a == *b && *a != '"')
+				a++, b++;
+			if (*a == '"' && *b == '"')
+				return false;
+		}
+	for (int i = 0; i < nterm; i++)
+		*term[i] = '\0';
+	return true;
+}
+
+/* The slow path: a jansson object's members in the same view (borrowed from @o). */
+static void view_of(json_t *o, struct jline *l)
+{
+	const char *key;
+	json_t *v;
+
+	l->n = 0;
+	json_object_foreach(o, key, v) {
+		struct jv *m = jline_add(l);
+
+		m->key = key;
+		if (json_is_integer(v)) {
+			m->type = JV_INT;
+			m->i = json_integer_value(v);
+		} else if (json_is_string(v)) {
+			m->type = JV_STR;
+			m->s = json_string_value(v);
+		} else if (json_is_boolean(v)) {
+			m->type = JV_BOOL;
+			m->b = json_is_true(v);
+		} else if (json_is_null(v)) {
+			m->type = JV_NULL;
+		} else if (json_is_array(v)) {
+			m->type = JV_ARR;
+			m->jarr = v;
+		} else {
+			m->type = JV_OTHER;
+		}
+	}
+}
+
+static const struct jv *jget(const struct jline *o, const char *key)
+{
+	for (int i = 0; i < o->n; i++)
+		if (!strcmp(o->m[i].key, key))
+			return &o->m[i];
+	return NULL;
+}
+
+static const char *jstr(const struct jline *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->type == JV_STR ? v->s : NULL;
+}
+
+static bool jtrue(const struct jline *o, const char *key)
+{
+	const struct jv *v = jget(o, key);
+
+	return v && v->type == JV_BOOL && v->b;
+}
+
+/*
+ * The integers of array @v, each through @fn; false when one is not an integer or @fn
+ * refuses it.
+ */
+static bool jints(const struct jv *v, bool (*fn)(void *ctx, int64_t t), void *ctx)
+{
+	if (v->jarr) {
+		size_t i;
+		json_t *t;
+
+		json_array_foreach(v->jarr, i, t)
+			if (!json_is_integer(t) || !fn(ctx, json_integer_value(t)))
+				return false;
+		return true;
+	}
+	for (const char *p = v->arr; ; ) {
+		int64_t t;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == ']')
+			return true;
+		p = scan_int(p, p + 32, &t);	/* checked by scan_line already */
+		if (!p || !fn(ctx, t))
+			return false;
+	}
+}
+
+static bool cpu_into(void *ctx, int64_t t)
+{
+	if (t < 0 || t >= TS_MAX_CPUS)
+		return false;
+	ts_cpumask_set(ctx, (int)t);
+	return true;
+}
+
 /* src->priv */
 struct jsonl {
 	const char **kprobes;	/* the header's "kprobes_defined" */
 	char *pending;		/* the first line, read by open, when it is not the header */
 	size_t pending_len;
+	char *held;		/* that line while its event is being decoded */
+	struct jline line;	/* the members of the line being decoded */
 };
 
-static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const char **why);
+static int decode(struct ts_source *src, const struct jline *o, struct ts_event *ev,
+		  const char **why);
 
 /*
  * The header (its first line, as `tlbscope events` writes it) is read here, so that the
@@ -55,40 +338,55 @@ static int jsonl_open(struct ts_source *src)
 	if (!line)
 		return failed ? -1 : 0;
 	{
-		json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
-		const char *kind = json_string_value(json_object_get(o, "kind"));
+		/* read from a copy: the line itself is kept whole for next() */
+		char *copy = xmalloc(len + 1);
+		struct jline *l = xcalloc(1, sizeof(*l));
+		json_t *o = NULL;
 		struct ts_event ev;
-		const char *why;
+		const char *why, *kind;
+		bool ok;
 
+		memcpy(copy, line, len + 1);
+		ok = scan_line(copy, len, l);
+		if (!ok) {
+			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+			ok = json_is_object(o);
+			if (ok)
+				view_of(o, l);
+		}
+		kind = ok ? jstr(l, "kind") : NULL;
 		if (kind && !strcmp(kind, "header")) {
-			decode(src, o, &ev, &why);
+			decode(src, l, &ev, &why);
 		} else {
 			j->pending = xmalloc(len + 1);
 			memcpy(j->pending, line, len + 1);
 			j->pending_len = len;
 		}
 		json_decref(o);
+		free(l->m);
+		free(l);
+		free(copy);
 	}
 	return 0;
 }
 
-static int64_t jnum(json_t *o, const char *key, int64_t dflt)
+static int64_t jnum(const struct jline *o, const char *key, int64_t dflt)
 {
-	json_t *v = json_object_get(o, key);
+	const struct jv *v = jget(o, key);
 
-	return json_is_integer(v) ? json_integer_value(v) : dflt;
+	return v && v->type == JV_INT ? v->i : dflt;
 }
 
-static void jcomm(json_t *o, const char *key, char *buf)
+static void jcomm(const struct jline *o, const char *key, char *buf)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	const char *s = jstr(o, key);
 
 	strlcpy_ts(buf, s ? s : "", TS_COMM_LEN);
 }
 
-static uint32_t jstr_id(struct ts_source *src, json_t *o, const char *key)
+static uint32_t jstr_id(struct ts_source *src, const struct jline *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	const char *s = jstr(o, key);
 
 	return s ? ts_source_intern(src, s) : 0;
 }
@@ -123,9 +421,9 @@ static int how_of(const char *s)
 }
 
 /* "0xff60000000846000" (kernel pointers do not fit JSON integers); 0 when absent. */
-static uint64_t jptr(json_t *o, const char *key, bool *present)
+static uint64_t jptr(const struct jline *o, const char *key, bool *present)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	const char *s = jstr(o, key);
 	uint64_t v;
 
 	if (present)
@@ -136,35 +434,29 @@ static uint64_t jptr(json_t *o, const char *key, bool *present)
 }
 
 /* A CPU list [0,3] into @m (CPUs past TS_MAX_CPUS are refused); false when absent/bad. */
-static bool jcpus(json_t *o, const char *key, struct ts_cpumask *m)
+static bool jcpus(const struct jline *o, const char *key, struct ts_cpumask *m)
 {
-	json_t *arr = json_object_get(o, key), *t;
-	size_t i;
+	const struct jv *v = jget(o, key);
 
-	if (!json_is_array(arr))
+	if (!v || v->type != JV_ARR)
 		return false;
 	memset(m, 0, sizeof(*m));
-	json_array_foreach(arr, i, t) {
-		if (!json_is_integer(t) || json_integer_value(t) < 0 ||
-		    json_integer_value(t) >= TS_MAX_CPUS)
-			return false;
-		ts_cpumask_set(m, (int)json_integer_value(t));
-	}
-	return true;
+	return jints(v, cpu_into, m);
 }
 
 /* The header's "kprobes_defined" names (the trace's own list, kept for the NMI-drop check). */
-static void set_kprobes_defined(struct ts_source *src, json_t *arr)
+static void set_kprobes_defined(struct ts_source *src, const struct jv *a)
 {
 	struct jsonl *j = src->priv;
 	const char **names;
 	size_t i, n = 0;
 	json_t *v;
 
-	if (!json_is_array(arr) || j->kprobes)
+	/* names are strings: a list of them comes through jansson; the scanner's is empty */
+	if (!a || a->type != JV_ARR || j->kprobes)
 		return;
-	names = xcalloc(json_array_size(arr) + 1, sizeof(*names));
-	json_array_foreach(arr, i, v)
+	names = xcalloc((a->jarr ? json_array_size(a->jarr) : 0) + 1, sizeof(*names));
+	json_array_foreach(a->jarr, i, v)
 		if (json_is_string(v))
 			names[n++] = ts_source_str(src, ts_source_intern(src, json_string_value(v)));
 	j->kprobes = names;
@@ -173,16 +465,17 @@ static void set_kprobes_defined(struct ts_source *src, json_t *arr)
 }
 
 /* Fill @ev from one object; 1 = an event, 0 = a line to pass over, -1 = malformed. */
-static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const char **why)
+static int decode(struct ts_source *src, const struct jline *o, struct ts_event *ev,
+		  const char **why)
 {
-	const char *kind = json_string_value(json_object_get(o, "kind"));
-	json_t *ts = json_object_get(o, "ts"), *cpu = json_object_get(o, "cpu"), *v;
+	const char *kind = jstr(o, "kind");
+	const struct jv *ts = jget(o, "ts"), *cpu = jget(o, "cpu"), *v;
 
 	if (!kind)
 		return *why = "no \"kind\"", -1;
 	if (!strcmp(kind, "header")) {
 		int64_t cpus = jnum(o, "cpus", 0);
-		const char *k = json_string_value(json_object_get(o, "kernel"));
+		const char *k = jstr(o, "kernel");
 
 		if (cpus > TS_MAX_CPUS)
 			return *why = "\"cpus\" past the 512 CPUs tlbscope handles", -1;
@@ -190,12 +483,12 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 			src->info.cpus = (int)cpus;
 		if (k)
 			src->info.uname = ts_source_str(src, ts_source_intern(src, k));
-		set_kprobes_defined(src, json_object_get(o, "kprobes_defined"));
+		set_kprobes_defined(src, jget(o, "kprobes_defined"));
 		return 0;
 	}
-	if (!json_is_integer(ts) || json_integer_value(ts) < 0)
+	if (!ts || ts->type != JV_INT || ts->i < 0)
 		return *why = "no integer \"ts\"", -1;
-	ev->ts = (uint64_t)json_integer_value(ts);
+	ev->ts = (uint64_t)ts->i;
 	if (!strcmp(kind, "mm")) {
 		ev->kind = TS_EV_MM;
 		ev->cpu = 0;
@@ -203,18 +496,18 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		if (!ev->u.mminfo.mm)
 			return *why = "mm line without \"mm\"", -1;
 		ev->u.mminfo.pid = (int32_t)jnum(o, "pid", -1);
-		ev->u.mminfo.how = (uint8_t)how_of(json_string_value(json_object_get(o, "how")));
+		ev->u.mminfo.how = (uint8_t)how_of(jstr(o, "how"));
 		jcomm(o, "comm", ev->comm);
 		return 1;
 	}
 	/* a lost event may be of no known CPU: -1 */
-	if (!json_is_integer(cpu) || json_integer_value(cpu) >= TS_MAX_CPUS ||
-	    json_integer_value(cpu) < (strcmp(kind, "lost") ? 0 : -1))
+	if (!cpu || cpu->type != JV_INT || cpu->i >= TS_MAX_CPUS ||
+	    cpu->i < (strcmp(kind, "lost") ? 0 : -1))
 		return *why = "no \"cpu\" in 0..511", -1;
-	ev->cpu = (int32_t)json_integer_value(cpu);
+	ev->cpu = (int32_t)cpu->i;
 	ev->pid = (int32_t)jnum(o, "pid", -1);
 	ev->tgid = (int32_t)jnum(o, "tgid", -1);
-	if (json_object_get(o, "tgid"))
+	if (jget(o, "tgid"))
 		ev->flags |= TS_F_TGID;
 	jcomm(o, "comm", ev->comm);
 	ev->name = jstr_id(src, o, "event");
@@ -234,7 +527,7 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.sw.mm = jstr_id(src, o, "mm");
 		if (!ev->u.sw.mm)
 			ev->flags |= TS_F_KTHREAD;
-		if (!ev->u.sw.mm && json_is_true(json_object_get(o, "no_mm")))
+		if (!ev->u.sw.mm && jtrue(o, "no_mm"))
 			ev->u.sw.no_mm = 1;
 	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
 		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
@@ -253,8 +546,8 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.exit.pid = (int32_t)jnum(o, "exit_pid", -1);
 		ev->u.exit.mm_given = jstr_id(src, o, "mm");
 	} else if (!strcmp(kind, "flush")) {
-		const char *role = json_string_value(json_object_get(o, "role"));
-		int scope = scope_of(json_string_value(json_object_get(o, "scope")));
+		const char *role = jstr(o, "role");
+		int scope = scope_of(jstr(o, "scope"));
 
 		ev->kind = TS_EV_FLUSH;
 		if (scope < 0)
@@ -264,7 +557,7 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 		ev->u.flush.pages = (uint64_t)jnum(o, "pages", 0);
 		ev->u.flush.start = (uint64_t)jnum(o, "start", 0);
 		ev->u.flush.stride = (uint64_t)jnum(o, "stride", 0);
-		ev->u.flush.src = (uint8_t)src_of(json_string_value(json_object_get(o, "source")));
+		ev->u.flush.src = (uint8_t)src_of(jstr(o, "source"));
 		ev->u.flush.reason = (uint8_t)jnum(o, "reason", TS_NO_REASON);
 		{
 			bool has_ptr;
@@ -280,28 +573,23 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 				   TS_FLUSH_REQUEST;
 	} else if (!strcmp(kind, "ipi")) {
 		ev->kind = TS_EV_IPI;
-		ev->u.ipi.src = (uint8_t)src_of(json_string_value(json_object_get(o, "source")));
+		ev->u.ipi.src = (uint8_t)src_of(jstr(o, "source"));
 		ev->u.ipi.func = jstr_id(src, o, "func");
-		if (json_is_true(json_object_get(o, "tlb")))
+		if (jtrue(o, "tlb"))
 			ev->flags |= TS_F_TLB;
-		if (json_is_true(json_object_get(o, "recv"))) {
+		if (jtrue(o, "recv")) {
 			ev->flags |= TS_F_RECV;
 			ev->u.ipi.from = (int32_t)jnum(o, "from", -1);
-			if (json_is_true(json_object_get(o, "local")))
+			if (jtrue(o, "local"))
 				ev->flags |= TS_F_LOCAL;
 		} else {
-			size_t i;
-			json_t *t, *arr = json_object_get(o, "targets");
+			const struct jv *arr = jget(o, "targets");
 
-			if (!json_is_array(arr))
+			if (!arr || arr->type != JV_ARR)
 				return *why = "ipi without \"targets\"", -1;
 			ev->u.ipi.from = ev->cpu;
-			json_array_foreach(arr, i, t) {
-				if (!json_is_integer(t) || json_integer_value(t) < 0 ||
-				    json_integer_value(t) >= TS_MAX_CPUS)
-					return *why = "ipi target not a CPU in 0..511", -1;
-				ts_cpumask_set(&ev->u.ipi.targets, (int)json_integer_value(t));
-			}
+			if (!jints(arr, cpu_into, &ev->u.ipi.targets))
+				return *why = "ipi target not a CPU in 0..511", -1;
 		}
 	} else if (!strcmp(kind, "load_mm")) {
 		struct ts_cpumask m;
@@ -314,13 +602,12 @@ static int decode(struct ts_source *src, json_t *o, struct ts_event *ev, const c
 			ev->u.load.next_mask = m.bits[0];
 			ev->u.load.mask_known = 1;
 		}
-		ev->u.load.initial = json_is_true(json_object_get(o, "initial"));
-		ev->u.load.commit = json_is_true(json_object_get(o, "commit"));
+		ev->u.load.initial = jtrue(o, "initial");
+		ev->u.load.commit = jtrue(o, "commit");
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
-		v = json_object_get(o, "count");
-		ev->u.lost.count = json_is_integer(v) && json_integer_value(v) > 0 ?
-				   (uint64_t)json_integer_value(v) : 0;
+		v = jget(o, "count");
+		ev->u.lost.count = v && v->type == JV_INT && v->i > 0 ? (uint64_t)v->i : 0;
 	} else {
 		/* other and unknown kinds: counted by their event name, nothing more */
 		ev->kind = TS_EV_OTHER;
@@ -340,31 +627,37 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 		bool failed = false;
 		size_t len = 0;
 		char *line;
-		json_t *o;
+		json_t *o = NULL;
 		int r;
 
 		if (j->pending) {
-			/* the first line, read by open() */
-			o = json_loadb(j->pending, j->pending_len, JSON_REJECT_DUPLICATES, &jerr);
-			free(j->pending);
+			/* the first line, read by open(); freed when the next one is read */
+			line = j->pending;
+			len = j->pending_len;
 			j->pending = NULL;
+			j->held = line;
 		} else {
+			free(j->held);
+			j->held = NULL;
 			line = ts_source_getline(src, &len, &failed);
 			if (!line)
 				return failed ? -1 : 0;
 			if (!len || line[strspn(line, " \t")] == '\0')
 				continue;
-			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 		}
-		if (!json_is_object(o)) {
-			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
-				       o ? "not a JSON object" : jerr.text);
-			json_decref(o);
-			continue;
+		if (!scan_line(line, len, &j->line)) {
+			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+			if (!json_is_object(o)) {
+				ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
+					       o ? "not a JSON object" : jerr.text);
+				json_decref(o);
+				continue;
+			}
+			view_of(o, &j->line);
 		}
 		memset(ev, 0, sizeof(*ev));
 		ev->tgid = -1;
-		r = decode(src, o, ev, &why);
+		r = decode(src, &j->line, ev, &why);
 		json_decref(o);
 		if (r < 0) {
 			ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno, why);
@@ -383,6 +676,8 @@ static void jsonl_close(struct ts_source *src)
 		return;
 	free(j->kprobes);
 	free(j->pending);
+	free(j->held);
+	free(j->line.m);
 	free(j);
 }
 
