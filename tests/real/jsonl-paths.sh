@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# JSON lines have two readers (parsers/jsonl.c): a scanner for what tlbscope writes and
+# jansson for anything else.  The same events written so that every line takes the other
+# path (escapes, keys in another order, spacing) must give the same report, and lines
+# jansson refuses are refused by both.
+T=jsonl-paths
+. "$(dirname "$0")/../lib.sh"
+
+for run in hackbench-aia-4cpu mmapstress-lazy-t6q32-aia-4cpu; do
+	dat=$top/corpus/traces/$run/trace.dat
+	tls events "$dat" > "$tmp/e.jsonl"
+	want=$(tls report --json "$tmp/e.jsonl" | jq -S 'del(.input)')
+	# every comm and name with an escape: jansson reads them all
+	sed 's/"comm":"\([a-z]\)/"comm":"\\u00\1/; s/"event":"s/"event":"\\u0073/' "$tmp/e.jsonl" |
+		sed 's/\\u00i/\\u0069/; s/\\u00r/\\u0072/; s/\\u00k/\\u006b/; s/\\u00s/\\u0073/' \
+		> "$tmp/esc.jsonl"
+	n_esc=$(grep -c '\\u00' "$tmp/esc.jsonl")
+	check "$run: most lines now need jansson ($n_esc)" [ "$n_esc" -gt 1000 ]
+	same "$run: escaped lines give the same report" "$want" \
+		"$(tls report --json "$tmp/esc.jsonl" | jq -S 'del(.input)')"
+	# keys sorted and spaced: still the scanner's, still the same
+	jq -c -S . "$tmp/e.jsonl" | sed 's/,"/, "/g; s/":/" : /g' > "$tmp/sorted.jsonl"
+	same "$run: sorted, spaced keys give the same report" "$want" \
+		"$(tls report --json "$tmp/sorted.jsonl" | jq -S 'del(.input)')"
+done
+
+# lines jansson refuses are refused by the scanner too, and skipped with a located message
+h=$fx/hand/identity.txt
+tls events "$h" > "$tmp/h.jsonl"
+line=$(grep '"kind":"switch"' "$tmp/h.jsonl" | head -1)
+for bad in "${line%\}},\"cpu\":1}" "${line/\"ts\":/\"ts\":1.5,\"x\":}" \
+	"${line/\"ts\":/\"ts\":99999999999999999999999,\"x\":}" "${line/\"ts\":/\"ts\":012,\"x\":}" \
+	"$line junk" "${line/\"comm\"/\"comm\":\"a\",\"comm\"}"; do
+	{ cat "$tmp/h.jsonl"; echo "$bad"; } > "$tmp/bad.jsonl"
+	out=$(tls report "$tmp/bad.jsonl" 2>&1)
+	case $out in
+	*"malformed records skipped: 1 "*) ok "refused: ${bad:0:60}..." ;;
+	*) not_ok "not refused: $bad"; echo "$out" | grep -i malformed | sed 's/^/#   /' ;;
+	esac
+done
+echo "1..$n"
