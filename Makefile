@@ -77,7 +77,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MAN := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
-.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps \
+.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps bench \
 	fuzz fuzz-build
 
 all: check-deps $(PROG)
@@ -126,6 +126,13 @@ $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 unit: $(UNIT_BIN) $(BUILD)/tests/shootdown
+
+# bench/run.sh's floor: a bare libtracecmd iteration of a trace.dat
+bench: $(PROG) $(BUILD)/bench/floor
+$(BUILD)/bench/floor: bench/floor.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PC_LIBS)
 
 # a load for the live tests that makes remote TLB flushes for sure
 $(BUILD)/tests/shootdown: tests/tools/shootdown.c

@@ -1,12 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Speed and memory of `tlbscope report` against `trace-cmd report > /dev/null` on the same
-# trace.dat, as ratios (never as assertions).  With no argument it captures a large trace
-# of this machine first (root and tracefs needed).
+# Speed and memory of tlbscope as ratios against floors on the same input (never as
+# assertions): trace.dat against a bare libtracecmd iteration (bench/floor.c), the text and
+# the JSON lines against mawk counting sched_switch lines in the text, the tuner's whole grid
+# against one point, and peak memory against the floor's; then trace-cmd report, and memory
+# flat in trace length.  With no argument it captures a large trace of this machine first
+# (root and tracefs needed).
 #   usage: bench/run.sh [TRACE.dat]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 prog=$top/tlbscope
+make -s -C "$top" bench
+floor=$top/${BUILD:-build}/bench/floor
 trace=${1:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +31,36 @@ measure() {	# prints "seconds maxrss_kb" of the best of 3 runs
 	echo "$best_t $best_m"
 }
 events=$("$prog" info --json "$trace" | jq .total_events)
+ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
+# the ratios of issue 13, each against its goal
+"$prog" events "$trace" > "$work/ev.jsonl"
+trace-cmd report "$trace" > "$work/trace.txt" 2> /dev/null
+read -r ft fm <<< "$(measure "$floor" "$trace")"
+read -r rt rm <<< "$(measure "$prog" report "$trace")"
+read -r xt xm <<< "$(measure "$prog" report "$work/trace.txt")"
+read -r jt jm <<< "$(measure "$prog" report "$work/ev.jsonl")"
+read -r mt mm <<< "$(measure mawk '/sched_switch/ { n++ } END { print n }' "$work/trace.txt")"
+read -r gt gm <<< "$(measure "$prog" tune "$trace")"
+read -r pt pm <<< "$(measure "$prog" tune --threshold 6 --queue 32 "$trace")"
+printf 'trace: %s (%s bytes, %s events; text %s bytes, JSON lines %s bytes)\n' "$trace" \
+	"$(stat -c %s "$trace")" "$events" "$(stat -c %s "$work/trace.txt")" \
+	"$(stat -c %s "$work/ev.jsonl")"
+printf '%-58s %8s s %9s KiB\n' \
+	"floor: libtracecmd iteration, empty callback" "$ft" "$fm" \
+	"tlbscope report TRACE.dat" "$rt" "$rm" \
+	"mawk '/sched_switch/{n++}' on the text" "$mt" "$mm" \
+	"tlbscope report of the text (trace-cmd report)" "$xt" "$xm" \
+	"tlbscope report of the JSON lines (tlbscope events)" "$jt" "$jm" \
+	"tlbscope tune, default grid" "$gt" "$gm" \
+	"tlbscope tune, one point" "$pt" "$pm"
+printf '%-58s %6s   goal\n' ratio now
+printf '%-58s %6s   <= 1.5\n' "report trace.dat / floor" "$(ratio "$rt" "$ft")"
+printf '%-58s %6s   <= 3\n' "report text / mawk on the text" "$(ratio "$xt" "$mt")"
+printf '%-58s %6s   <= 6\n' "report JSON lines / mawk on the text" "$(ratio "$jt" "$mt")"
+printf '%-58s %6s   <= 1.2\n' "tune whole grid / one point" "$(ratio "$gt" "$pt")"
+printf '%-58s %6s   <= 1.3\n' "peak memory, report trace.dat / floor" "$(ratio "$rm" "$fm")"
+printf '(bc: a time under 0.01 s is measured as 0; use a larger trace)\n\n'
+
 read -r tt tm <<< "$(measure trace-cmd report "$trace")"
 read -r ot om <<< "$(measure "$prog" report "$trace")"
 read -r it im <<< "$(measure "$prog" info "$trace")"
@@ -36,7 +71,6 @@ printf 'time ratio tlbscope report / trace-cmd report: %.2f\n' "$(echo "$ot / $t
 printf 'memory ratio: %.2f\n' "$(echo "$om / $tm" | bc -l)"
 # memory is flat in trace length: the normalized stream of the same trace, cut at a
 # quarter, a half and the whole (the JSON-lines reader streams, as the text reader does)
-"$prog" events "$trace" > "$work/ev.jsonl"
 lines=$(wc -l < "$work/ev.jsonl")
 for part in 4 2 1; do
 	head -n $((lines / part)) "$work/ev.jsonl" > "$work/part.jsonl"
@@ -45,12 +79,3 @@ for part in 4 2 1; do
 		"$part" $((lines / part)) "$pt" "$pm"
 done
 
-# the tuner: the whole default grid (18 x 9 points, one pass) against one point, and
-# against a direct replay of one point
-read -r gt gm <<< "$(measure "$prog" tune "$trace")"
-read -r pt pm <<< "$(measure "$prog" tune --threshold 6 --queue 32 "$trace")"
-read -r dt dm <<< "$(measure "$prog" tune --threshold 6 --queue 32 --direct 6,32 "$trace")"
-printf 'tlbscope tune, default grid (162 points): %s s %s KiB\n' "$gt" "$gm"
-printf 'tlbscope tune, one point (T=6 Q=32):      %s s %s KiB\n' "$pt" "$pm"
-printf 'tlbscope tune, one point + direct replay:  %s s %s KiB\n' "$dt" "$dm"
-printf 'grid / one point: %.2f\n' "$(echo "$gt / $pt" | bc -l)"
