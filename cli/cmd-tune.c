@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "../lib/lib.h"
 #include "tune.h"
 
@@ -20,7 +22,7 @@
 #define TUNE_BASE_Q	32
 
 static const char tune_usage[] =
-	"usage: tlbscope tune [options] TRACE\n"
+	"usage: tlbscope tune [options] TRACE|PROFILE...\n"
 	"\n"
 	"  --threshold LIST   MAX_LOADED_MM values: 1,2,4,6 or 1-16 (default 1-16,24,32)\n"
 	"  --queue LIST       MAX_TLB_FLUSH_TASK values (default 0,1,2,4,8,16,32,64,128)\n"
@@ -36,6 +38,9 @@ static const char tune_usage[] =
 	"  --verify           replay every grid point directly and compare with the sweep\n"
 	"                     (exit 1 on any difference)\n"
 	"  --svg FILE         write the cost heatmap and the eviction/cost curves over T\n"
+	"  --weight INPUT=N   count INPUT's events N times in the sum of several inputs\n"
+	"  --save-profile FILE  write what the decision needs (counters of the whole grid,\n"
+	"                     histograms, measured costs) as JSON: tune takes it as an input\n"
 	"  --json             one JSON object with stable keys\n"
 	"  -h, --help         this text\n";
 
@@ -96,18 +101,20 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	static const int dQ[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
 	enum {
 		OPT_THRESHOLD = OPT_COMMON_END, OPT_QUEUE, OPT_PLATFORM, OPT_WARMUP,
-		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG, OPT_BASE
+		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG, OPT_BASE,
+		OPT_WEIGHT, OPT_SAVE
 	};
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
 		{ "platform", OPT_PLATFORM, true }, { "warmup", OPT_WARMUP, true },
 		{ "flush-all-threshold", OPT_FLUSH_ALL, true }, { "direct", OPT_DIRECT, true },
 		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
-		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { NULL }
+		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { "weight", OPT_WEIGHT, true },
+		{ "save-profile", OPT_SAVE, true }, { NULL }
 	};
 	struct cli_parser p;
-	const char *v;
-	int key;
+	const char *v, *weights[MAX_INPUTS];
+	int key, nweights = 0;
 
 	memset(o, 0, sizeof(*o));
 	memcpy(o->T, dT, sizeof(dT));
@@ -126,8 +133,24 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		case CLI_BAD:
 			return -1;
 		case CLI_ARG:
-			if (common_input(&o->c, "tune", v) < 0)
+			if (o->ninputs == MAX_INPUTS) {
+				error("tune: more than %d inputs", MAX_INPUTS);
 				return -1;
+			}
+			if (!o->ninputs)
+				o->c.input = v;
+			o->weight[o->ninputs] = 1;
+			o->inputs[o->ninputs++] = v;
+			break;
+		case OPT_WEIGHT:
+			if (nweights == MAX_INPUTS) {
+				error("--weight: more than %d", MAX_INPUTS);
+				return -1;
+			}
+			weights[nweights++] = v;
+			break;
+		case OPT_SAVE:
+			o->save_profile = v;
 			break;
 		case OPT_THRESHOLD:
 			if (parse_list(v, 1, TUNER_MAX_T, o->T, &o->nT)) {
@@ -193,6 +216,30 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	}
 	if (!o->c.input) {
 		error("tune: no trace given\n%s", tune_usage);
+		return -1;
+	}
+	for (int i = 0; i < nweights; i++) {
+		const char *eq = strrchr(weights[i], '=');
+		uint64_t w;
+		int k;
+
+		if (!eq || parse_u64(eq + 1, 10, &w) || !w || w > 1000000) {
+			error("--weight: '%s' is not INPUT=N (N in 1..1000000)", weights[i]);
+			return -1;
+		}
+		for (k = 0; k < o->ninputs; k++)
+			if (strlen(o->inputs[k]) == (size_t)(eq - weights[i]) &&
+			    !strncmp(o->inputs[k], weights[i], eq - weights[i]))
+				break;
+		if (k == o->ninputs) {
+			error("--weight: '%.*s' is not one of the inputs", (int)(eq - weights[i]),
+			      weights[i]);
+			return -1;
+		}
+		o->weight[k] = w;
+	}
+	if (o->ninputs > 1 && (o->verify || o->has_direct)) {
+		error("tune: --verify and --direct take one trace");
 		return -1;
 	}
 	if (o->decisions && !o->has_direct) {
@@ -358,6 +405,197 @@ static int verify_grid(struct tune_run *r)
 	return bad;
 }
 
+/* Is @path a profile of tune --save-profile?  A new reference to its root, else NULL. */
+static json_t *profile_open(const char *path)
+{
+	json_t *root;
+
+	if (!strcmp(path, "-"))
+		return NULL;
+	root = json_load_file(path, 0, NULL);
+	if (root && !json_is_object(json_object_get(root, "tlbscope_profile"))) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* The per-trace state tune_feed() keeps, for the next input. */
+static void run_reset(struct tune_run *r)
+{
+	r->started = r->warm = false;
+	r->t0 = 0;
+	memset(r->ipis_at_warm, 0, sizeof(r->ipis_at_warm));
+	r->kernel_evictions = 0;
+}
+
+/*
+ * Replay trace @path into r->tu, r->meas, r->tl, r->src (to be freed by the caller),
+ * with @to's options; r->observed, r->lazy_kernel and r->kernel_evictions from it.
+ */
+static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts *to)
+{
+	struct tune_opts *o = r->o;
+	struct common_opts c = o->c;
+	char err[TS_ERR_LEN];
+	int ret;
+
+	run_reset(r);
+	c.input = path;
+	r->src = ts_source_open(path, err);
+	if (!r->src)
+		return error("%s", err);
+	r->ncpus = ts_source_info(r->src)->cpus;
+	if (r->ncpus <= 0)
+		r->ncpus = TS_MAX_CPUS;	/* not declared: size for any CPU */
+	to->ncpus = r->ncpus;
+	if (o->decisions) {
+		/* the --direct point is the last replayed one */
+		to->decisions = fopen(o->decisions, "w");
+		if (!to->decisions)
+			return error("tune: %s: %s", o->decisions, strerror(errno));
+		fprintf(to->decisions, "# lazy(%d, %d) decisions of %s: TS_NS CPU TARGET DECISION "
+			"(0 IPI, 1 queued, 2 flag full, 3 flag overflow, 4 absorbed)\n",
+			o->direct[0], o->direct[1], path);
+	}
+	r->tu = tuner_new(to);
+	r->meas = tuner_measure_new();
+	ret = analyze_run(&c, r->src, tune_feed, r, &r->tl);
+	if (to->decisions) {
+		bool failed = ferror(to->decisions);
+
+		if ((fclose(to->decisions) || failed) && !ret)
+			ret = error("tune: %s: could not write the decisions", o->decisions);
+		to->decisions = NULL;
+	}
+	if (ret)
+		return ret;
+	tuner_finish(r->tu);
+	if (ts_source_info(r->src)->cpus <= 0)
+		r->ncpus = timeline_cpus(r->tl);
+	r->lazy_kernel = timeline_load_commits(r->tl);
+	r->observed = observed_ipis(r, &r->obs_how);
+	return EXIT_OK;
+}
+
+/* Everything of the run that a later decision needs, as a profile (new reference). */
+static json_t *profile_json(const struct tune_run *r)
+{
+	json_t *j = json_object(), *in = json_array();
+
+	for (int i = 0; i < r->o->ninputs; i++)
+		json_array_append_new(in, json_pack("{s:s,s:I}", "input", r->o->inputs[i],
+				      "weight", (json_int_t)r->o->weight[i]));
+	json_object_set_new(j, "inputs", in);
+	json_object_set_new(j, "tlbscope_profile", tuner_profile_json(r->tu));
+	json_object_set_new(j, "measured_costs", tuner_measure_json(r->meas));
+	json_object_set_new(j, "observed_flush_ipis", r->observed >= 0 ?
+			    json_integer(r->observed) : json_null());
+	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_string(r->obs_how) :
+			    json_null());
+	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->kernel_evictions));
+	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
+	json_object_set_new(j, "cpus", json_integer(r->ncpus));
+	return j;
+}
+
+/*
+ * Every input into one aggregate r->tu: traces replayed one after the other, profiles
+ * read; each counted its weight's times.  The kernel's own IPIs and evictions add up too.
+ */
+static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
+{
+	struct tune_opts *o = r->o;
+	struct tuner *sum = NULL;
+	struct tuner_measure *meas = tuner_measure_new();
+	int64_t observed = 0;
+	const char *obs_how = NULL;
+	uint64_t evictions = 0;
+	bool lazy = true, shown = true;
+	int ncpus = 1, ret = EXIT_OK;
+	char err[TS_ERR_LEN];
+	static char obs_buf[64];
+
+	for (int i = 0; i < o->ninputs && !ret; i++) {
+		json_t *prof = profile_open(o->inputs[i]);
+		struct tuner *tu;
+		uint64_t w = o->weight[i];
+
+		if (prof) {
+			json_t *pj = json_object_get(prof, "tlbscope_profile");
+			json_t *ob = json_object_get(prof, "observed_flush_ipis");
+
+			tu = tuner_profile_load(pj, to, err);
+			r->meas = tuner_measure_new();
+			if (!tu || tuner_measure_load(r->meas,
+						      json_object_get(prof, "measured_costs"))) {
+				ret = error("%s: %s", o->inputs[i], tu ? "a tune profile without its "
+					    "measured costs" : err);
+				json_decref(prof);
+				tuner_free(tu);
+				break;
+			}
+			r->tu = tu;
+			r->observed = json_is_integer(ob) ? json_integer_value(ob) : -1;
+			r->obs_how = json_string_value(json_object_get(prof, "observed_source"));
+			if (r->obs_how) {
+				/* the profile is freed below: the name is kept here */
+				strlcpy_ts(obs_buf, r->obs_how, sizeof(obs_buf));
+				r->obs_how = obs_buf;
+			}
+			r->kernel_evictions = (uint64_t)json_integer_value(
+					      json_object_get(prof, "kernel_evictions"));
+			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
+			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
+			json_decref(prof);
+		} else {
+			ret = replay_trace(r, o->inputs[i], to);
+			timeline_free(r->tl);
+			ts_source_close(r->src);
+			r->tl = NULL;
+			r->src = NULL;
+			if (ret)
+				break;
+		}
+		if (!sum) {
+			struct tuner_opts so = *to;
+
+			so.replay = NULL;
+			so.nreplay = 0;
+			so.decisions = NULL;
+			so.ncpus = TS_MAX_CPUS;	/* the sum's queue memory is priced below */
+			sum = tuner_aggregate_new(&so);
+		}
+		if (tuner_merge(sum, r->tu, w, err))
+			ret = error("%s: %s", o->inputs[i], err);
+		tuner_measure_merge(meas, r->meas, w);
+		if (r->observed < 0)
+			shown = false;
+		else
+			observed += r->observed * (int64_t)w;
+		if (r->obs_how)
+			obs_how = r->obs_how;
+		evictions += r->kernel_evictions * w;
+		lazy &= r->lazy_kernel;
+		ncpus = r->ncpus > ncpus ? r->ncpus : ncpus;
+		tuner_free(r->tu);
+		tuner_measure_free(r->meas);
+		r->tu = NULL;
+		r->meas = NULL;
+	}
+	r->tu = sum;
+	r->meas = meas;
+	r->observed = shown ? observed : -1;
+	r->obs_how = obs_how ? obs_how : "none";
+	r->kernel_evictions = evictions;
+	r->lazy_kernel = lazy;
+	r->ncpus = ncpus;
+	r->warm = true;
+	if (sum)
+		tuner_set_ncpus(sum, ncpus);
+	return ret;
+}
+
 int cmd_tune(int argc, char **argv)
 {
 	struct tune_opts o;
@@ -365,22 +603,15 @@ int cmd_tune(int argc, char **argv)
 	struct tuner_opts to = { 0 };
 	struct tuner_rec rec;
 	char err[TS_ERR_LEN], why[2048];
-	int64_t observed;
-	const char *obs_how;
 	uint64_t hist[TUNER_MAX_T + 1], cov = 0, den = 0;
 	int ret, bad = 0, base_ti, base_qi;
+	json_t *first;
 
 	ret = tune_parse_args(&o, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_BAD;
 	if (platform_load(o.platform, &r.pf, err))
 		return error("%s", err);
-	r.src = ts_source_open(o.c.input, err);
-	if (!r.src)
-		return error("%s", err);
-	r.ncpus = ts_source_info(r.src)->cpus;
-	if (r.ncpus <= 0)
-		r.ncpus = TS_MAX_CPUS;	/* not declared: size for any CPU */
 	if (o.verify) {
 		r.replay = xcalloc((size_t)o.nT * o.nQ + 1, sizeof(*r.replay));
 		for (int ti = 0; ti < o.nT; ti++)
@@ -401,43 +632,25 @@ int cmd_tune(int argc, char **argv)
 	to.warmup_ns = o.warmup_ns;
 	to.flush_all_threshold = o.flush_all;
 	to.tlb_reach_mms = platform_reach_mms(&r.pf);
-	to.ncpus = r.ncpus;
 	to.replay = (const int (*)[2])r.replay;
 	to.nreplay = r.nreplay;
-	if (o.decisions) {
-		/* the --direct point is the last replayed one */
-		to.decisions = fopen(o.decisions, "w");
-		if (!to.decisions) {
-			ret = error("tune: %s: %s", o.decisions, strerror(errno));
-			goto out;
-		}
-		fprintf(to.decisions, "# lazy(%d, %d) decisions of %s: TS_NS CPU TARGET DECISION "
-			"(0 IPI, 1 queued, 2 flag full, 3 flag overflow, 4 absorbed)\n",
-			o.direct[0], o.direct[1], o.c.input);
+	first = o.ninputs == 1 ? profile_open(o.inputs[0]) : NULL;
+	r.aggregate = o.ninputs > 1 || first || o.weight[0] > 1;
+	json_decref(first);
+	if (r.aggregate && (o.verify || o.has_direct)) {
+		ret = error("tune: --verify and --direct replay a trace, not a profile");
+		goto out;
 	}
-	r.tu = tuner_new(&to);
-	r.meas = tuner_measure_new();
-	ret = analyze_run(&o.c, r.src, tune_feed, &r, &r.tl);
-	if (to.decisions) {
-		bool failed = ferror(to.decisions);
-
-		if ((fclose(to.decisions) || failed) && !ret)
-			ret = error("tune: %s: could not write the decisions", o.decisions);
-	}
+	ret = r.aggregate ? aggregate_inputs(&r, &to) : replay_trace(&r, o.c.input, &to);
 	if (ret)
 		goto out;
-	tuner_finish(r.tu);
 	/* what the trace measured replaces the profile's figure; the user's own file wins */
 	tuner_measure_apply(r.meas, &r.pf);
-	if (ts_source_info(r.src)->cpus <= 0)
-		r.ncpus = timeline_cpus(r.tl);
 	if (o.verify)
 		bad = verify_grid(&r);
 	tuner_recommend(r.tu, &r.pf, &rec);
-	r.lazy_kernel = timeline_load_commits(r.tl);
 	find_base(&r, &base_ti, &base_qi);
 	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel, &r.adv);
-	observed = observed_ipis(&r, &obs_how);
 	tuner_reuse_hist(r.tu, -1, hist);
 	for (int d = 0; d <= TUNER_MAX_T; d++) {
 		den += hist[d];
@@ -447,12 +660,24 @@ int cmd_tune(int argc, char **argv)
 	sensitivity(&r);
 	r.nwin = tuner_windows(r.tu, &r.pf, 4, r.win, r.until);
 	tune_reason(why, sizeof(why), &r, &rec, cov, den);
+	if (o.save_profile) {
+		json_t *pj = profile_json(&r);
+
+		if (json_dump_file(pj, o.save_profile, JSON_COMPACT)) {
+			json_decref(pj);
+			ret = error("tune: %s: could not write the profile", o.save_profile);
+			goto out;
+		}
+		json_decref(pj);
+	}
 	if (o.svg)
 		tune_write_svg(&r, o.svg, &rec);
 	if (o.c.json)
-		tune_print_json(&r, &rec, observed, obs_how, tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+		tune_print_json(&r, &rec, r.observed, r.obs_how,
+				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	else
-		tune_print_text(&r, &rec, observed, obs_how, tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+		tune_print_text(&r, &rec, r.observed, r.obs_how,
+				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:

@@ -47,13 +47,22 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 	j = json_object();
 	json_object_set_new(j, "file", json_string(r->o->c.input));
-	json_object_set_new(j, "format", json_string(ts_source_info(r->src)->format));
+	json_object_set_new(j, "format", r->aggregate ? json_null() :
+			    json_string(ts_source_info(r->src)->format));
+	if (r->aggregate) {
+		json_t *in = json_array();
+
+		for (int i = 0; i < r->o->ninputs; i++)
+			json_array_append_new(in, json_pack("{s:s,s:I}", "input", r->o->inputs[i],
+					      "weight", (json_int_t)r->o->weight[i]));
+		json_object_set_new(j, "inputs", in);
+	}
 	json_object_set_new(j, "cpus", json_integer(r->ncpus));
 	json_object_set_new(j, "requests", json_integer((json_int_t)req));
 	json_object_set_new(j, "requests_without_mm", json_integer((json_int_t)unattr));
 	json_object_set_new(j, "switches", json_integer((json_int_t)tuner_switches(r->tu)));
 	json_object_set_new(j, "mm_switches", json_integer((json_int_t)tuner_mm_switches(r->tu)));
-	{
+	if (!r->aggregate) {
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
 
 		json_object_set_new(j, "lost_events", json_integer((json_int_t)lost));

@@ -221,7 +221,6 @@ bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
 void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
 		     const char *obs_how, uint64_t fat, const char *why, int verified)
 {
-	const struct ts_source_info *info = ts_source_info(r->src);
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_advice *a = &r->adv;
 	/* the point to set, or where there is none the cheapest, for the counts shown */
@@ -229,13 +228,26 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	int T = r->o->T[pti], Q = r->o->Q[pqi];
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 
-	printf("tlbscope tune: %s (%s), %d CPUs\n", r->o->c.input, info->format, r->ncpus);
+	if (r->aggregate) {
+		printf("tlbscope tune: %d input%s, their counters summed (up to %d CPUs):",
+		       r->o->ninputs, r->o->ninputs == 1 ? "" : "s", r->ncpus);
+		for (int i = 0; i < r->o->ninputs; i++)
+			printf(" %s", r->o->inputs[i]);
+		printf("\n");
+		for (int i = 0; i < r->o->ninputs; i++)
+			if (r->o->weight[i] > 1)
+				printf("  %s counted %llu times (--weight)\n", r->o->inputs[i],
+				       (unsigned long long)r->o->weight[i]);
+	} else {
+		printf("tlbscope tune: %s (%s), %d CPUs\n", r->o->c.input,
+		       ts_source_info(r->src)->format, r->ncpus);
+	}
 	printf("platform: %s - %s\n", r->pf.name, r->pf.description);
 	printf("replayed: %llu flush requests (%llu without an mm, not replayed), %llu switches, "
 	       "%llu mm switches\n", (unsigned long long)req, (unsigned long long)unattr,
 	       (unsigned long long)tuner_switches(r->tu),
 	       (unsigned long long)tuner_mm_switches(r->tu));
-	{
+	if (!r->aggregate) {
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
 		const char *where;
 		int cpu;
@@ -306,7 +318,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		       tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
 		{
 			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
-			uint64_t initial = timeline_ptr_stats(r->tl)->initial_known;
+			uint64_t initial = r->tl ? timeline_ptr_stats(r->tl)->initial_known : 0;
 			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
 			double diff = observed ? 100.0 * ((double)stock->ipis - observed) / observed : 0;
 
@@ -325,7 +337,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				       initial ? " (each model starts from the mm every CPU had "
 				       "loaded when the trace began: the prev of its first switch_mm)" :
 				       "");
-			else if (observed || stock->ipis)
+			else if ((observed || stock->ipis) && !r->aggregate)
 				explain(stdout, r, observed, stock->ipis);
 		}
 	} else {

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #define MAX_LIST 128
+#define MAX_INPUTS 256	/* traces or profiles decided on together */
 
 struct tune_opts {
 	struct common_opts c;
@@ -26,6 +27,11 @@ struct tune_opts {
 	bool has_base;
 	const char *svg;
 	const char *decisions;
+	/* every input (o.c.input is the first) and its weight, 1 unless --weight */
+	const char *inputs[MAX_INPUTS];
+	uint64_t weight[MAX_INPUTS];
+	int ninputs;
+	const char *save_profile;	/* --save-profile FILE */
 };
 
 struct tune_run {
@@ -47,6 +53,13 @@ struct tune_run {
 	/* where recommendation.base came from: "user" (--base), "trace", "default" */
 	const char *base_T_how, *base_Q_how;
 	bool lazy_kernel;	/* the trace shows a lazy-flush kernel's table loads */
+	/*
+	 * more than one input, or a profile: r.tu is their weighted sum, and r.src, r.tl
+	 * are NULL (what only a trace shows is not printed)
+	 */
+	bool aggregate;
+	int64_t observed;	/* the kernel's flush IPIs after the warm-up, -1 none shown */
+	const char *obs_how;
 	/* counted after --warmup, as the models are */
 	bool started, warm;
 	uint64_t t0;		/* ns, the first event */

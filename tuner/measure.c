@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "../lib/lib.h"
 #include "tuner-int.h"
 
@@ -147,4 +149,54 @@ const char *platform_origin_name(enum pf_origin o)
 	static const char *const names[] = { "platform", "user", "trace" };
 
 	return o <= PF_FROM_TRACE ? names[o] : "?";
+}
+
+static const char *const mnames[M__COUNT] = { "remote_flush", "local_flush", "delivery" };
+
+void tuner_measure_merge(struct tuner_measure *dst, const struct tuner_measure *src, uint64_t w)
+{
+	for (int k = 0; k < M__COUNT; k++) {
+		for (int b = 0; b < NBUCKETS; b++)
+			dst->hist[k][b] += src->hist[k][b] * w;
+		dst->n[k] += src->n[k] * w;
+	}
+}
+
+json_t *tuner_measure_json(const struct tuner_measure *m)
+{
+	json_t *j = json_object();
+
+	for (int k = 0; k < M__COUNT; k++) {
+		json_t *a = json_array();
+
+		/* [bucket, count] of the buckets that are not empty */
+		for (int b = 0; b < NBUCKETS; b++)
+			if (m->hist[k][b])
+				json_array_append_new(a, json_pack("[i,I]", b,
+							  (json_int_t)m->hist[k][b]));
+		json_object_set_new(j, mnames[k], a);
+	}
+	return j;
+}
+
+int tuner_measure_load(struct tuner_measure *m, json_t *j)
+{
+	memset(m->hist, 0, sizeof(m->hist));
+	memset(m->n, 0, sizeof(m->n));
+	for (int k = 0; k < M__COUNT; k++) {
+		json_t *a = json_object_get(j, mnames[k]), *v;
+		size_t i;
+
+		if (!json_is_array(a))
+			return -1;
+		json_array_foreach(a, i, v) {
+			json_int_t b, c;
+
+			if (json_unpack(v, "[I,I]", &b, &c) || b < 0 || b >= NBUCKETS || c < 0)
+				return -1;
+			m->hist[k][b] += (uint64_t)c;
+			m->n[k] += (uint64_t)c;
+		}
+	}
+	return 0;
 }

@@ -357,3 +357,29 @@ void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1])
 			for (int d = 0; d <= CAP; d++)
 				hist[d] += s->hist[c][d];
 }
+
+void sweep_counts_add(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *src,
+		      uint64_t w)
+{
+	for (int d = 0; d < CAP + 2; d++) {
+		dst->evict[d] += src->evict[d] * (int64_t)w;
+		dst->refill[d] += src->refill[d] * (int64_t)w;
+		dst->deferred[d] += src->deferred[d] * w;
+		dst->dfl[d] += src->dfl[d] * w;
+		dst->local[d] += src->local[d] * w;
+	}
+	dst->resets += src->resets * w;
+	for (int i = 0; i < s->nT * s->nQ; i++)
+		dst->overflow[i] += src->overflow[i] * w;
+}
+
+struct sweep_counts *sweep_counts_mut(struct sweep *s)
+{
+	return &s->c;
+}
+
+void sweep_reuse_add(struct sweep *s, const uint64_t hist[CAP + 1], uint64_t w)
+{
+	for (int d = 0; d <= CAP; d++)
+		s->hist[0][d] += hist[d] * w;
+}

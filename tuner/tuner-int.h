@@ -62,6 +62,16 @@ struct snapshot {
 
 #define MAX_SNAPSHOTS	64
 
+/* The counts of one time window of a trace (or the sum of the same window of several). */
+struct tuner_window {
+	struct sweep_counts sc;
+	uint64_t ideal_ipis, mm_switches;
+	uint64_t until;		/* ns: where it ends (of the first trace of a sum) */
+};
+/* @w[0..n) of the trace's windows, overflow arrays allocated; 0 when it is too short */
+int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w);
+void tuner_windows_release(struct tuner_window *w, int n);
+
 struct tuner {
 	struct tuner_opts o;
 	int *thresholds, *queues;
@@ -86,6 +96,13 @@ struct tuner {
 	struct snapshot snaps[MAX_SNAPSHOTS];	/* cumulative, at growing intervals */
 	int nsnaps;
 	uint64_t snap_every, next_snap;		/* ns */
+	/*
+	 * A sum of traces or a loaded profile (profile.c): no events, counters only; the
+	 * reuse distances summed on CPU 0, the windows fixed
+	 */
+	bool aggregate;
+	int nfixed;
+	struct tuner_window fixed[TUNER_MAX_WINDOWS];
 };
 
 void mm_reserve(struct tuner *t, uint32_t mm);
@@ -131,5 +148,11 @@ void sweep_counts_copy(const struct sweep *s, struct sweep_counts *dst, const st
 void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *a,
 		      const struct sweep_counts *b);
 void sweep_reuse(const struct sweep *s, int cpu, uint64_t hist[CAP + 1]);
+/* @dst += @src x @w (sums of traces, profile.c) */
+void sweep_counts_add(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *src,
+		      uint64_t w);
+struct sweep_counts *sweep_counts_mut(struct sweep *s);
+/* reuse distances of a sum, all on CPU 0 */
+void sweep_reuse_add(struct sweep *s, const uint64_t hist[CAP + 1], uint64_t w);
 
 #endif

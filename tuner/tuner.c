@@ -62,6 +62,7 @@ void tuner_free(struct tuner *t)
 	free(t->lazy);
 	for (int i = 0; i < MAX_SNAPSHOTS; i++)
 		free(t->snaps[i].sc.overflow);
+	tuner_windows_release(t->fixed, t->nfixed);
 	sweep_free(t->sweep);
 	free(t->thresholds);
 	free(t->queues);
@@ -383,16 +384,25 @@ uint64_t tuner_switches(const struct tuner *t)
 	return t->switches;
 }
 
-int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct tuner_rec *recs,
-		  uint64_t *bounds)
+int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w)
 {
 	static const struct snapshot zero;
 	const struct snapshot *b[TUNER_MAX_WINDOWS + 1] = { &zero };
 	struct snapshot end = { .ts = t->last_ts };
-	struct sweep_counts win, none;
+	struct sweep_counts none;
 	size_t nov = (size_t)t->o.nthresholds * t->o.nqueues;
 	uint64_t span = t->last_ts - t->t0;
 
+	if (t->aggregate) {
+		if (n != t->nfixed)
+			return 0;
+		for (int k = 0; k < n; k++) {
+			w[k] = t->fixed[k];
+			w[k].sc.overflow = NULL;
+			sweep_counts_copy(t->sweep, &w[k].sc, &t->fixed[k].sc);
+		}
+		return n;
+	}
 	if (!t->sweep || n < 2 || n > TUNER_MAX_WINDOWS || t->nsnaps < 2 * n)
 		return 0;
 	end.sc = *sweep_counts(t->sweep);
@@ -416,16 +426,37 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
 	b[n] = &end;
 	memset(&none, 0, sizeof(none));
 	none.overflow = xcalloc(nov, sizeof(uint64_t));
-	memset(&win, 0, sizeof(win));
-	win.overflow = xcalloc(nov, sizeof(uint64_t));
 	for (int k = 0; k < n; k++) {
-		sweep_counts_sub(t->sweep, &win, &b[k + 1]->sc, k ? &b[k]->sc : &none);
-		recommend_from(t, p, &win, b[k + 1]->ideal_ipis - b[k]->ideal_ipis,
-			       b[k + 1]->mm_switches - b[k]->mm_switches, &recs[k]);
-		bounds[k] = b[k + 1]->ts;
+		memset(&w[k], 0, sizeof(w[k]));
+		w[k].sc.overflow = xcalloc(nov, sizeof(uint64_t));
+		sweep_counts_sub(t->sweep, &w[k].sc, &b[k + 1]->sc, k ? &b[k]->sc : &none);
+		w[k].ideal_ipis = b[k + 1]->ideal_ipis - b[k]->ideal_ipis;
+		w[k].mm_switches = b[k + 1]->mm_switches - b[k]->mm_switches;
+		w[k].until = b[k + 1]->ts;
 	}
-	free(win.overflow);
 	free(none.overflow);
+	return n;
+}
+
+void tuner_windows_release(struct tuner_window *w, int n)
+{
+	for (int k = 0; k < n; k++)
+		free(w[k].sc.overflow);
+}
+
+int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct tuner_rec *recs,
+		  uint64_t *bounds)
+{
+	struct tuner_window w[TUNER_MAX_WINDOWS];
+
+	if (n < 2 || n > TUNER_MAX_WINDOWS)
+		return 0;
+	n = tuner_window_counts(t, n, w);
+	for (int k = 0; k < n; k++) {
+		recommend_from(t, p, &w[k].sc, w[k].ideal_ipis, w[k].mm_switches, &recs[k]);
+		bounds[k] = w[k].until;
+	}
+	tuner_windows_release(w, n);
 	return n;
 }
 

@@ -146,6 +146,28 @@ void tuner_measure_free(struct tuner_measure *m);
 void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name);
 void tuner_measure_apply(const struct tuner_measure *m, struct platform *p);
 
+struct json_t;
+/* @dst += @src, every sample counted @w times */
+void tuner_measure_merge(struct tuner_measure *dst, const struct tuner_measure *src, uint64_t w);
+/* The histograms as JSON (new reference), and back: 0, or -1 when malformed. */
+struct json_t *tuner_measure_json(const struct tuner_measure *m);
+int tuner_measure_load(struct tuner_measure *m, struct json_t *j);
+
+/*
+ * Many traces (profile.c).  tuner_aggregate_new() - a tuner that takes no events but sums
+ * others with tuner_merge() (@dst += @src x @w, every counter; the grids must be equal,
+ * else -1 and a message in @err); free with tuner_free().
+ * tuner_profile_json() - everything the decision needs of @t (new reference);
+ * tuner_profile_load() - a new aggregate tuner from one, with @o's options but its own
+ * grid (merge it into one made from @o to check the grid), or NULL and @err.
+ */
+struct tuner *tuner_aggregate_new(const struct tuner_opts *o);
+/* An aggregate's CPUs, for the queue memory it prices (at most those it was made with). */
+void tuner_set_ncpus(struct tuner *t, int ncpus);
+int tuner_merge(struct tuner *dst, const struct tuner *src, uint64_t w, char *err);
+struct json_t *tuner_profile_json(const struct tuner *t);
+struct tuner *tuner_profile_load(struct json_t *j, const struct tuner_opts *o, char *err);
+
 const char *platform_fig_name(enum platform_fig f);
 /*
  * platform_load - the generic profile, overridden by @spec: a profile name

@@ -137,15 +137,65 @@ f=$top/corpus/traces/mmapstress-sbi-4cpu/trace.dat
 	"$(tls tune --json "$f" | jq -r .costs.remote_flush_ns.source)"
 # a lazy kernel: its T read from its evictions, checked against lazy at it, not stock
 for tq in 2,4 6,32 12,64; do
-	T=${tq%,*} Q=${tq#*,}
-	f=$top/corpus/traces/hackbench-lazy-t${T}q${Q}-aia-4cpu/trace.dat
+	kt=${tq%,*} kq=${tq#*,}
+	f=$top/corpus/traces/hackbench-lazy-t${kt}q${kq}-aia-4cpu/trace.dat
 	[ -f "$f" ] || continue
 	tls tune --json "$f" > "$tmp/l.json"
-	same "hackbench-lazy-t${T}q${Q}: base T from the trace's evictions" "$T trace" \
+	same "hackbench-lazy-t${kt}q${kq}: base T from the trace's evictions" "$kt trace" \
 		"$(jq -r '.recommendation.base | "\(.threshold) \(.threshold_source)"' "$tmp/l.json")"
-	same "hackbench-lazy-t${T}q${Q}: checked against lazy, exactly" "lazy 0" \
+	same "hackbench-lazy-t${kt}q${kq}: checked against lazy, exactly" "lazy 0" \
 		"$(jq -r '.observed | "\(.predicted_model) \(.flush_ipis - .predicted)"' "$tmp/l.json")"
 done
+# many traces (issue 12): the counters of a sum are the sums of the counters, a profile
+# decides as its trace does, and the GNU parallel recipe (map: --save-profile per trace,
+# reduce: tune of the profiles) gives what one tune of every trace gives
+A=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+B=$top/corpus/traces/mmapstress-aia-4cpu/trace.dat
+C=$top/corpus/traces/pagefault-aia-4cpu/trace.dat
+if [ -f "$A" -a -f "$B" -a -f "$C" ]; then
+	tls tune --json "$A" > "$tmp/a.json"
+	tls tune --json "$B" > "$tmp/b.json"
+	tls tune --json "$A" "$B" > "$tmp/ab.json"
+	same "tune A B: every grid counter is A's + B's" 0 "$(jq -s '[.[0].grid, .[1].grid, .[2].grid]
+		| transpose | map(select(.[0] as $a | .[1] as $b | .[2] as $s | [
+		"deferred", "deferred_flushes", "overflows", "evictions", "table_resets",
+		"local_flushes", "refills", "ipis"] | map(select($a[.] + $b[.] != $s[.])) | length > 0))
+		| length' "$tmp/a.json" "$tmp/b.json" "$tmp/ab.json")"
+	same "tune A B: the models' counts too" true "$(jq -s '.[0].models.stock_asid.ipis +
+		.[1].models.stock_asid.ipis == .[2].models.stock_asid.ipis and
+		.[0].observed.flush_ipis + .[1].observed.flush_ipis == .[2].observed.flush_ipis' \
+		"$tmp/a.json" "$tmp/b.json" "$tmp/ab.json")"
+	tls tune --json --weight "$A=2" "$A" > "$tmp/a2.json"
+	tls tune --json "$A" "$A" > "$tmp/aa.json"
+	check "tune --weight A=2 A = tune A A" \
+		cmp -s <(jq -S '.grid, .recommendation' "$tmp/a2.json") <(jq -S '.grid, .recommendation' "$tmp/aa.json")
+	same "--weight A=2: twice A's requests" true "$(jq -s '.[0].input.requests * 2 == .[1].input.requests' \
+		"$tmp/a.json" "$tmp/a2.json")"
+	tls tune --json --save-profile "$tmp/pa.json" "$A" > /dev/null
+	tls tune --json "$tmp/pa.json" > "$tmp/p.json"
+	for k in .recommendation .grid '.models | map_values(del(.cpus))' .costs .observed .reuse_distance.by_depth; do
+		check "tune A.profile = tune A: $k" cmp -s <(jq -S "$k" "$tmp/a.json") <(jq -S "$k" "$tmp/p.json")
+	done
+	tls tune --threshold 1-4 "$tmp/pa.json" > /dev/null 2> "$tmp/err"
+	same "a profile decided on with another grid: exit 2" 2 $?
+	check "... naming the profile and why" grep -q "pa.json: not the same grid" "$tmp/err"
+	echo '{"tlbscope_profile":{"version":1}}' > "$tmp/bad-profile.json"
+	tls tune "$tmp/bad-profile.json" > /dev/null 2> "$tmp/err"
+	same "a malformed profile: exit 2" 2 $?
+	if command -v parallel > /dev/null; then
+		mkdir -p "$tmp/prof"
+		parallel -j2 "'$prog' tune --save-profile '$tmp/prof/{#}.json' {} > /dev/null" \
+			::: "$A" "$B" "$C"
+		tls tune --json "$tmp"/prof/*.json > "$tmp/reduce.json"
+		tls tune --json "$A" "$B" "$C" > "$tmp/one.json"
+		check "GNU parallel map/reduce = one tune of every trace (recommendation)" \
+			cmp -s <(jq -S .recommendation "$tmp/reduce.json") <(jq -S .recommendation "$tmp/one.json")
+		check "GNU parallel map/reduce = one tune of every trace (grid)" \
+			cmp -s <(jq -S .grid "$tmp/reduce.json") <(jq -S .grid "$tmp/one.json")
+	else
+		skip "GNU parallel recipe" "parallel not installed (Debian package parallel)"
+	fi
+fi
 # lost events are part of tune's answer, text and JSON
 same "x86-lost: tune --json input.lost_events = the trace's (79806)" 79806 \
 	"$(tls tune --json "$fx/x86-lost.dat" | jq .input.lost_events)"

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "../../tuner/tuner.h"
 
@@ -371,6 +372,65 @@ static void test_verdict_pays(void **state)
 	}
 }
 
+/* A sum of tuners counts what each counted, weighted; a profile read back is the same. */
+static void test_merge_and_profile(void **state)
+{
+	struct fx *f = *state;
+	struct tuner_opts o = {
+		.thresholds = Ts, .nthresholds = 3, .queues = Qs, .nqueues = 3,
+		.flush_all_threshold = 64, .tlb_reach_mms = 16, .ncpus = 2,
+	};
+	struct tuner *sum = tuner_aggregate_new(&o), *back;
+	char err[256];
+	json_t *j;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	for (int i = 0; i < 6; i++) {
+		sw(f, 1, 2 + i % 3);
+		flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	}
+	tuner_finish(f->t);
+	assert_int_equal(tuner_merge(sum, f->t, 1, err), 0);
+	assert_int_equal(tuner_merge(sum, f->t, 2, err), 0);
+	j = tuner_profile_json(f->t);
+	back = tuner_profile_load(j, &o, err);
+	assert_non_null(back);
+	for (int ti = 0; ti < 3; ti++)
+		for (int qi = 0; qi < 3; qi++) {
+			struct tuner_counts a, b, c;
+
+			tuner_grid_point(f->t, ti, qi, &a);
+			tuner_grid_point(sum, ti, qi, &b);
+			tuner_grid_point(back, ti, qi, &c);
+			assert_int_equal(b.evictions, 3 * a.evictions);
+			assert_int_equal(b.deferred, 3 * a.deferred);
+			assert_int_equal(b.overflows, 3 * a.overflows);
+			assert_int_equal(c.evictions, a.evictions);
+			assert_int_equal(c.deferred, a.deferred);
+			assert_int_equal(c.overflows, a.overflows);
+			assert_int_equal(c.local_flushes, a.local_flushes);
+		}
+	assert_int_equal(tuner_model(sum, TUNER_STOCK_ASID)->ipis,
+			 3 * tuner_model(f->t, TUNER_STOCK_ASID)->ipis);
+	assert_int_equal(tuner_mm_switches(back), tuner_mm_switches(f->t));
+	/* another grid is refused */
+	{
+		static const int T2[] = { 1, 2 };
+		struct tuner_opts o2 = o;
+		struct tuner *other;
+
+		o2.thresholds = T2;
+		o2.nthresholds = 2;
+		other = tuner_aggregate_new(&o2);
+		assert_int_equal(tuner_merge(other, f->t, 1, err), -1);
+		tuner_free(other);
+	}
+	json_decref(j);
+	tuner_free(back);
+	tuner_free(sum);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +445,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_insufficient, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_all_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_pays, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_and_profile, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("tuner", tests, NULL, NULL);
