@@ -40,8 +40,78 @@ static bool jsonl_probe(const char *head, size_t len)
 
 enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
 
+/*
+ * The keys tlbscope reads or writes, found by a small hash table instead of comparing a
+ * line's keys one by one; a key outside it is kept and looked up by name.
+ */
+enum jkey {
+	K_CHILD_COMM, K_CHILD_PID, K_CLONE_FLAGS, K_COMM, K_COMMIT,
+	K_COUNT, K_CPU, K_CPUS, K_EVENT, K_EXEC_PID,
+	K_EXIT_PID, K_FILENAME, K_FORMAT, K_FROM, K_FUNC,
+	K_HOW, K_INITIAL, K_KERNEL, K_KERNEL_MASK, K_KIND,
+	K_KPROBES_DEFINED, K_LOCAL, K_MM, K_MM_PTR, K_NEXT_COMM,
+	K_NEXT_MASK, K_NEXT_PID, K_NEXT_PTR, K_NO_MM, K_OLD_PID,
+	K_PAGES, K_PARENT_PID, K_PID, K_PREV_COMM, K_PREV_PID,
+	K_PREV_PTR, K_PREV_STATE, K_PROBE, K_REASON, K_RECV,
+	K_ROLE, K_SCOPE, K_SOURCE, K_START, K_STRIDE,
+	K_TARGETS, K_TGID, K_TLB, K_TS, K_VERSION,
+	N_KEYS
+};
+
+static const char *const known_keys[N_KEYS] = {
+	"child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
+	"cpu", "cpus", "event", "exec_pid", "exit_pid", "filename",
+	"format", "from", "func", "how", "initial", "kernel",
+	"kernel_mask", "kind", "kprobes_defined", "local", "mm", "mm_ptr",
+	"next_comm", "next_mask", "next_pid", "next_ptr", "no_mm", "old_pid",
+	"pages", "parent_pid", "pid", "prev_comm", "prev_pid", "prev_ptr",
+	"prev_state", "probe", "reason", "recv", "role", "scope",
+	"source", "start", "stride", "targets", "tgid", "tlb",
+	"ts", "version"
+};
+#define KEY_SLOTS	512
+
+static int8_t key_slot[KEY_SLOTS];	/* known_keys index + 1, 0 empty */
+static uint8_t key_len[N_KEYS];
+
+/* FNV-1a */
+static unsigned key_hash(const char *s, size_t n)
+{
+	unsigned h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+/* The index of @s[0..@n) in known_keys, or -1. */
+static int key_id(const char *s, size_t n)
+{
+	static bool built;
+	unsigned h;
+
+	if (!built) {
+		for (int k = 0; k < N_KEYS; k++) {
+			key_len[k] = (uint8_t)strlen(known_keys[k]);
+			h = key_hash(known_keys[k], key_len[k]);
+			while (key_slot[h % KEY_SLOTS])
+				h++;
+			key_slot[h % KEY_SLOTS] = (int8_t)(k + 1);
+		}
+		built = true;
+	}
+	for (h = key_hash(s, n); key_slot[h % KEY_SLOTS]; h++) {
+		int k = key_slot[h % KEY_SLOTS] - 1;
+
+		if (key_len[k] == n && !memcmp(known_keys[k], s, n))
+			return k;
+	}
+	return -1;
+}
+
 struct jv {
 	const char *key;
+	int kid;		/* known_keys index, -1 another key */
 	uint8_t type;
 	bool b;
 	int64_t i;
@@ -55,7 +125,16 @@ struct jv {
 struct jline {
 	struct jv *m;
 	int n, alloc;
+	int at[N_KEYS];		/* the member of each known key + 1, 0 none */
+	bool others;		/* some key is not a known one */
 };
+
+static void jline_reset(struct jline *l)
+{
+	l->n = 0;
+	l->others = false;
+	memset(l->at, 0, sizeof(l->at));
+}
 
 static struct jv *jline_add(struct jline *l)
 {
@@ -125,7 +204,7 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 	char *term[2 * JL_MAX];
 	int nterm = 0;
 
-	l->n = 0;
+	jline_reset(l);
 	p = skip_ws(p, end);
 	if (p == end || *p++ != '{')
 		return false;
@@ -141,6 +220,13 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 				return false;
 			v = jline_add(l);
 			v->key = p + 1;
+			v->kid = key_id(p + 1, (size_t)(q - p - 1));
+			if (v->kid >= 0 && l->at[v->kid])
+				return false;	/* a duplicate key: jansson's to refuse */
+			if (v->kid >= 0)
+				l->at[v->kid] = l->n;
+			else
+				l->others = true;
 			term[nterm++] = (char *)q;
 			p = skip_ws(q + 1, end);
 			if (p >= end || *p++ != ':')
@@ -202,9 +288,9 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 		}
 	if (skip_ws(p, end) != end)
 		return false;
-	/* jansson refuses duplicate keys (JSON_REJECT_DUPLICATES): so does this, through it */
-	for (int i = 0; i < l->n; i++)
-		for (int k = i + 1; k < l->n; k++) {
+	/* jansson refuses duplicate keys (JSON_REJECT_DUPLICATES): among the unknown ones too */
+	for (int i = 0; l->others && i < l->n; i++)
+		for (int k = i + 1; l->m[i].kid < 0 && k < l->n; k++) {
 			const char *a = l->m[i].key, *b = l->m[k].key;
 
 			while (*a == *b && *a != '"')
@@ -223,11 +309,16 @@ static void view_of(json_t *o, struct jline *l)
 	const char *key;
 	json_t *v;
 
-	l->n = 0;
+	jline_reset(l);
 	json_object_foreach(o, key, v) {
 		struct jv *m = jline_add(l);
 
 		m->key = key;
+		m->kid = key_id(key, strlen(key));
+		if (m->kid >= 0)
+			l->at[m->kid] = l->n;
+		else
+			l->others = true;
 		if (json_is_integer(v)) {
 			m->type = JV_INT;
 			m->i = json_integer_value(v);
@@ -248,22 +339,19 @@ static void view_of(json_t *o, struct jline *l)
 	}
 }
 
-static const struct jv *jget(const struct jline *o, const char *key)
+static const struct jv *jget(const struct jline *o, enum jkey k)
 {
-	for (int i = 0; i < o->n; i++)
-		if (!strcmp(o->m[i].key, key))
-			return &o->m[i];
-	return NULL;
+	return o->at[k] ? &o->m[o->at[k] - 1] : NULL;
 }
 
-static const char *jstr(const struct jline *o, const char *key)
+static const char *jstr(const struct jline *o, enum jkey key)
 {
 	const struct jv *v = jget(o, key);
 
 	return v && v->type == JV_STR ? v->s : NULL;
 }
 
-static bool jtrue(const struct jline *o, const char *key)
+static bool jtrue(const struct jline *o, enum jkey key)
 {
 	const struct jv *v = jget(o, key);
 
@@ -354,7 +442,7 @@ static int jsonl_open(struct ts_source *src)
 			if (ok)
 				view_of(o, l);
 		}
-		kind = ok ? jstr(l, "kind") : NULL;
+		kind = ok ? jstr(l, K_KIND) : NULL;
 		if (kind && !strcmp(kind, "header")) {
 			decode(src, l, &ev, &why);
 		} else {
@@ -370,21 +458,21 @@ static int jsonl_open(struct ts_source *src)
 	return 0;
 }
 
-static int64_t jnum(const struct jline *o, const char *key, int64_t dflt)
+static int64_t jnum(const struct jline *o, enum jkey key, int64_t dflt)
 {
 	const struct jv *v = jget(o, key);
 
 	return v && v->type == JV_INT ? v->i : dflt;
 }
 
-static void jcomm(const struct jline *o, const char *key, char *buf)
+static void jcomm(const struct jline *o, enum jkey key, char *buf)
 {
 	const char *s = jstr(o, key);
 
 	strlcpy_ts(buf, s ? s : "", TS_COMM_LEN);
 }
 
-static uint32_t jstr_id(struct ts_source *src, const struct jline *o, const char *key)
+static uint32_t jstr_id(struct ts_source *src, const struct jline *o, enum jkey key)
 {
 	const char *s = jstr(o, key);
 
@@ -421,7 +509,7 @@ static int how_of(const char *s)
 }
 
 /* "0xff60000000846000" (kernel pointers do not fit JSON integers); 0 when absent. */
-static uint64_t jptr(const struct jline *o, const char *key, bool *present)
+static uint64_t jptr(const struct jline *o, enum jkey key, bool *present)
 {
 	const char *s = jstr(o, key);
 	uint64_t v;
@@ -434,7 +522,7 @@ static uint64_t jptr(const struct jline *o, const char *key, bool *present)
 }
 
 /* A CPU list [0,3] into @m (CPUs past TS_MAX_CPUS are refused); false when absent/bad. */
-static bool jcpus(const struct jline *o, const char *key, struct ts_cpumask *m)
+static bool jcpus(const struct jline *o, enum jkey key, struct ts_cpumask *m)
 {
 	const struct jv *v = jget(o, key);
 
@@ -468,14 +556,14 @@ static void set_kprobes_defined(struct ts_source *src, const struct jv *a)
 static int decode(struct ts_source *src, const struct jline *o, struct ts_event *ev,
 		  const char **why)
 {
-	const char *kind = jstr(o, "kind");
-	const struct jv *ts = jget(o, "ts"), *cpu = jget(o, "cpu"), *v;
+	const char *kind = jstr(o, K_KIND);
+	const struct jv *ts = jget(o, K_TS), *cpu = jget(o, K_CPU), *v;
 
 	if (!kind)
 		return *why = "no \"kind\"", -1;
 	if (!strcmp(kind, "header")) {
-		int64_t cpus = jnum(o, "cpus", 0);
-		const char *k = jstr(o, "kernel");
+		int64_t cpus = jnum(o, K_CPUS, 0);
+		const char *k = jstr(o, K_KERNEL);
 
 		if (cpus > TS_MAX_CPUS)
 			return *why = "\"cpus\" past the 512 CPUs tlbscope handles", -1;
@@ -483,7 +571,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			src->info.cpus = (int)cpus;
 		if (k)
 			src->info.uname = ts_source_str(src, ts_source_intern(src, k));
-		set_kprobes_defined(src, jget(o, "kprobes_defined"));
+		set_kprobes_defined(src, jget(o, K_KPROBES_DEFINED));
 		return 0;
 	}
 	if (!ts || ts->type != JV_INT || ts->i < 0)
@@ -492,12 +580,12 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	if (!strcmp(kind, "mm")) {
 		ev->kind = TS_EV_MM;
 		ev->cpu = 0;
-		ev->u.mminfo.mm = jstr_id(src, o, "mm");
+		ev->u.mminfo.mm = jstr_id(src, o, K_MM);
 		if (!ev->u.mminfo.mm)
 			return *why = "mm line without \"mm\"", -1;
-		ev->u.mminfo.pid = (int32_t)jnum(o, "pid", -1);
-		ev->u.mminfo.how = (uint8_t)how_of(jstr(o, "how"));
-		jcomm(o, "comm", ev->comm);
+		ev->u.mminfo.pid = (int32_t)jnum(o, K_PID, -1);
+		ev->u.mminfo.how = (uint8_t)how_of(jstr(o, K_HOW));
+		jcomm(o, K_COMM, ev->comm);
 		return 1;
 	}
 	/* a lost event may be of no known CPU: -1 */
@@ -505,67 +593,67 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	    cpu->i < (strcmp(kind, "lost") ? 0 : -1))
 		return *why = "no \"cpu\" in 0..511", -1;
 	ev->cpu = (int32_t)cpu->i;
-	ev->pid = (int32_t)jnum(o, "pid", -1);
-	ev->tgid = (int32_t)jnum(o, "tgid", -1);
-	if (jget(o, "tgid"))
+	ev->pid = (int32_t)jnum(o, K_PID, -1);
+	ev->tgid = (int32_t)jnum(o, K_TGID, -1);
+	if (jget(o, K_TGID))
 		ev->flags |= TS_F_TGID;
-	jcomm(o, "comm", ev->comm);
-	ev->name = jstr_id(src, o, "event");
-	ev->probe = jstr_id(src, o, "probe");
+	jcomm(o, K_COMM, ev->comm);
+	ev->name = jstr_id(src, o, K_EVENT);
+	ev->probe = jstr_id(src, o, K_PROBE);
 	ev->flags |= TS_F_MM_GIVEN;
 
 	if (!strcmp(kind, "switch")) {
 		ev->kind = TS_EV_SWITCH;
-		ev->u.sw.prev_pid = (int32_t)jnum(o, "prev_pid", -1);
-		ev->u.sw.next_pid = (int32_t)jnum(o, "next_pid", -1);
+		ev->u.sw.prev_pid = (int32_t)jnum(o, K_PREV_PID, -1);
+		ev->u.sw.next_pid = (int32_t)jnum(o, K_NEXT_PID, -1);
 		ev->u.sw.next_tgid = -1;
-		ev->u.sw.prev_state = jnum(o, "prev_state", 0);
-		jcomm(o, "prev_comm", ev->u.sw.prev_comm);
-		jcomm(o, "next_comm", ev->u.sw.next_comm);
+		ev->u.sw.prev_state = jnum(o, K_PREV_STATE, 0);
+		jcomm(o, K_PREV_COMM, ev->u.sw.prev_comm);
+		jcomm(o, K_NEXT_COMM, ev->u.sw.next_comm);
 		if (ev->u.sw.next_pid < 0)
 			return *why = "switch without \"next_pid\"", -1;
-		ev->u.sw.mm = jstr_id(src, o, "mm");
+		ev->u.sw.mm = jstr_id(src, o, K_MM);
 		if (!ev->u.sw.mm)
 			ev->flags |= TS_F_KTHREAD;
-		if (!ev->u.sw.mm && jtrue(o, "no_mm"))
+		if (!ev->u.sw.mm && jtrue(o, K_NO_MM))
 			ev->u.sw.no_mm = 1;
 	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
 		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
-		ev->u.fork.parent_pid = (int32_t)jnum(o, "parent_pid", -1);
-		ev->u.fork.child_pid = (int32_t)jnum(o, "child_pid", -1);
-		ev->u.fork.clone_flags = (uint64_t)jnum(o, "clone_flags", 0);
-		jcomm(o, "child_comm", ev->u.fork.child_comm);
+		ev->u.fork.parent_pid = (int32_t)jnum(o, K_PARENT_PID, -1);
+		ev->u.fork.child_pid = (int32_t)jnum(o, K_CHILD_PID, -1);
+		ev->u.fork.clone_flags = (uint64_t)jnum(o, K_CLONE_FLAGS, 0);
+		jcomm(o, K_CHILD_COMM, ev->u.fork.child_comm);
 	} else if (!strcmp(kind, "exec")) {
 		ev->kind = TS_EV_EXEC;
-		ev->u.exec.pid = (int32_t)jnum(o, "exec_pid", ev->pid);
-		ev->u.exec.old_pid = (int32_t)jnum(o, "old_pid", ev->u.exec.pid);
-		ev->u.exec.filename = jstr_id(src, o, "filename");
-		ev->u.exec.mm = jstr_id(src, o, "mm");
+		ev->u.exec.pid = (int32_t)jnum(o, K_EXEC_PID, ev->pid);
+		ev->u.exec.old_pid = (int32_t)jnum(o, K_OLD_PID, ev->u.exec.pid);
+		ev->u.exec.filename = jstr_id(src, o, K_FILENAME);
+		ev->u.exec.mm = jstr_id(src, o, K_MM);
 	} else if (!strcmp(kind, "exit") || !strcmp(kind, "task_exit")) {
 		ev->kind = TS_EV_EXIT;
-		ev->u.exit.pid = (int32_t)jnum(o, "exit_pid", -1);
-		ev->u.exit.mm_given = jstr_id(src, o, "mm");
+		ev->u.exit.pid = (int32_t)jnum(o, K_EXIT_PID, -1);
+		ev->u.exit.mm_given = jstr_id(src, o, K_MM);
 	} else if (!strcmp(kind, "flush")) {
-		const char *role = jstr(o, "role");
-		int scope = scope_of(jstr(o, "scope"));
+		const char *role = jstr(o, K_ROLE);
+		int scope = scope_of(jstr(o, K_SCOPE));
 
 		ev->kind = TS_EV_FLUSH;
 		if (scope < 0)
 			return *why = "flush without a known \"scope\"", -1;
 		ev->u.flush.scope = (uint8_t)scope;
-		ev->u.flush.mm = jstr_id(src, o, "mm");
-		ev->u.flush.pages = (uint64_t)jnum(o, "pages", 0);
-		ev->u.flush.start = (uint64_t)jnum(o, "start", 0);
-		ev->u.flush.stride = (uint64_t)jnum(o, "stride", 0);
-		ev->u.flush.src = (uint8_t)src_of(jstr(o, "source"));
-		ev->u.flush.reason = (uint8_t)jnum(o, "reason", TS_NO_REASON);
+		ev->u.flush.mm = jstr_id(src, o, K_MM);
+		ev->u.flush.pages = (uint64_t)jnum(o, K_PAGES, 0);
+		ev->u.flush.start = (uint64_t)jnum(o, K_START, 0);
+		ev->u.flush.stride = (uint64_t)jnum(o, K_STRIDE, 0);
+		ev->u.flush.src = (uint8_t)src_of(jstr(o, K_SOURCE));
+		ev->u.flush.reason = (uint8_t)jnum(o, K_REASON, TS_NO_REASON);
 		{
 			bool has_ptr;
 
-			ev->u.flush.mm_ptr = jptr(o, "mm_ptr", &has_ptr);
+			ev->u.flush.mm_ptr = jptr(o, K_MM_PTR, &has_ptr);
 			if (has_ptr)
 				ev->u.flush.fflags |= TS_FF_PTR;
-			if (jcpus(o, "kernel_mask", &ev->u.flush.kmask))
+			if (jcpus(o, K_KERNEL_MASK, &ev->u.flush.kmask))
 				ev->u.flush.fflags |= TS_FF_KMASK;
 		}
 		ev->u.flush.role = role && !strcmp(role, "local") ? TS_FLUSH_LOCAL :
@@ -573,17 +661,17 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 				   TS_FLUSH_REQUEST;
 	} else if (!strcmp(kind, "ipi")) {
 		ev->kind = TS_EV_IPI;
-		ev->u.ipi.src = (uint8_t)src_of(jstr(o, "source"));
-		ev->u.ipi.func = jstr_id(src, o, "func");
-		if (jtrue(o, "tlb"))
+		ev->u.ipi.src = (uint8_t)src_of(jstr(o, K_SOURCE));
+		ev->u.ipi.func = jstr_id(src, o, K_FUNC);
+		if (jtrue(o, K_TLB))
 			ev->flags |= TS_F_TLB;
-		if (jtrue(o, "recv")) {
+		if (jtrue(o, K_RECV)) {
 			ev->flags |= TS_F_RECV;
-			ev->u.ipi.from = (int32_t)jnum(o, "from", -1);
-			if (jtrue(o, "local"))
+			ev->u.ipi.from = (int32_t)jnum(o, K_FROM, -1);
+			if (jtrue(o, K_LOCAL))
 				ev->flags |= TS_F_LOCAL;
 		} else {
-			const struct jv *arr = jget(o, "targets");
+			const struct jv *arr = jget(o, K_TARGETS);
 
 			if (!arr || arr->type != JV_ARR)
 				return *why = "ipi without \"targets\"", -1;
@@ -595,18 +683,18 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		struct ts_cpumask m;
 
 		ev->kind = TS_EV_LOAD_MM;
-		ev->u.load.mm = jstr_id(src, o, "mm");
-		ev->u.load.prev = jptr(o, "prev_ptr", NULL);
-		ev->u.load.next = jptr(o, "next_ptr", NULL);
-		if (jcpus(o, "next_mask", &m)) {
+		ev->u.load.mm = jstr_id(src, o, K_MM);
+		ev->u.load.prev = jptr(o, K_PREV_PTR, NULL);
+		ev->u.load.next = jptr(o, K_NEXT_PTR, NULL);
+		if (jcpus(o, K_NEXT_MASK, &m)) {
 			ev->u.load.next_mask = m.bits[0];
 			ev->u.load.mask_known = 1;
 		}
-		ev->u.load.initial = jtrue(o, "initial");
-		ev->u.load.commit = jtrue(o, "commit");
+		ev->u.load.initial = jtrue(o, K_INITIAL);
+		ev->u.load.commit = jtrue(o, K_COMMIT);
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
-		v = jget(o, "count");
+		v = jget(o, K_COUNT);
 		ev->u.lost.count = v && v->type == JV_INT && v->i > 0 ? (uint64_t)v->i : 0;
 	} else {
 		/* other and unknown kinds: counted by their event name, nothing more */
