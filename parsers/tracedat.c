@@ -39,7 +39,29 @@ struct tracedat {
 	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
 	size_t nkprobes;
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
+	/*
+	 * Command names by pid, direct-mapped: the file's saved cmdlines never change, and
+	 * libtraceevent's lookup is a binary search per record.
+	 */
+	struct {
+		int32_t pid;		/* 0: empty (pid 0 is "<idle>", never looked up) */
+		char comm[TS_COMM_LEN];
+	} comms[4096];
 };
+
+/* The command name of @pid as the file's cmdlines give it ("<...>" unknown). */
+static const char *comm_of(struct tracedat *td, int pid)
+{
+	typeof(td->comms[0]) *c = &td->comms[(unsigned)pid % 4096];
+	const char *comm;
+
+	if (c->pid == pid && pid)
+		return c->comm;
+	comm = tep_data_comm_from_pid(td->tep, pid);
+	c->pid = pid;
+	strlcpy_ts(c->comm, comm ? comm : "<...>", TS_COMM_LEN);
+	return c->comm;
+}
 
 static bool tracedat_probe(const char *head, size_t len)
 {
@@ -195,8 +217,8 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 		return -1;
 	}
 	ev->pid = tep_data_pid(td->tep, rec);
-	comm = ev->pid == 0 ? "<idle>" : tep_data_comm_from_pid(td->tep, ev->pid);
-	strlcpy_ts(ev->comm, comm ? comm : "<...>", TS_COMM_LEN);
+	comm = ev->pid == 0 ? "<idle>" : comm_of(td, ev->pid);
+	strlcpy_ts(ev->comm, comm, TS_COMM_LEN);
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
 				  .bigendian = tep_is_file_bigendian(td->tep), .event = event,
 				  .rec = rec };
