@@ -258,15 +258,19 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* The recommendation again with each unit cost halved and doubled. */
+/* The recommendation and the verdict again with each unit cost halved and doubled. */
 static void sensitivity(struct tune_run *r)
 {
 	for (int f = 0; f < PF__COSTS; f++)
 		for (int k = 0; k < 2; k++) {
 			struct platform p = r->pf;
+			struct tuner_advice a;
 
 			p.v[f] *= k ? 2.0 : 0.5;
 			tuner_recommend(r->tu, &p, &r->sens[f][k]);
+			tuner_advise(r->tu, &p, &r->sens[f][k], r->adv.base_ti, r->adv.base_qi,
+				     r->lazy_kernel, &a);
+			r->sens_verdict[f][k] = a.verdict;
 		}
 }
 

@@ -44,6 +44,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
 	json_t *root = json_object(), *j, *arr;
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
+	/* per-CPU arrays: a sum of traces has none (their CPUs are not the same CPUs) */
+	int ncpus = r->aggregate ? 0 : r->ncpus < tuner_ncpus(r->tu) ? r->ncpus : tuner_ncpus(r->tu);
 
 	j = json_object();
 	json_object_set_new(j, "file", json_string(r->o->c.input));
@@ -92,7 +94,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	for (int m = 0; m < TUNER__MODELS; m++) {
 		json_t *mj = jcounts(tuner_model(r->tu, m)), *cpus = json_array();
 
-		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+		for (int c = 0; c < ncpus; c++) {
 			json_t *cj = jcounts(tuner_model_cpu(r->tu, m, c));
 
 			json_object_set_new(cj, "cpu", json_integer(c));
@@ -111,7 +113,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		j = jall(tuner_replayed(r->tu, i));
 		json_object_set_new(j, "threshold", json_integer(r->o->direct[0]));
 		json_object_set_new(j, "queue", json_integer(r->o->direct[1]));
-		for (int c = 0; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+		for (int c = 0; c < ncpus; c++) {
 			json_t *cj = jall(tuner_replayed_cpu(r->tu, i, c));
 
 			json_object_set_new(cj, "cpu", json_integer(c));
@@ -125,7 +127,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		/* reuse distances: [0] first loads or deeper than the stack, [d] depth d */
 		json_t *rd = json_object(), *cpus = json_array();
 
-		for (int c = -1; c < r->ncpus && c < tuner_ncpus(r->tu); c++) {
+		for (int c = -1; c < ncpus; c++) {
 			uint64_t h[TUNER_MAX_T + 1];
 			json_t *a = json_array(), *o = json_object();
 
@@ -232,10 +234,11 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		arr = json_array();
 		for (int f = 0; point && f < PF__COSTS; f++)
 			for (int k = 0; k < 2; k++)
-				json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i}", "figure",
+				json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i,s:s}", "figure",
 					platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
 					r->o->T[r->sens[f][k].small_ti], "queue",
-					r->o->Q[r->sens[f][k].small_qi]));
+					r->o->Q[r->sens[f][k].small_qi], "verdict",
+					tuner_verdict_name(r->sens_verdict[f][k])));
 		json_object_set_new(j, "sensitivity", arr);
 		arr = json_array();
 		{

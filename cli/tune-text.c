@@ -465,7 +465,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("\nStability: the trace is too short to split into quarters\n");
 	}
 
-	printf("\nSensitivity (each unit cost x0.5 and x2; the recommendation moves to)\n");
+	printf("\nSensitivity (each unit cost x0.5 and x2; the recommendation moves to, and "
+	       "the verdict when it changes)\n");
 	for (int f = 0; f < PF__COSTS; f++) {
 		printf("  %-22s", platform_fig_name(f));
 		for (int k = 0; k < 2; k++) {
@@ -476,6 +477,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			else
 				printf("  x%-3s T=%d Q=%d", k ? "2" : "0.5", r->o->T[x->small_ti],
 				       r->o->Q[x->small_qi]);
+			if (r->sens_verdict[f][k] != a->verdict)
+				printf(" (%s)", tuner_verdict_name(r->sens_verdict[f][k]));
 		}
 		printf("\n");
 	}

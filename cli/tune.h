@@ -46,6 +46,7 @@ struct tune_run {
 	int nreplay;
 	/* computed once, printed as text or JSON */
 	struct tuner_rec sens[PF__COSTS][2];	/* each unit cost x0.5, x2 */
+	enum tuner_verdict sens_verdict[PF__COSTS][2];	/* and the verdict then */
 	struct tuner_rec win[4];		/* each quarter of the trace */
 	uint64_t until[4];
 	int nwin;

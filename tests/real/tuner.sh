@@ -38,6 +38,9 @@ for f in $traces; do
 			"$tmp/t.json")" = 0 ]
 	check "$name: every model has a cost_ns on the grid's basis" \
 		[ "$(jq '[.models[] | select(.cost_ns == null)] | length' "$tmp/t.json")" = 0 ]
+	check "$name: every sensitivity row says the verdict then" \
+		[ "$(jq '[.recommendation.sensitivity[] | select(.verdict == null)] | length' \
+			"$tmp/t.json")" = 0 ]
 	check "$name: quarters that disagree and a flat band are said in the reason" \
 		[ "$(jq '.recommendation | (if .stable == false then (.reason | test("disagree"))
 			else true end) and (if .threshold != null and .equally_good.points > 1
