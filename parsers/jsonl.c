@@ -406,6 +406,9 @@ struct jsonl {
 static int decode(struct ts_source *src, const struct jline *o, struct ts_event *ev,
 		  const char **why);
 
+/* The major version of the stream `tlbscope events` writes (its header's "version"). */
+#define JSONL_VERSION	1
+
 /*
  * The header (its first line, as `tlbscope events` writes it) is read here, so that the
  * CPU count is known before the first event; any other first line is kept for next().
@@ -433,6 +436,7 @@ static int jsonl_open(struct ts_source *src)
 		struct ts_event ev;
 		const char *why, *kind;
 		bool ok;
+		int bad = 0;
 
 		memcpy(copy, line, len + 1);
 		ok = scan_line(copy, len, l);
@@ -444,7 +448,19 @@ static int jsonl_open(struct ts_source *src)
 		}
 		kind = ok ? jstr(l, K_KIND) : NULL;
 		if (kind && !strcmp(kind, "header")) {
-			decode(src, l, &ev, &why);
+			const struct jv *v = jget(l, K_VERSION);
+
+			/* a newer major version may mean other things by the same keys */
+			if (v && (v->type != JV_INT || v->i < 1))
+				bad = ts_source_fail(src, "line %llu: header \"version\" is not a "
+						     "version number", (unsigned long long)src->lineno);
+			else if (v && v->i > JSONL_VERSION)
+				bad = ts_source_fail(src, "line %llu: JSON lines version %lld is newer "
+						     "than this tlbscope reads (%d): a newer tlbscope "
+						     "wrote it", (unsigned long long)src->lineno,
+						     (long long)v->i, JSONL_VERSION);
+			else
+				decode(src, l, &ev, &why);
 		} else {
 			j->pending = xmalloc(len + 1);
 			memcpy(j->pending, line, len + 1);
@@ -454,6 +470,8 @@ static int jsonl_open(struct ts_source *src)
 		free(l->m);
 		free(l);
 		free(copy);
+		if (bad)
+			return -1;
 	}
 	return 0;
 }
