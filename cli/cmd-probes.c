@@ -119,6 +119,27 @@ int probes_print_problems(struct ts_source *src, FILE *out, const char *indent)
 	return lines;
 }
 
+json_t *probes_notes_json(struct ts_source *src)
+{
+	json_t *arr = json_array();
+	char *buf = NULL, *line, *next;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return arr;
+	probes_print_problems(src, f, "");
+	fclose(f);
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		json_array_append_new(arr, json_string(line));
+	}
+	free(buf);
+	return arr;
+}
+
 json_t *probes_json(struct ts_source *src)
 {
 	size_t n;

@@ -777,6 +777,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "timestamps_as_printed",
 				    json_boolean(!strcmp(info->format, "ftrace-text")));
 		json_probes(j, src, tl, &t);
+		json_object_set_new(j, "probe_notes", probes_notes_json(src));
 	}
 	json_object_set_new(root, "evidence", j);
 

@@ -25,6 +25,9 @@ int probes_map_option(const char *path);
  */
 int probes_print_problems(struct ts_source *src, FILE *out, const char *indent);
 
+/* The lines of probes_print_problems() as an array of strings (new). */
+json_t *probes_notes_json(struct ts_source *src);
+
 /* Every probe as an array of objects (event, function, arguments and how each was found). */
 json_t *probes_json(struct ts_source *src);
 
