@@ -500,6 +500,11 @@ static json_t *profile_json(const struct tune_run *r)
 	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->kernel_evictions));
 	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
 	json_object_set_new(j, "cpus", json_integer(r->ncpus));
+	/* what the counts miss, so that a decision on the profile can say so */
+	json_object_set_new(j, "lost_events", json_integer((json_int_t)(r->aggregate ? r->lost :
+			    timeline_lost(r->tl, NULL))));
+	json_object_set_new(j, "malformed_skipped", json_integer((json_int_t)(r->aggregate ?
+			    r->skipped : ts_source_skipped(r->src, NULL))));
 	return j;
 }
 
@@ -514,7 +519,7 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	struct tuner_measure *meas = tuner_measure_new();
 	int64_t observed = 0;
 	const char *obs_how = NULL;
-	uint64_t evictions = 0;
+	uint64_t evictions = 0, lost = 0, skipped = 0;
 	bool lazy = true, shown = true;
 	int ncpus = 1, ret = EXIT_OK;
 	char err[TS_ERR_LEN];
@@ -551,9 +556,16 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 					      json_object_get(prof, "kernel_evictions"));
 			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
 			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
+			lost += (uint64_t)json_integer_value(json_object_get(prof, "lost_events")) * w;
+			skipped += (uint64_t)json_integer_value(
+				   json_object_get(prof, "malformed_skipped")) * w;
 			json_decref(prof);
 		} else {
 			ret = replay_trace(r, o->inputs[i], to);
+			if (r->tl)
+				lost += timeline_lost(r->tl, NULL) * w;
+			if (r->src)
+				skipped += ts_source_skipped(r->src, NULL) * w;
 			timeline_free(r->tl);
 			ts_source_close(r->src);
 			r->tl = NULL;
@@ -592,6 +604,8 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	r->observed = shown ? observed : -1;
 	r->obs_how = obs_how ? obs_how : "none";
 	r->kernel_evictions = evictions;
+	r->lost = lost;
+	r->skipped = skipped;
 	r->lazy_kernel = lazy;
 	r->ncpus = ncpus;
 	r->warm = true;

@@ -64,7 +64,10 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	json_object_set_new(j, "requests_without_mm", json_integer((json_int_t)unattr));
 	json_object_set_new(j, "switches", json_integer((json_int_t)tuner_switches(r->tu)));
 	json_object_set_new(j, "mm_switches", json_integer((json_int_t)tuner_mm_switches(r->tu)));
-	if (!r->aggregate) {
+	if (r->aggregate) {
+		json_object_set_new(j, "lost_events", json_integer((json_int_t)r->lost));
+		json_object_set_new(j, "malformed_skipped", json_integer((json_int_t)r->skipped));
+	} else {
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
 
 		json_object_set_new(j, "lost_events", json_integer((json_int_t)lost));

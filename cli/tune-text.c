@@ -247,6 +247,10 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	       "%llu mm switches\n", (unsigned long long)req, (unsigned long long)unattr,
 	       (unsigned long long)tuner_switches(r->tu),
 	       (unsigned long long)tuner_mm_switches(r->tu));
+	if (r->aggregate && (r->lost || r->skipped))
+		printf("lost events: %llu, malformed records skipped: %llu, in the inputs: every "
+		       "count below misses what they were\n", (unsigned long long)r->lost,
+		       (unsigned long long)r->skipped);
 	if (!r->aggregate) {
 		uint64_t marks, lost = timeline_lost(r->tl, &marks);
 		const char *where;
@@ -265,7 +269,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			       (unsigned long long)tuner_unmodelled(r->tu, NULL), r->ncpus, cpu);
 	}
 
-	printf("\nUnit costs (ns; source: trace = measured in this trace, median [quartiles], "
+	printf("\nUnit costs (ns; source: trace = measured in the input, median [quartiles], "
 	       "platform = the profile, user = your --platform file)\n");
 	for (int f = 0; f < PF__COSTS; f++) {
 		printf("  %-22s %9.0f  %-8s", platform_fig_name(f), r->pf.v[f],

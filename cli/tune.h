@@ -60,6 +60,8 @@ struct tune_run {
 	 */
 	bool aggregate;
 	int64_t observed;	/* the kernel's flush IPIs after the warm-up, -1 none shown */
+	/* a sum's inputs: events lost and malformed records skipped, over all of them */
+	uint64_t lost, skipped;
 	const char *obs_how;
 	/* counted after --warmup, as the models are */
 	bool started, warm;

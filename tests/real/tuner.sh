@@ -202,6 +202,9 @@ fi
 # lost events are part of tune's answer, text and JSON
 same "x86-lost: tune --json input.lost_events = the trace's (79806)" 79806 \
 	"$(tls tune --json "$fx/x86-lost.dat" | jq .input.lost_events)"
+tls tune --save-profile "$tmp/lost.json" "$fx/x86-lost.dat" > /dev/null
+same "x86-lost: its profile carries the lost events into a decision (79806)" 79806 \
+	"$(tls tune --json "$tmp/lost.json" | jq .input.lost_events)"
 check "x86-lost: tune's text says events were lost" \
 	sh -c "'$prog' tune '$fx/x86-lost.dat' | grep -q '^lost events: 79806'"
 # --decisions: one line per remote target decided, as many as IPIs + deferrals
