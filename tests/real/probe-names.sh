@@ -23,7 +23,7 @@ key() {
 		ipis_from: .evidence.flush_ipi_source}' "$1"
 }
 
-for run in hackbench-sbi-4cpu hackbench-aia-4cpu; do
+for run in hackbench-sbi-4cpu hackbench-aia-4cpu hackbench-lazy-t6q32-aia-4cpu; do
 	dat=$corpus/$run/trace.dat
 	[ -f "$dat" ] || { skip "$run" "not in this tree"; continue; }
 	# renaming keeps every name's length, in an uncompressed version 6 file
