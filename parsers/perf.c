@@ -258,6 +258,18 @@ static int reap_child(struct ts_source *src, struct perf *pf)
 	return ts_source_fail(src, "perf script died of signal %d", WTERMSIG(status));
 }
 
+/* "\tffffffff821facd8 __schedule+0x618 ([kernel.kallsyms])": a frame of perf script -g */
+static bool callchain_frame(const char *s)
+{
+	size_t n = 0;
+
+	while (is_blank(*s))
+		s++;
+	while (isxdigit((unsigned char)s[n]))
+		n++;
+	return n >= 4 && (!s[n] || is_blank(s[n]));
+}
+
 static int perf_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct perf *pf = src->priv;
@@ -279,6 +291,8 @@ static int perf_next(struct ts_source *src, struct ts_event *ev)
 		}
 		len = rtrim(line, len);
 		line[len] = '\0';
+		if (is_blank(*line) && callchain_frame(line))
+			continue;
 		while (is_blank(*line))
 			line++;
 		if (!*line)
@@ -307,6 +321,12 @@ static bool perf_probe(const char *head, size_t len)
 			continue;
 		if (memchr(s, '\0', l))
 			return false;
+		if (l < sizeof(tmp) && is_blank(s[0])) {
+			memcpy(tmp, s, l);
+			tmp[l] = '\0';
+			if (callchain_frame(tmp))
+				continue;
+		}
 		if (l >= sizeof(tmp)) {
 			other++;
 			continue;
