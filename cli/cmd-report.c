@@ -133,6 +133,12 @@ static void sum_totals(const struct timeline *tl, int src, struct totals *t)
 	}
 }
 
+/* Timestamps of a text the user printed, at whatever precision it has (perf.data: --ns). */
+static bool text_timestamps(const struct ts_source_info *info)
+{
+	return !strcmp(info->format, "ftrace-text") || !strcmp(info->format, "perf-script");
+}
+
 static int sort_src_ipi;
 
 static int cmp_mm(const void *a, const void *b)
@@ -568,9 +574,10 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	       "(kernel thread requesting): %llu\n",
 	       (unsigned long long)timeline_requests_mm_guessed(tl),
 	       (unsigned long long)timeline_requests_unattributed(tl));
-	if (!strcmp(info->format, "ftrace-text"))
-		printf("  timestamps: as the text prints them (tracefs: microseconds), so run "
-		       "times and spans have that precision, not trace.dat's nanoseconds\n");
+	if (text_timestamps(info))
+		printf("  timestamps: as the text prints them (tracefs, perf script without --ns: "
+		       "microseconds), so run times and spans have that precision, not trace.dat's "
+		       "nanoseconds\n");
 	/* mm pointers name every process's address space: then the tgid is not needed */
 	if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
@@ -775,7 +782,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));
 		json_object_set_new(j, "timestamps_as_printed",
-				    json_boolean(!strcmp(info->format, "ftrace-text")));
+				    json_boolean(text_timestamps(info)));
 		json_probes(j, src, tl, &t);
 		json_object_set_new(j, "probe_notes", probes_notes_json(src));
 	}
