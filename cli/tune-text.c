@@ -316,8 +316,9 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	} else if (observed >= 0) {
 		char pct[32];
 
-		printf("\nCheck against the kernel: observed %lld flush IPIs (%s), predicted %llu "
+		printf("\nCheck against the kernel: observed %lld flush IPIs (%s%s), predicted %llu "
 		       "by stock_asid (%s)\n", (long long)observed, obs_how,
+		       r->aggregate ? ", summed over the inputs" : "",
 		       (unsigned long long)stock->ipis,
 		       tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
 		{
@@ -364,7 +365,9 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	for (int ti = 0; ti < r->o->nT; ti++) {
 		printf("  %5d", r->o->T[ti]);
 		for (int qi = 0; qi < r->o->nQ; qi++) {
-			char mark = ti == a->ti && qi == a->qi ? '+' :
+			/* '+' only where there is a point to set (enable, keep) */
+			bool point = a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP;
+			char mark = point && ti == a->ti && qi == a->qi ? '+' :
 				    ti == rec->ti && qi == rec->qi ? '*' :
 				    ti == a->base_ti && qi == a->base_qi ? '=' : ' ';
 

@@ -115,6 +115,8 @@ if [ -f "$f" ]; then
 		"$(jq -r .recommendation.verdict "$tmp/v.json")"
 	check "mmapstress-aia-4cpu: the reason is that every target was running the mm" \
 		sh -c "jq -r .recommendation.reason '$tmp/v.json' | grep -q 'every target was running the mm'"
+	check "mmapstress-aia-4cpu: no point marked recommended in the grid" \
+		sh -c "! '$prog' tune '$f' | sed -n '/^Lazy grid/,/^\$/p' | grep -q '[0-9]+'"
 	check "mmapstress-aia-4cpu: no point, no patch" \
 		[ "$(jq '.recommendation | [.threshold, .queue, .patch] | map(select(. != null)) | length' \
 			"$tmp/v.json")" = 0 ]
