@@ -216,31 +216,13 @@ static void put_request(struct exporter *x, struct timeline *tl, const struct ts
 	fputs("}}", x->out);
 }
 
-/* The flush IPIs of @ev as report counts them (timeline/flush.c's count_ipi). */
-static void ipis_of(struct exporter *x, struct timeline *tl, const struct ts_event *ev)
+/* One flush IPI of the source the trace counts (cli/common.c's flush_ipis_each()). */
+static void export_ipi(void *ctx, struct timeline *tl, int src, int from, int to, uint64_t ts)
 {
-	int src;
+	struct exporter *x = ctx;
 
-	if (ev->kind == TS_EV_FLUSH) {
-		if (ev->u.flush.role == TS_FLUSH_RECEIVED && ev->u.flush.src == TS_SRC_TLB_FLUSH &&
-		    x->isrc == TL_IPI_TLB_FLUSH)
-			put_ipi(x, tl, -1, ev->cpu, ev->ts, 0);
-		return;
-	}
-	if (!(ev->flags & TS_F_TLB))
-		return;
-	if (ev->flags & TS_F_RECV) {
-		if (!(ev->flags & TS_F_LOCAL) && x->isrc == TL_IPI_CSD_ENTRY)
-			put_ipi(x, tl, ev->u.ipi.from, ev->cpu, ev->ts, 0);
-		return;
-	}
-	src = ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
-	      ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
-	if (src != x->isrc)
-		return;
-	for (int t = 0; t < TS_MAX_CPUS; t++)
-		if (t != ev->cpu && ts_cpumask_test(&ev->u.ipi.targets, t))
-			put_ipi(x, tl, ev->cpu, t, ev->ts, tuner_active(x->tuner, ev->cpu));
+	if (src == x->isrc)
+		put_ipi(x, tl, from, to, ts, from >= 0 ? tuner_active(x->tuner, from) : 0);
 }
 
 static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *ev)
@@ -264,10 +246,10 @@ static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *e
 	case TS_EV_FLUSH:
 		if (ev->u.flush.role == TS_FLUSH_REQUEST)
 			put_request(x, tl, ev);
-		ipis_of(x, tl, ev);
+		flush_ipis_each(ev, tl, export_ipi, x);
 		break;
 	case TS_EV_IPI:
-		ipis_of(x, tl, ev);
+		flush_ipis_each(ev, tl, export_ipi, x);
 		break;
 	default:
 		break;

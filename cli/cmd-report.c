@@ -12,6 +12,7 @@
 
 #include "../lib/lib.h"
 #include "cli.h"
+#include "report-explain.h"
 #include "probes.h"
 
 static const char report_usage[] =
@@ -427,7 +428,8 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 	}
 }
 
-static void print_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl)
+static void print_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
+		       struct explain *x)
 {
 	const struct ts_source_info *info = ts_source_info(src);
 	int isrc = timeline_ipi_source(tl);
@@ -546,6 +548,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	}
 	free(mms);
 
+	explain_text(x, tl, isrc, o->top);
 	printf("\nEvidence\n");
 	nev = collect_evidence(src, tl, ev);
 	for (size_t i = 0; i < nev; i++) {
@@ -653,7 +656,8 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 	json_object_set_new(ev, "kernel_check", j);
 }
 
-static void print_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl)
+static void print_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
+		       struct explain *x)
 {
 	const struct ts_source_info *info = ts_source_info(src);
 	int isrc = timeline_ipi_source(tl);
@@ -794,6 +798,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, ts_source_str(src, ids[i]), jint(timeline_name_count(tl, ids[i])));
 	free(ids);
 	json_object_set_new(root, "events", j);
+	explain_json(x, tl, isrc, root);
 	json_object_set_new(root, "lost_events", jint(lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(marks));
 
@@ -805,19 +810,28 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
-	struct ts_source *src;
-	struct timeline *tl;
+	struct ts_source *src = NULL;
+	struct timeline *tl = NULL;
+	struct explain *x = NULL;
+	char err[TS_ERR_LEN];
 	int r = report_parse_args(&o, argc, argv);
 
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
-	r = analyze(&o.c, NULL, NULL, &src, &tl);
+	src = ts_source_open(o.c.input, err);
+	if (!src)
+		r = error("%s", err);
+	if (!r) {
+		x = explain_new(src);
+		r = analyze_run(&o.c, src, explain_feed, x, &tl);
+	}
 	if (!r) {
 		if (o.c.json)
-			print_json(&o, src, tl);
+			print_json(&o, src, tl, x);
 		else
-			print_text(&o, src, tl);
+			print_text(&o, src, tl, x);
 	}
+	explain_free(x);
 	timeline_free(tl);
 	ts_source_close(src);
 	ts_probe_map_free();

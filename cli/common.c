@@ -204,6 +204,35 @@ void format_ns(char *buf, size_t len, uint64_t ns)
 		 (unsigned long long)(ns % 1000000000ULL / 1000));
 }
 
+void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_fn fn, void *ctx)
+{
+	int src;
+
+	if (ev->kind == TS_EV_FLUSH) {
+		/* x86: the target's tlb_flush of a remote shootdown (sender: the timeline's) */
+		if (ev->u.flush.role == TS_FLUSH_RECEIVED && ev->u.flush.src == TS_SRC_TLB_FLUSH)
+			fn(ctx, tl, TL_IPI_TLB_FLUSH, -1, ev->cpu, ev->ts);
+		return;
+	}
+	if (ev->kind != TS_EV_IPI || !(ev->flags & TS_F_TLB))
+		return;
+	if (ev->flags & TS_F_RECV) {
+		if (!(ev->flags & TS_F_LOCAL))
+			fn(ctx, tl, TL_IPI_CSD_ENTRY, ev->u.ipi.from, ev->cpu, ev->ts);
+		return;
+	}
+	src = ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
+	      ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
+	for (int t = 0; t < TS_MAX_CPUS; t++) {
+		if (!ev->u.ipi.targets.bits[t / 64]) {
+			t |= 63;
+			continue;
+		}
+		if (t != ev->cpu && ts_cpumask_test(&ev->u.ipi.targets, t))
+			fn(ctx, tl, src, ev->cpu, t, ev->ts);
+	}
+}
+
 /* ---- tables ---- */
 
 struct table {

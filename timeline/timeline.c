@@ -21,6 +21,16 @@
 #include "../lib/lib.h"
 #include "timeline-int.h"
 
+uint32_t timeline_current_mm(struct timeline *tl, int cpu)
+{
+	return cpu >= 0 && cpu < tl->ncpus ? tl_current_mm(tl, cpu) : 0;
+}
+
+bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts)
+{
+	return tl_counted(tl, cpu, ts);
+}
+
 bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts)
 {
 	if (!tl->filtered)

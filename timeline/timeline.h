@@ -124,6 +124,10 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx);
 
 int timeline_cpus(const struct timeline *tl);		/* highest CPU seen + 1 */
+/* The mm of the task @cpu runs now (0: a kernel thread, or none known). */
+uint32_t timeline_current_mm(struct timeline *tl, int cpu);
+/* Is an event of @cpu (-1: of no CPU) at @ts inside the filter the counters cover? */
+bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts);
 const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu);
 uint32_t timeline_mm_count(const struct timeline *tl);	/* ids 1..count-1 are valid */
 const struct tl_mm *timeline_mm(const struct timeline *tl, uint32_t id);
