@@ -180,6 +180,17 @@ static void rows_of(struct rows *rs, json_t *rep, int side)
 			json_decref(rate);
 		}
 	}
+	{
+		json_t *ipis = json_object_get(totals, "flush_ipis");
+		json_t *reqs = json_object_get(totals, "flush_requests");
+
+		if (json_is_number(ipis) && json_is_number(reqs) && json_number_value(reqs) > 0) {
+			json_t *per = json_real(json_number_value(ipis) / json_number_value(reqs));
+
+			row_set(rs, "flush_ipis_per_request", side, per, false);
+			json_decref(per);
+		}
+	}
 	json_array_foreach(cpus, i, v) {
 		int cpu = (int)json_integer_value(json_object_get(v, "cpu"));
 
