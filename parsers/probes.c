@@ -203,6 +203,9 @@ int ts_probe_map_load(const char *path, char *err)
 		snprintf(err, TS_ERR_LEN, "%s: a NUL byte: not a probe map", path);
 		goto out_bad;
 	}
+	/* read_file() does not terminate: the lines are read as one string */
+	buf = xrealloc(buf, len + 1);
+	buf[len] = '\0';
 	for (line = buf; line && *line; line = next) {
 		char *eq, *key, *val, *dot, *hash;
 
