@@ -233,12 +233,36 @@ static int handle_line(struct ts_source *src, struct perf *pf, char *s, struct t
 	return 1;
 }
 
-/* The child's exit: 0 when it succeeded, else -1 with its first line of stderr said. */
+/*
+ * The last line of the child's standard error: perf warns first ("'trace' not valid for
+ * hardware events. Ignoring.") and says why it failed last.  Into @msg, "" when none.
+ */
+static void last_err_line(struct perf *pf, char *msg, size_t size)
+{
+	char buf[4096], *end, *start;
+	off_t len = lseek(pf->err_fd, 0, SEEK_END);
+	ssize_t n;
+
+	msg[0] = '\0';
+	if (len <= 0)
+		return;
+	n = pread(pf->err_fd, buf, sizeof(buf) - 1,
+		  len > (off_t)sizeof(buf) - 1 ? len - (off_t)sizeof(buf) + 1 : 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (end = buf + n; end > buf && (end[-1] == '\n' || end[-1] == ' '); end--)
+		;
+	*end = '\0';
+	start = memrchr(buf, '\n', (size_t)(end - buf));
+	strlcpy_ts(msg, start ? start + 1 : buf, size);
+}
+
+/* The child's exit: 0 when it succeeded, else -1 with its last line of stderr said. */
 static int reap_child(struct ts_source *src, struct perf *pf)
 {
-	char msg[200] = "";
+	char msg[200];
 	int status;
-	ssize_t n;
 
 	while (waitpid(pf->child, &status, 0) < 0)
 		if (errno != EINTR)
@@ -246,9 +270,7 @@ static int reap_child(struct ts_source *src, struct perf *pf)
 	pf->child = -1;	/* reaped; set_detail() still says perf.data */
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
-	n = pread(pf->err_fd, msg, sizeof(msg) - 1, 0);
-	msg[n > 0 ? n : 0] = '\0';
-	msg[strcspn(msg, "\n")] = '\0';
+	last_err_line(pf, msg, sizeof(msg));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return ts_source_fail(src, "a perf.data file needs perf (Debian package linux-perf): "
 				      "%s", msg[0] ? msg : "cannot run perf");
