@@ -139,6 +139,14 @@ size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids
 void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567" seconds */
 
 /*
+ * Standard input copied to a temporary file (in TMPDIR or /tmp, unlinked at once) for a
+ * command that reads its input more than once: @path (@len bytes) becomes
+ * "/proc/self/fd/N", valid in children too, *@fdp the descriptor to close.  0, or -1
+ * with the message printed as @cmd.
+ */
+int spool_stdin(const char *cmd, char *path, size_t len, int *fdp);
+
+/*
  * The flush IPIs a resolved event stands for, as timeline/ counts them (flush.c's
  * count_ipi): @fn(ctx, tl, source, from, to, ts) for each, source a TL_IPI_* and from -1
  * when the sender is unknown.  Which source a trace counts is timeline_ipi_source()'s.

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@ static const char diff_usage[] =
 	"  --fail-on KEY:PCT  exit 1 when KEY grew by more than PCT percent (repeatable),\n"
 	"                     e.g. flush_ipis:10\n"
 	"  --top N            processes listed, those with most flush IPIs (default 10, 0 all)\n"
+	"  --threshold T      MAX_LOADED_MM of the lazy model predicted (default 6)\n"
+	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  -h, --help         this text\n";
 
 #define MAX_GATES	32
@@ -42,6 +45,7 @@ struct diff_opts {
 	const char *in[2];
 	bool json;
 	int top;
+	int T, Q;			/* the lazy model's point */
 	struct gate gates[MAX_GATES];
 	int ngates;
 };
@@ -59,10 +63,12 @@ struct rows {
 
 /* ---- inputs ---- */
 
-/* `tlbscope report --json @path`, run as a child of this same program; NULL printed. */
-static json_t *report_of(const char *path)
+/*
+ * The JSON @argv (this same program's) prints, run as a child; exit statuses up to @ok
+ * count as success (tune's 1 is a verdict, not a failure).  NULL printed.
+ */
+static json_t *child_json(char **argv, int ok, const char *path)
 {
-	char *argv[] = { "tlbscope", "report", "--json", "--", (char *)path, NULL };
 	char *buf = NULL;
 	size_t len = 0, alloc = 0;
 	json_error_t jerr;
@@ -99,16 +105,38 @@ static json_t *report_of(const char *path)
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (WIFEXITED(status) && !WEXITSTATUS(status))
+	if (WIFEXITED(status) && WEXITSTATUS(status) <= ok)
 		j = json_loadb(buf, len, 0, &jerr);
-	else	/* report said why on stderr */
-		error("diff: %s: not analyzed", path);
+	else	/* the child said why on stderr */
+		error("diff: %s: not analyzed (tlbscope %s)", path, argv[1]);
 	free(buf);
 	return j;
 }
 
-/* A saved report (a JSON object with "totals"), else the analysis of the trace. */
-static json_t *load_input(const char *path)
+static json_t *report_of(const char *path)
+{
+	char *argv[] = { "tlbscope", "report", "--json", "--", (char *)path, NULL };
+
+	return child_json(argv, 0, path);
+}
+
+/* The models' predictions at lazy(@T, @Q): `tlbscope tune --json`, as a child. */
+static json_t *tune_of(const char *path, int T, int Q)
+{
+	char t[16], q[16];
+	char *argv[] = { "tlbscope", "tune", "--json", "--threshold", t, "--queue", q, "--",
+			 (char *)path, NULL };
+
+	snprintf(t, sizeof(t), "%d", T);
+	snprintf(q, sizeof(q), "%d", Q);
+	return child_json(argv, 1, path);
+}
+
+/*
+ * A saved report (a JSON object with "totals"), else the analysis of the trace, with the
+ * models' predictions in *@models (NULL for a saved report: they are not in it).
+ */
+static json_t *load_input(const char *path, const struct diff_opts *o, json_t **models)
 {
 	json_error_t jerr;
 	json_t *j;
@@ -125,8 +153,14 @@ static json_t *load_input(const char *path)
 			json_decref(j);	/* JSON, not a report: JSON lines of events, say */
 		}
 	}
-	return report_of(path);
+	j = report_of(path);
+	if (j && !(*models = tune_of(path, o->T, o->Q))) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }
+
 
 /* ---- rows ---- */
 
@@ -208,6 +242,30 @@ static void rows_of(struct rows *rs, json_t *rep, int side)
 		row_set(rs, k, side, json_object_get(v, "flush_requests"), true);
 	}
 	row_set(rs, "lost_events", side, json_object_get(rep, "lost_events"), false);
+}
+
+/* model.<name>.ipis of the stock, ideal and lazy(T, Q) models; unknown for saved reports */
+static void model_rows(struct rows *rs, json_t *tune, int side, const struct diff_opts *o)
+{
+	static const char *const names[] = { "stock_asid", "stock_noasid", "ideal" };
+	json_t *grid = json_object_get(tune, "grid"), *v;
+	char k[128];
+	size_t i;
+
+	for (size_t m = 0; m < sizeof(names) / sizeof(names[0]); m++) {
+		snprintf(k, sizeof(k), "model.%s.ipis", names[m]);
+		row_set(rs, k, side, json_object_get(json_object_get(json_object_get(tune,
+			"models"), names[m]), "ipis"), false);
+	}
+	snprintf(k, sizeof(k), "model.lazy_t%dq%d.ipis", o->T, o->Q);
+	row_get(rs, k);
+	json_array_foreach(grid, i, v)
+		if (json_integer_value(json_object_get(v, "threshold")) == o->T &&
+		    json_integer_value(json_object_get(v, "queue")) == o->Q) {
+			row_set(rs, k, side, json_object_get(v, "ipis"), false);
+			snprintf(k, sizeof(k), "model.lazy_t%dq%d.deferred", o->T, o->Q);
+			row_set(rs, k, side, json_object_get(v, "deferred"), false);
+		}
 }
 
 /* Change in percent, or NAN when it has none (an unknown side, or growth from 0). */
@@ -365,10 +423,10 @@ static int check_gates(const struct rows *rs, const struct diff_opts *o, json_t 
 
 static int diff_parse(struct diff_opts *o, int argc, char **argv)
 {
-	enum { OPT_FAIL_ON = OPT_COMMON_END, OPT_TOP };
+	enum { OPT_FAIL_ON = OPT_COMMON_END, OPT_TOP, OPT_THRESHOLD, OPT_QUEUE };
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "fail-on", OPT_FAIL_ON, true }, { "top", OPT_TOP, true },
-		{ NULL }
+		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *colon;
@@ -376,6 +434,8 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->top = 10;
+	o->T = 6;
+	o->Q = 32;
 	cli_parser_init(&p, "diff", diff_usage, opts, 0, argc, argv);
 	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		switch (key) {
@@ -395,6 +455,14 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 		case OPT_TOP:
 			if (parse_int(v, &o->top) || o->top < 0)
 				return error("diff: --top: '%s' is not a count (0 = all)", v), -1;
+			break;
+		case OPT_THRESHOLD:
+			if (parse_int(v, &o->T) || o->T < 1 || o->T > 64)
+				return error("diff: --threshold: '%s' is not a number in 1..64", v), -1;
+			break;
+		case OPT_QUEUE:
+			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096)
+				return error("diff: --queue: '%s' is not a number in 0..4096", v), -1;
 			break;
 		case OPT_FAIL_ON: {
 			struct gate *g = &o->gates[o->ngates];
@@ -426,8 +494,9 @@ int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o;
 	struct rows rs = { 0 };
-	json_t *rep[2] = { NULL, NULL }, *gates = json_array();
-	int r, status = EXIT_BAD;
+	json_t *rep[2] = { NULL, NULL }, *models[2] = { NULL, NULL }, *gates = json_array();
+	int r, status = EXIT_BAD, fd = -1;
+	char spool[PATH_MAX];
 
 	r = diff_parse(&o, argc, argv);
 	if (r) {
@@ -435,11 +504,20 @@ int cmd_diff(int argc, char **argv)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	}
 	for (int i = 0; i < 2; i++) {
-		rep[i] = load_input(o.in[i]);
+		const char *in = o.in[i];
+
+		if (!strcmp(in, "-")) {
+			if (spool_stdin("diff", spool, sizeof(spool), &fd))
+				goto out;
+			in = spool;
+		}
+		rep[i] = load_input(in, &o, &models[i]);
 		if (!rep[i])
 			goto out;
 		rows_of(&rs, rep[i], i);
 	}
+	for (int i = 0; i < 2; i++)
+		model_rows(&rs, models[i], i, &o);
 	r = check_gates(&rs, &o, gates);
 	if (r < 0)
 		goto out;
@@ -451,6 +529,10 @@ int cmd_diff(int argc, char **argv)
 out:
 	json_decref(rep[0]);
 	json_decref(rep[1]);
+	json_decref(models[0]);
+	json_decref(models[1]);
+	if (fd >= 0)
+		close(fd);
 	json_decref(gates);
 	free(rs.r);
 	return status;

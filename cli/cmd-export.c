@@ -313,34 +313,6 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* Standard input to a temporary file (removed at once; read through /proc/self/fd). */
-static int spool_stdin(char *path, size_t len, int *fdp)
-{
-	char tmpl[] = "/tmp/tlbscope-export-XXXXXX", buf[65536];
-	const char *dir = getenv("TMPDIR");
-	ssize_t n;
-	int fd;
-
-	if (dir && *dir && strlen(dir) < len - 32)
-		snprintf(path, len, "%s/tlbscope-export-XXXXXX", dir);
-	else
-		snprintf(path, len, "%s", tmpl);
-	fd = mkstemp(path);
-	if (fd < 0)
-		return error("export: a temporary file for standard input (%s): %s", path,
-			     strerror(errno)), -1;
-	unlink(path);
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0 && write(fd, buf, n) != n) {
-			close(fd);
-			return error("export: copying standard input: %s",
-				     strerror(errno ? errno : ENOSPC)), -1;
-		}
-	snprintf(path, len, "/proc/self/fd/%d", fd);
-	*fdp = fd;
-	return 0;
-}
-
 static int export_run(struct exporter *x, const struct export_opts *o, int ncpus)
 {
 	const int T[1] = { o->T }, Q[1] = { o->Q }, point[1][2] = { { o->T, o->Q } };
@@ -405,7 +377,7 @@ int cmd_export(int argc, char **argv)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	x.name = o.c.input;
 	if (!strcmp(o.c.input, "-")) {
-		if (spool_stdin(spool, sizeof(spool), &fd))
+		if (spool_stdin("export", spool, sizeof(spool), &fd))
 			return EXIT_BAD;
 		o.c.input = spool;
 	}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -231,6 +232,31 @@ void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_f
 		if (t != ev->cpu && ts_cpumask_test(&ev->u.ipi.targets, t))
 			fn(ctx, tl, src, ev->cpu, t, ev->ts);
 	}
+}
+
+int spool_stdin(const char *cmd, char *path, size_t len, int *fdp)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, len, "%s/tlbscope-%s-XXXXXX",
+		 dir && *dir && strlen(dir) < len - 32 ? dir : "/tmp", cmd);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return error("%s: a temporary file for standard input (%s): %s", cmd, path,
+			     strerror(errno)), -1;
+	unlink(path);
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0 && write(fd, buf, n) != n) {
+			close(fd);
+			return error("%s: copying standard input: %s", cmd,
+				     strerror(errno ? errno : ENOSPC)), -1;
+		}
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	*fdp = fd;
+	return 0;
 }
 
 /* ---- tables ---- */
