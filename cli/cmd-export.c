@@ -23,6 +23,7 @@
 #include "../lib/lib.h"
 #include "../tuner/tuner.h"
 #include "cli.h"
+#include "probes.h"
 
 static const char export_usage[] =
 	"usage: tlbscope export --format chrome [-o FILE] [--interval T] [--threshold T]\n"
@@ -34,6 +35,7 @@ static const char export_usage[] =
 	"  --interval T       the counters' bucket (default 100ms)\n"
 	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
+	"  --probe-map FILE   how kprobes of other names map to tlbscope-probes(7)\n"
 	"  -h, --help         this text\n";
 
 struct export_opts {
@@ -262,7 +264,7 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 	static const struct cli_option opts[] = {
 		{ "format", OPT_FORMAT, true }, { "output", 'o', true },
 		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
-		{ "queue", OPT_QUEUE, true }, { NULL }
+		{ "queue", OPT_QUEUE, true }, PROBE_MAP_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *format = NULL;
@@ -302,6 +304,10 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 		case OPT_QUEUE:
 			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096)
 				return error("export: --queue: '%s' is not a number in 0..4096", v), -1;
+			break;
+		case OPT_PROBE_MAP:
+			if (probes_map_option(v) < 0)
+				return -1;
 			break;
 		}
 	}
@@ -417,5 +423,6 @@ out:
 		r = error("export: %s: %s", o.output, strerror(errno));
 	if (fd >= 0)
 		close(fd);
+	ts_probe_map_free();
 	return r;
 }

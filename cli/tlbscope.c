@@ -35,7 +35,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nTRACE is a trace.dat, ftrace text (tracefs 'trace' or 'trace-cmd report'\n"
-		"output) or tlbscope JSON lines; '-' reads standard input.\n"
+		"output), a perf.data or 'perf script' output, or tlbscope JSON lines; '-' reads\n"
+		"standard input.\n"
 		"'tlbscope <command> --help' and 'man tlbscope-<command>' tell more.\n");
 }
 

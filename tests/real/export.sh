@@ -47,6 +47,12 @@ got=$(jq '[.traceEvents[] | select(.ph == "s")] | length' "$tmp/a.json")
 same "one flow start per flush IPI" "$(jq '[.traceEvents[] | select(.ph == "i" and .cat == "ipi")] | length' "$tmp/a.json")" "$got"
 flows_end() { jq -e '[.traceEvents[] | select(.ph == "f")] | all(.bp == "e")' "$1" > /dev/null; }
 check "flows end on the target's track" flows_end "$tmp/a.json"
+# probes under other names, through a --probe-map file: report's IPIs again
+m=$fx/probes/renamed-sbi.map r=$fx/probes/renamed-sbi.txt
+same "--probe-map: the renamed SBI probe's IPIs = report's" \
+	"$(tls report --json --probe-map "$m" "$r" | jq .totals.flush_ipis)" \
+	"$(tls export --format chrome --probe-map "$m" "$r" 2>/dev/null |
+		jq '[.traceEvents[] | select(.ph == "i" and .cat == "ipi")] | length')"
 # bad usage and bad input
 tls export "$h" > /dev/null 2>&1
 same "no --format: exit 2" 2 $?
