@@ -339,14 +339,17 @@ static int nearest(const int *l, int n, int v)
 
 /*
  * The setting the traced kernel runs: --base, else on a lazy kernel the T whose evictions
- * equal the kernel's own (they fall strictly with T while there are any), else the
- * series' defaults.  Q is not visible in the trace's events.
+ * equal the kernel's own (they fall strictly with T while there are any); a lazy kernel
+ * that evicted nothing runs at least the smallest T that evicts nothing, so a default
+ * below it is not its setting; else the series' defaults.  Q is not visible in the
+ * trace's events.
  */
 static void find_base(struct tune_run *r, int *ti, int *qi)
 {
 	int T = r->o->base[0];
 
 	r->base_T_how = r->base_Q_how = r->o->has_base ? "user" : "default";
+	r->base_T_min = 0;
 	if (!r->o->has_base && r->lazy_kernel && r->kernel_evictions) {
 		uint64_t best = UINT64_MAX;
 
@@ -361,7 +364,18 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 			}
 		}
 		r->base_T_how = "trace";
+	} else if (!r->o->has_base && r->lazy_kernel) {
+		int k = 1;
+
+		while (k < TUNER_MAX_T && tuner_evictions_at(r->tu, k))
+			k++;
+		r->base_T_min = k;
+		if (T < k) {
+			T = k;
+			r->base_T_how = "trace";
+		}
 	}
+	r->base_T_seen = T;
 	*ti = nearest(r->o->T, r->o->nT, T);
 	*qi = nearest(r->o->Q, r->o->nQ, r->o->base[1]);
 }

@@ -420,8 +420,14 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 	printf("\nRecommendation\n");
 	printf("  verdict                  %s\n", tuner_verdict_name(a->verdict));
-	printf("  base                     T=%d (%s) Q=%d (%s)\n", r->o->T[a->base_ti],
+	printf("  base                     T=%d (%s) Q=%d (%s)", r->o->T[a->base_ti],
 	       r->base_T_how, r->o->Q[a->base_qi], r->base_Q_how);
+	if (r->base_T_min)
+		printf("; the kernel evicted nothing: its T is at least %d", r->base_T_min);
+	if (r->base_T_seen != r->o->T[a->base_ti])
+		printf("; T=%d priced at the nearest grid value (add it with --threshold)",
+		       r->base_T_seen);
+	printf("\n");
 	if (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP) {
 		printf("  MAX_LOADED_MM            %d\n", T);
 		printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);

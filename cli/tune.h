@@ -53,6 +53,8 @@ struct tune_run {
 	struct tuner_advice adv;
 	/* where recommendation.base came from: "user" (--base), "trace", "default" */
 	const char *base_T_how, *base_Q_how;
+	int base_T_seen;	/* the base T found, before the nearest grid value is taken */
+	int base_T_min;		/* a lazy kernel that evicted nothing runs at least this T */
 	bool lazy_kernel;	/* the trace shows a lazy-flush kernel's table loads */
 	/*
 	 * more than one input, or a profile: r.tu is their weighted sum, and r.src, r.tl

@@ -151,6 +151,10 @@ for tq in 2,4 6,32 12,64; do
 	same "hackbench-lazy-t${kt}q${kq}: checked against lazy, exactly" "lazy 0" \
 		"$(jq -r '.observed | "\(.predicted_model) \(.flush_ipis - .predicted)"' "$tmp/l.json")"
 done
+f=$top/corpus/traces/mmap-lazy-t12q64-aia-4cpu/trace.dat
+[ -f "$f" ] && same "mmap-lazy-t12q64: no eviction: T at least 3, the default 6 kept" "3 6 default" \
+	"$(tls tune --json "$f" | jq -r '.recommendation.base |
+		"\(.threshold_at_least) \(.threshold) \(.threshold_source)"')"
 # many traces (issue 12): the counters of a sum are the sums of the counters, a profile
 # decides as its trace does, and the GNU parallel recipe (map: --save-profile per trace,
 # reduce: tune of the profiles) gives what one tune of every trace gives
