@@ -319,8 +319,9 @@ static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 			for (int s = 0; s < TL_IPI__COUNT; s++)
 				r->ipis_at_warm[s] += timeline_cpu(tl, i)->ipis_received[s];
 	}
-	if (r->warm && ev->kind == TS_EV_OTHER && ev->name &&
-	    !strcmp(ts_source_str(r->src, ev->name), "local_flush_tlb_mm"))
+	/* by the probed function: a probe under another name counts too (parsers/probes.c) */
+	if (r->warm && ev->kind == TS_EV_OTHER && (ev->probe || ev->name) &&
+	    !strcmp(ts_source_str(r->src, ev->probe ? ev->probe : ev->name), "local_flush_tlb_mm"))
 		r->kernel_evictions++;	/* a lazy kernel's eviction (DESIGN section 1) */
 	tuner_measure_feed(r->meas, ev, ev->name ? ts_source_str(r->src, ev->name) : NULL);
 	tuner_feed(r->tu, tl, ev);

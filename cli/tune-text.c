@@ -96,6 +96,17 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
  * Append to @buf what weakens the point: quarters of the trace that chose otherwise, and
  * a grid flat within the band around it (a range, not a point).
  */
+
+/* Did any request carry the kernel's own cpumask (a __flush_tlb_range probe with its mask)? */
+static bool kernel_masks(const struct tune_run *r)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; r->tl && c < timeline_cpus(r->tl); c++)
+		n += timeline_cpu(r->tl, c)->kmask_requests;
+	return n > 0 || !r->tl;
+}
+
 static void honesty(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec)
 {
 	size_t n = strlen(buf);
@@ -337,6 +348,9 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			if (widened && observed && fabs(sd) <= 0.5)
 				printf("  - so the difference is the history before the trace began: "
 				       "the model's per-request masks match the kernel's\n");
+			else if (!widened && observed && fabs(diff) <= 0.5 && !kernel_masks(r))
+				printf("  - the model predicts the kernel's flush IPIs (the trace has no "
+				       "kernel cpumask to compare request by request: n/a)\n");
 			else if (!widened && observed && fabs(diff) <= 0.5)
 				printf("  - the model's per-request masks match the kernel's%s\n",
 				       initial ? " (each model starts from the mm every CPU had "

@@ -5,11 +5,12 @@
 #   usage: deps.sh [fuzz]   ('fuzz' adds clang and its sanitizer/libFuzzer runtime)
 set -e
 
-# library and tool packages; the tools are what the real-trace tests compare against, and
-# perf (linux-perf) is what `tlbscope CMD perf.data` runs to read a perf.data file
+# library and tool packages; the tools are what the real-trace tests compare against,
+# perf (linux-perf) is what `tlbscope CMD perf.data` runs to read a perf.data file, and
+# GNU parallel runs tune's map/reduce recipe in tests/real/tuner.sh
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
 libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux valgrind
-jq xz-utils bc python3 strace linux-perf"
+jq xz-utils bc python3 strace linux-perf parallel"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev"
 
 missing=""

@@ -193,7 +193,7 @@ if [ -f "$A" -a -f "$B" -a -f "$C" ]; then
 	same "a malformed profile: exit 2" 2 $?
 	if command -v parallel > /dev/null; then
 		mkdir -p "$tmp/prof"
-		parallel -j2 "'$prog' tune --save-profile '$tmp/prof/{#}.json' {} > /dev/null" \
+		parallel --will-cite -j2 "'$prog' tune --save-profile '$tmp/prof/{#}.json' {} > /dev/null" \
 			::: "$A" "$B" "$C"
 		tls tune --json "$tmp"/prof/*.json > "$tmp/reduce.json"
 		tls tune --json "$A" "$B" "$C" > "$tmp/one.json"
@@ -237,3 +237,10 @@ check "an unknown figure in a platform file: exit 2 naming it" \
 	[ $? -eq 2 ] && grep -q no_such_figure "$tmp/err"
 tls tune --svg "$tmp/g.svg" "$fx/x86-hackbench.dat" > /dev/null
 check "--svg writes an SVG with the grid" grep -q '<rect' "$tmp/g.svg"
+# the kernel check claims matching masks only where the trace has the kernel's masks
+tls events "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" | jq -c 'del(.kernel_mask)' \
+	> "$tmp/nomask.jsonl"
+tls tune "$tmp/nomask.jsonl" > "$tmp/nomask.txt"
+check "no kernel masks: the check says so instead of 'masks match'" \
+	grep -q "no kernel cpumask to compare request by request: n/a" "$tmp/nomask.txt"
+check "... and does not claim the masks match" sh -c "! grep -q 'masks match' '$tmp/nomask.txt'"
