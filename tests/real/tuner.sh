@@ -244,3 +244,17 @@ tls tune "$tmp/nomask.jsonl" > "$tmp/nomask.txt"
 check "no kernel masks: the check says so instead of 'masks match'" \
 	grep -q "no kernel cpumask to compare request by request: n/a" "$tmp/nomask.txt"
 check "... and does not claim the masks match" sh -c "! grep -q 'masks match' '$tmp/nomask.txt'"
+# --svg: well-formed, axes named with units, T spaced by its value on the curves' axis
+tls tune --svg "$tmp/h.svg" "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" > /dev/null
+check "--svg is well-formed XML" python3 -c "import xml.dom.minidom as m; m.parse('$tmp/h.svg')"
+for label in "Q = MAX_TLB_FLUSH_TASK" "T = MAX_LOADED_MM" "evictions (count)" "cost (ms)"; do
+	check "--svg names its axis: $label" grep -qF "$label" "$tmp/h.svg"
+done
+check "--svg spaces T by value (one unit of T is as wide at 1..3, 15..24 and 24..32)" python3 -c "
+import re
+x = {}
+for m in re.finditer(r'<line x1=\"([0-9.]+)\" y1=\"\d+\" x2=\"[0-9.]+\" y2=\"\d+\" stroke=\"black\"/>\n<text x=\"[0-9.]+\" y=\"\d+\" text-anchor=\"middle\">(\d+)</text>', open('$tmp/h.svg').read()):
+    x[int(m.group(2))] = float(m.group(1))
+a, b, c = (x[24] - x[15]) / 9, (x[32] - x[24]) / 8, (x[3] - x[1]) / 2
+assert abs(a - b) < 0.1 and abs(a - c) < 0.1, (a, b, c)
+"
