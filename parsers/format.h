@@ -101,6 +101,7 @@ struct tep_format_field;
 #define TEP_FIELD_CACHE	256
 #define TEP_SYM_CACHE	1024
 #define TEP_NAME_CACHE	64
+#define TEP_EVENT_CACHE	256
 
 struct tep_field_cache {
 	struct tep_field_slot {
@@ -119,7 +120,17 @@ struct tep_field_cache {
 		const struct tep_event *event;
 		uint32_t id;
 	} name[TEP_NAME_CACHE];
+	/* events by type id: libtraceevent's lookup is a binary search when the type changes */
+	struct tep_event_slot {
+		int type;
+		bool used;
+		struct tep_event *event;	/* NULL: no such event */
+	} ev[TEP_EVENT_CACHE];
 };
+
+/* The event of @rec (tep_find_event_by_record(), cached by type id in @cache). */
+struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
+			       struct tep_record *rec);
 
 struct tep_fields {
 	struct tep_handle *tep;

@@ -192,7 +192,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	rec.data = c->head;
 	rec.size = kbuffer_event_size(c->kbuf);
 	l->nrecords++;
-	event = tep_find_event_by_record(l->tep, &rec);
+	event = tep_event_of(&l->fields, l->tep, &rec);
 	if (event) {
 		ev->pid = tep_data_pid(l->tep, &rec);
 		strlcpy_ts(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);

@@ -182,3 +182,17 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
 				 .mask = get_mask, .list = get_list, .name_id = id };
 }
+
+struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
+			       struct tep_record *rec)
+{
+	int type = tep_data_type(tep, rec);
+	struct tep_event_slot *slot = &cache->ev[(unsigned)type % TEP_EVENT_CACHE];
+
+	if (!slot->used || slot->type != type) {
+		slot->type = type;
+		slot->used = true;
+		slot->event = tep_find_event(tep, type);
+	}
+	return slot->event;
+}

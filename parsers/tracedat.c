@@ -210,7 +210,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       rec->offset, rec->size, td->page_size);
 		return -1;
 	}
-	event = tep_find_event_by_record(td->tep, rec);
+	event = tep_event_of(&td->fields, td->tep, rec);
 	if (!event) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): unknown event type", cpu,
 			       (unsigned long long)td->nrecords, rec->offset);
