@@ -314,7 +314,8 @@ static struct mm_row *mm_rows(struct explain *x, struct timeline *tl, int s, siz
 			rows[k].not_running += m->vals[i];
 	}
 	sort_tl = tl;
-	qsort(rows, *n, sizeof(*rows), cmp_mm_row);
+	if (*n)		/* no rows: NULL, which qsort() may not be given */
+		qsort(rows, *n, sizeof(*rows), cmp_mm_row);
 	return rows;
 }
 
