@@ -23,20 +23,141 @@ static const struct {
 /* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
 static bool at_key(const char *s, char sep)
 {
-	if (!(islower((unsigned char)*s) || *s == '_'))
+	if (!(is_lower((unsigned char)*s) || *s == '_'))
 		return false;
-	for (s++; islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'; s++)
+	for (s++; is_lower((unsigned char)*s) || is_dig((unsigned char)*s) || *s == '_'; s++)
 		;
 	return *s == sep;
+}
+
+static inline bool key_char(int c)
+{
+	return is_lower(c) || is_dig(c) || c == '_';
+}
+
+/* How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none. */
+static inline size_t key_len(const char *s)
+{
+	size_t n;
+
+	if (!(is_lower((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (n = 1; key_char((unsigned char)s[n]); n++)
+		;
+	return n;
+}
+
+/* One token start after the ' ' at @i; false when the index is full. */
+static inline bool add_token(struct tf_index *x, size_t i)
+{
+	if (x->ntok == TF_TOKENS) {
+		x->full = true;
+		return false;
+	}
+	x->tok[x->ntok++] = (uint32_t)i + 1;
+	return true;
+}
+
+/*
+ * One pass over the payload: where its tokens start (struct tf_index).  Eight bytes at a
+ * time: a byte of w ^ 0x20..20 is zero where a ' ' is, and the zero-byte mask below has
+ * no carry from one byte into the next, so each set bit is a ' ' and every ' ' has one.
+ */
+static void index_payload(struct text_fields *tf)
+{
+	const uint64_t ones7 = 0x7f7f7f7f7f7f7f7fULL, spaces = 0x2020202020202020ULL;
+	struct tf_index *x = &tf->idx;
+	const char *p = tf->payload;
+	size_t len = strlen(p), i = 0;
+
+	x->done = true;
+	x->len = len;
+	x->full = false;
+	x->tok[0] = 0;
+	x->ntok = 1;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, z;
+
+		memcpy(&w, p + i, 8);
+		w ^= spaces;
+		z = ~(((w & ones7) + ones7) | w | ones7);
+		while (z) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			size_t b = (size_t)__builtin_ctzll(z) / 8;
+
+			z &= z - 1;
+#else
+			size_t b = (size_t)__builtin_clzll(z) / 8;
+
+			z &= ~(0x80ULL << (56 - 8 * b));
+#endif
+			if (!add_token(x, i + b))
+				return;
+		}
+	}
+	for (; i < len; i++)
+		if (p[i] == ' ' && !add_token(x, i))
+			return;
+}
+
+/* The value from @v to @e, trimmed as find_sep() says. */
+static const char *trim_value(const char *v, const char *e, size_t *vlen)
+{
+	while (v < e && is_blank(*v))
+		v++;
+	while (e > v && (is_blank(e[-1]) || e[-1] == ','))
+		e--;
+	*vlen = (size_t)(e - v);
+	return v;
+}
+
+/*
+ * find_sep() through the index: the first token that is @key (@klen bytes, of the shape
+ * at_key() accepts) and @sep; its value ends at the first ' ' after it that starts a
+ * " key<sep>" or a " ==> ", which can only be a ' ' before a later token.
+ */
+static const char *find_indexed(const struct text_fields *tf, const char *key, size_t klen,
+				char sep, size_t *vlen)
+{
+	const struct tf_index *x = &tf->idx;
+	const char *p = tf->payload;
+	size_t len = x->len;
+
+	for (int i = 0; i < x->ntok; i++) {
+		size_t t = x->tok[i], e = len;
+
+		if (t + klen >= len || p[t + klen] != sep || p[t] != key[0] ||
+		    memcmp(p + t, key, klen))
+			continue;
+		for (int j = i + 1; j < x->ntok; j++) {
+			size_t b = x->tok[j] - 1;	/* the ' ' */
+
+			if (at_key(p + b + 1, sep) || (len - b >= 5 && !memcmp(p + b, " ==> ", 5))) {
+				e = b;
+				break;
+			}
+		}
+		return trim_value(p + t + klen + 1, p + e, vlen);
+	}
+	return NULL;
 }
 
 /*
  * Find "key<sep>value" in @p at a token start.  A value runs to the next " key<sep>" (it
  * may hold blanks: comms, symbolic names) or " ==> "; trailing blanks and commas dropped.
+ * Keys of the usual shape are looked up in the payload's index, built once per line.
  */
-static const char *find_sep(const char *p, const char *key, char sep, size_t *vlen)
+static const char *find_sep(struct text_fields *tf, const char *key, char sep, size_t *vlen)
 {
+	const char *p = tf->payload;
 	size_t klen = strlen(key);
+
+	if (key_len(key) == klen) {
+		if (!tf->idx.done)
+			index_payload(tf);
+		if (!tf->idx.full)
+			return find_indexed(tf, key, klen, sep, vlen);
+	}
 
 	for (const char *s = p; (s = strstr(s, key)); s++) {
 		const char *v, *e;
@@ -47,26 +168,21 @@ static const char *find_sep(const char *p, const char *key, char sep, size_t *vl
 		for (e = v; *e; e++)
 			if (*e == ' ' && (at_key(e + 1, sep) || !strncmp(e, " ==> ", 5)))
 				break;
-		while (v < e && is_blank(*v))
-			v++;
-		while (e > v && (is_blank(e[-1]) || e[-1] == ','))
-			e--;
-		*vlen = (size_t)(e - v);
-		return v;
+		return trim_value(v, e, vlen);
 	}
 	return NULL;
 }
 
-static const char *find_value(const struct text_fields *tf, const char *field, size_t *vlen)
+static const char *find_value(struct text_fields *tf, const char *field, size_t *vlen)
 {
-	const char *v = find_sep(tf->payload, field, '=', vlen);
+	const char *v = find_sep(tf, field, '=', vlen);
 
 	/* tlb_flush prints "pages:%ld reason:%s (%d)" */
 	if (!v)
-		v = find_sep(tf->payload, field, ':', vlen);
+		v = find_sep(tf, field, ':', vlen);
 	for (size_t i = 0; !v && i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (!strcmp(tf->event, aliases[i].event) && !strcmp(field, aliases[i].field))
-			v = find_sep(tf->payload, aliases[i].key, '=', vlen);
+			v = find_sep(tf, aliases[i].key, '=', vlen);
 	return v;
 }
 
@@ -112,6 +228,7 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 	char tmp[VAL_LEN];
 	uint64_t u;
 	const char *open;
+	bool hex;
 
 	if (value_is(v, len, "(nil)") || value_is(v, len, "(null)") || value_is(v, len, "false")) {
 		*out = 0;
@@ -121,13 +238,24 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 		*out = 1;
 		return 0;
 	}
+	/* %p and %llx fields print hex, mostly without "0x" (strtoull takes either) */
+	hex = (field[0] == 'c' && (!strcmp(field, "csd") || !strcmp(field, "clone_flags"))) ||
+	      (len > 2 && v[0] == '0' && v[1] == 'x');
+	/* plain digits without a copy; anything else goes to parse_u64() / parse_s64() */
+	if (hex && !hex_u64(v, len, &u)) {
+		*out = (int64_t)u;
+		return 0;
+	}
+	if (!hex && len && len <= 19 && !dec_u64(v + (v[0] == '-'), len - (v[0] == '-'), &u) &&
+	    u <= INT64_MAX) {
+		*out = v[0] == '-' ? -(int64_t)u : (int64_t)u;
+		return 0;
+	}
 	if (len >= sizeof(tmp))
 		return -1;
 	memcpy(tmp, v, len);
 	tmp[len] = '\0';
-	/* %p and %llx fields print hex, mostly without "0x" (strtoull takes either) */
-	if (!strcmp(field, "csd") || !strcmp(field, "clone_flags") ||
-	    (len > 2 && tmp[0] == '0' && tmp[1] == 'x')) {
+	if (hex) {
 		if (parse_u64(tmp, 16, &u))
 			return -1;
 		*out = (int64_t)u;
@@ -137,6 +265,12 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 		return 0;
 	/* __print_symbolic with the number after it: "flush on task switch (0)" */
 	if (len >= 3 && tmp[len - 1] == ')' && (open = strrchr(tmp, '('))) {
+		size_t n = len - 1 - (size_t)(open + 1 - tmp);
+
+		if (n <= 18 && !dec_u64(open + 1, n, &u)) {
+			*out = (int64_t)u;
+			return 0;
+		}
 		tmp[len - 1] = '\0';
 		return parse_s64(open + 1, 10, out);
 	}
@@ -145,7 +279,7 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 
 int ftext_num(void *ctx, const char *field, int64_t *val)
 {
-	const struct text_fields *tf = ctx;
+	struct text_fields *tf = ctx;
 	const char *v;
 	size_t len;
 
@@ -160,7 +294,7 @@ int ftext_num(void *ctx, const char *field, int64_t *val)
 			return -1;
 		return 0;
 	}
-	if (!strcmp(field, "__probe_ip")) {
+	if (field[0] == '_' && !strcmp(field, "__probe_ip")) {
 		/*
 		 * a kprobe event prints its probe address first: "(ffffffff8000b29a) prev=..."
 		 * (trace-cmd), or symbolic, "(switch_mm+0x8/0x64) prev=..." (tracefs), whose
@@ -173,6 +307,10 @@ int ftext_num(void *ctx, const char *field, int64_t *val)
 		len = e ? (size_t)(e - tf->payload - 1) : 0;
 		if (!len)
 			return -1;
+		if (!hex_u64(tf->payload + 1, len, &u)) {
+			*val = (int64_t)u;
+			return 0;
+		}
 		if (len < sizeof(tmp)) {
 			memcpy(tmp, tf->payload + 1, len);
 			tmp[len] = '\0';
@@ -196,7 +334,7 @@ int ftext_num(void *ctx, const char *field, int64_t *val)
 
 int ftext_str(void *ctx, const char *field, char *buf, size_t size)
 {
-	const struct text_fields *tf = ctx;
+	struct text_fields *tf = ctx;
 	const char *v;
 	size_t len;
 
@@ -214,7 +352,7 @@ int ftext_str(void *ctx, const char *field, char *buf, size_t size)
 /* "flush_tlb_func", "on_each_cpu_cond_mask+0x20/0x60 [mod]" -> the bare name */
 int ftext_sym(void *ctx, const char *field, char *buf, size_t size)
 {
-	const struct text_fields *tf = ctx;
+	struct text_fields *tf = ctx;
 	const char *v;
 	size_t len, n, hex = 0;
 
@@ -277,7 +415,7 @@ static int array_mask(const char *s, struct ts_cpumask *m)
 
 int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 {
-	const struct text_fields *tf = ctx;
+	struct text_fields *tf = ctx;
 	char tmp[VAL_LEN];
 	const char *v;
 	size_t len;

@@ -17,7 +17,23 @@
 #define PROBE_LINES	16	/* event lines the probe looks at */
 #define HEAD_MAX	512	/* the timestamp is looked for in this many leading bytes */
 
+#define NAME_SLOTS	128	/* distinct event names remembered (a power of 2) */
+#define NAME_MAX_LEN	127	/* longer names are skipped as malformed */
+
+/*
+ * An event name met before: its string id once tp_decode() has interned it (0 before) and
+ * whether it is sched_switch, so that a line's name costs a hash and a memcmp.
+ */
+struct name_slot {
+	uint32_t id;
+	uint8_t len;		/* 0: a free slot */
+	bool sched_switch;
+	char name[NAME_MAX_LEN + 1];
+};
+
 struct ftext {
+	struct name_slot names[NAME_SLOTS];
+	int nnames;		/* slots used; the table is never more than half full */
 	bool report;		/* trace-cmd report output, else a tracefs file */
 	bool tracefs_hdr;	/* a '#' header was seen: no buffer-name prefixes */
 	uint64_t last_ts;	/* ns of the last event, given to LOST events */
@@ -48,16 +64,17 @@ struct line_hdr {
 
 int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
 {
-	const char *dot = memchr(s, '.', len);
-	size_t flen;
+	size_t ilen, flen;
 	uint64_t sec, frac;
 
-	if (!dot || dot == s)
+	/* "SECONDS.FRACTION": the first '.' ends the seconds, all digits on either side */
+	for (ilen = 0; ilen < len && is_dig((unsigned char)s[ilen]); ilen++)
+		;
+	if (!ilen || ilen == len || s[ilen] != '.')
 		return -1;
-	flen = len - (size_t)(dot - s) - 1;
-	if (!flen || flen > 9 || !all_digits(s, (size_t)(dot - s)) || !all_digits(dot + 1, flen))
-		return -1;
-	if (span_u64(s, (size_t)(dot - s), 10, &sec) || span_u64(dot + 1, flen, 10, &frac))
+	flen = len - ilen - 1;
+	if (!flen || flen > 9 || dec_u64(s + ilen + 1, flen, &frac) ||
+	    span_u64(s, ilen, 10, &sec))
 		return -1;
 	for (size_t i = flen; i < 9; i++)
 		frac *= 10;
@@ -73,9 +90,9 @@ static bool is_flags(const char *s, size_t len)
 	if (len < 4 || len > 6)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '.')
+		if (!is_alnum((unsigned char)s[i]) && s[i] != '.')
 			return false;
-	return !isdigit((unsigned char)s[0]);
+	return !is_dig((unsigned char)s[0]);
 }
 
 /*
@@ -113,7 +130,7 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 			return -1;
 	} else {
 		/* report -l: cpu digits glued to the flags, "1d..2." */
-		for (i = tok; i < end && isdigit((unsigned char)s[i]); i++)
+		for (i = tok; i < end && is_dig((unsigned char)s[i]); i++)
 			;
 		if (i == tok || !is_flags(s + i, end - i) || span_int(s + tok, i - tok, &h->cpu))
 			return -1;
@@ -150,7 +167,7 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 	}
 
 	/* "COMM-PID": the pid is all digits after the last '-' */
-	for (i = end; i && isdigit((unsigned char)s[i - 1]); i--)
+	for (i = end; i && is_dig((unsigned char)s[i - 1]); i--)
 		;
 	if (i == end || !i || s[i - 1] != '-')
 		return -1;
@@ -166,7 +183,7 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 
 static bool is_name_char(int c)
 {
-	return isalnum(c) || c == '_' || c == '-' || c == '.';
+	return is_alnum(c) || c == '_' || c == '-' || c == '.';
 }
 
 /*
@@ -182,7 +199,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 	if (c >= 4 && s[c - 3] == 'u' && s[c - 2] == 's' && s[c - 1] &&
 	    strchr(" !#$@*+", s[c - 1])) {
 		e = c - 3;
-		for (b = e; b && isdigit((unsigned char)s[b - 1]); b--)
+		for (b = e; b && is_dig((unsigned char)s[b - 1]); b--)
 			;
 		if (b == e || !b || !is_blank(s[b - 1]) || span_u64(s + b, e - b, 10, &us) ||
 		    __builtin_mul_overflow(us, 1000ULL, ns))
@@ -190,9 +207,9 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		*start = b;
 		return true;
 	}
-	if (!c || !isdigit((unsigned char)s[c - 1]))
+	if (!c || !is_dig((unsigned char)s[c - 1]))
 		return false;
-	for (b = c; b && (isdigit((unsigned char)s[b - 1]) || s[b - 1] == '.'); b--)
+	for (b = c; b && (is_dig((unsigned char)s[b - 1]) || s[b - 1] == '.'); b--)
 		;
 	if (!b || !is_blank(s[b - 1]) || ftext_parse_ts(s + b, c - b, ns))
 		return false;
@@ -206,10 +223,16 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
  */
 static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 {
-	for (size_t c = 1; c < len && c < HEAD_MAX; c++) {
+	size_t lim = len < HEAD_MAX ? len : HEAD_MAX;
+
+	for (size_t c = 1; c < lim; c++) {
+		const char *colon = memchr(s + c, ':', lim - c);
 		size_t start, p, n;
 
-		if (s[c] != ':' || (c + 1 < len && s[c + 1] != ' '))
+		if (!colon)
+			break;
+		c = (size_t)(colon - s);
+		if (c + 1 < len && s[c + 1] != ' ')
 			continue;
 		if (!ts_token(s, c, &start, &h->ts))
 			continue;
@@ -217,7 +240,7 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 			;
 		/* trace-cmd report --ts-diff: "72.463807: (+43)    ipi_send_cpu: ..." */
 		if (p + 1 < len && s[p] == '(' && s[p + 1] == '+') {
-			for (n = p + 2; n < len && isdigit((unsigned char)s[n]); n++)
+			for (n = p + 2; n < len && is_dig((unsigned char)s[n]); n++)
 				;
 			if (n == len || s[n] != ')')
 				continue;
@@ -252,7 +275,7 @@ static int parse_lost(const char *s, size_t len, int *cpu, uint64_t *count)
 
 	if (len < 4 || memcmp(s, "CPU:", 4))
 		return -1;
-	for (d = p; d < end && isdigit((unsigned char)*d); d++)
+	for (d = p; d < end && is_dig((unsigned char)*d); d++)
 		;
 	if (span_int(p, (size_t)(d - p), cpu) || *cpu < 0 || *cpu >= TS_MAX_CPUS)
 		return -1;
@@ -264,7 +287,7 @@ static int parse_lost(const char *s, size_t len, int *cpu, uint64_t *count)
 		p += 5;
 	}
 	*count = 0;
-	for (d = p; d < end && isdigit((unsigned char)*d); d++)
+	for (d = p; d < end && is_dig((unsigned char)*d); d++)
 		;
 	if (d > p) {
 		if (span_u64(p, (size_t)(d - p), 10, count) || d == end || *d != ' ')
@@ -316,7 +339,7 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 		if (p) {
 			size_t d;
 
-			for (d = 3; isdigit((unsigned char)p[d]); d++)
+			for (d = 3; is_dig((unsigned char)p[d]); d++)
 				;
 			if (!lit_num(p, d, "#P:", &n) && n > 0)
 				declare_cpus(src, n);
@@ -349,6 +372,34 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 	return false;
 }
 
+/*
+ * The slot of event name @name (@len bytes, 1 to NAME_MAX_LEN), added on its first sight;
+ * NULL when the table is half full with other names.  Borrowed from @ft.
+ */
+static struct name_slot *name_find(struct ftext *ft, const char *name, size_t len)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	for (h &= NAME_SLOTS - 1;; h = (h + 1) & (NAME_SLOTS - 1)) {
+		struct name_slot *n = &ft->names[h];
+
+		if (n->len == len && !memcmp(n->name, name, len))
+			return n;
+		if (n->len)
+			continue;
+		if (ft->nnames * 2 >= NAME_SLOTS)
+			return NULL;
+		ft->nnames++;
+		memcpy(n->name, name, len);
+		n->name[len] = '\0';
+		n->len = (uint8_t)len;
+		n->sched_switch = !strcmp(n->name, "sched_switch");
+		return n;
+	}
+}
+
 /* Strip a trace-cmd report buffer name ("tsprobe: ") at the start of @s, if any. */
 static const char *strip_instance(const char *s, size_t *len)
 {
@@ -373,14 +424,16 @@ static const char *strip_instance(const char *s, size_t *len)
 static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, size_t len,
 		       struct ts_event *ev)
 {
-	struct text_fields tf = { .payload = NULL };
-	const struct tp_fields f = {
+	struct text_fields tf;	/* not zeroed: 1 KiB per line; what is read is set below */
+	struct tp_fields f = {
 		.ctx = &tf, .num = ftext_num, .str = ftext_str, .sym = ftext_sym, .mask = ftext_mask,
 		.list = ftext_list,
 	};
 	struct line_hdr h;
-	char name[128], why[160] = "";
-	const char *rest;
+	struct name_slot *slot;
+	char name_buf[NAME_MAX_LEN + 1], why[160] = "";
+	const char *rest, *name;
+	bool sched_switch;
 	size_t rlen = len;
 	uint64_t count;
 	int cpu;
@@ -402,12 +455,21 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 		ts_source_skip(src, "line %llu: not an event line", (unsigned long long)src->lineno);
 		return 0;
 	}
-	if (h.name_len >= sizeof(name)) {
+	if (h.name_len > NAME_MAX_LEN) {
 		ts_source_skip(src, "line %llu: event name too long", (unsigned long long)src->lineno);
 		return 0;
 	}
-	memcpy(name, h.name, h.name_len);
-	name[h.name_len] = '\0';
+	slot = name_find(ft, h.name, h.name_len);
+	if (slot) {
+		name = slot->name;
+		sched_switch = slot->sched_switch;
+		f.name_id = slot->id;
+	} else {
+		memcpy(name_buf, h.name, h.name_len);
+		name_buf[h.name_len] = '\0';
+		name = name_buf;
+		sched_switch = !strcmp(name, "sched_switch");
+	}
 
 	ev->ts = h.ts;
 	ev->cpu = h.cpu;
@@ -421,8 +483,12 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 
 	tf.event = name;
 	tf.payload = h.payload;
+	tf.plugin = false;
 	tf.report = ft->report;
-	if (!strcmp(name, "sched_switch") && !strstr(h.payload, "prev_pid=")) {
+	tf.idx.done = false;
+	/* no '=' at all is the plugin's line, and the quick answer */
+	if (sched_switch && (!memchr(h.payload, '=', len - (size_t)(h.payload - s)) ||
+			     !strstr(h.payload, "prev_pid="))) {
 		if (ftext_parse_plugin_switch(h.payload, &tf.sw)) {
 			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
 				       (unsigned long long)src->lineno, h.payload);
@@ -431,9 +497,13 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 		tf.plugin = true;
 	}
 	if (tp_decode(src, name, &f, ev, why, sizeof(why))) {
+		if (slot)
+			slot->id = ev->name;
 		ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno, why);
 		return 0;
 	}
+	if (slot)
+		slot->id = ev->name;
 	ft->last_ts = ev->ts;
 	return 1;
 }

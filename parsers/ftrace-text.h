@@ -21,6 +21,25 @@ static inline bool is_blank(int c)
 	return c == ' ' || c == '\t';
 }
 
+/*
+ * isdigit(), isalnum(), islower() without a call and a table lookup per byte: ASCII is
+ * classified alike in every locale; other bytes are still the locale's to judge.
+ */
+static inline bool is_dig(int c)
+{
+	return (unsigned)c - '0' < 10;
+}
+
+static inline bool is_lower(int c)
+{
+	return c < 0x80 ? (unsigned)c - 'a' < 26 : islower(c);
+}
+
+static inline bool is_alnum(int c)
+{
+	return c < 0x80 ? (unsigned)(c | 0x20) - 'a' < 26 || is_dig(c) : isalnum(c);
+}
+
 static inline size_t rtrim(const char *s, size_t len)
 {
 	while (len && is_blank(s[len - 1]))
@@ -33,16 +52,73 @@ static inline bool all_digits(const char *s, size_t len)
 	if (!len)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!isdigit((unsigned char)s[i]))
+		if (!is_dig((unsigned char)s[i]))
 			return false;
 	return true;
+}
+
+/*
+ * Plain digits -> value, the common case of every number on a line, without a copy or
+ * strtoull: 0 when @s is 1 to 19 decimal digits (never overflows), -1 for anything else
+ * (empty, signs, blanks, longer), which the callers hand to the checked parse_*() helpers
+ * so that what those accept or reject stays theirs.  Example: dec_u64("120", 3, &v).
+ */
+static inline int dec_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!len || len > 19)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * As dec_u64() for hex: 1 to 16 hex digits after an optional "0x" (never overflows);
+ * -1 for anything else ("0X", signs, blanks, longer), for parse_u64() to judge.
+ */
+static inline int hex_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len > 2 && s[0] == '0' && s[1] == 'x') {
+		s += 2;
+		len -= 2;
+	}
+	if (!len || len > 16)
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		unsigned c = (unsigned char)s[i], d;
+
+		if (c - '0' <= 9)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' <= 5)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			return -1;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
 }
 
 /* Decimal span -> int; 0 ok, -1 not a number or too long. */
 static inline int span_int(const char *s, size_t len, int *out)
 {
 	char tmp[24];
+	uint64_t v;
 
+	if (len <= 9 && !dec_u64(s, len, &v)) {
+		*out = (int)v;
+		return 0;
+	}
 	if (!len || len >= sizeof(tmp))
 		return -1;
 	memcpy(tmp, s, len);
@@ -54,6 +130,8 @@ static inline int span_u64(const char *s, size_t len, int base, uint64_t *out)
 {
 	char tmp[32];
 
+	if (!(base == 10 ? dec_u64(s, len, out) : base == 16 ? hex_u64(s, len, out) : -1))
+		return 0;
 	if (!len || len >= sizeof(tmp))
 		return -1;
 	memcpy(tmp, s, len);
@@ -79,12 +157,27 @@ struct plugin_switch {
 	int prev_pid, next_pid;
 };
 
+#define TF_TOKENS	64	/* token starts of a payload indexed; past that, lookups scan */
+
+/*
+ * Where the tokens of a payload start (offset 0 and after every ' '), found in one pass at
+ * the first field lookup (ftrace-fields.c): "key=" is then looked for at these places only.
+ */
+struct tf_index {
+	bool done;
+	bool full;		/* more than TF_TOKENS tokens: not used */
+	int ntok;
+	size_t len;		/* of the payload */
+	uint32_t tok[TF_TOKENS];
+};
+
 struct text_fields {
 	const char *event;
-	const char *payload;
+	const char *payload;	/* NUL-terminated */
 	bool plugin;
 	bool report;		/* trace-cmd report: libtraceevent prints cpumasks as lists */
 	struct plugin_switch sw;
+	struct tf_index idx;	/* idx.done false (zeroed) for each new payload */
 	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
