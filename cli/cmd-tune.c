@@ -557,6 +557,8 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 					    "measured costs" : err);
 				json_decref(prof);
 				tuner_free(tu);
+				tuner_measure_free(r->meas);
+				r->meas = NULL;
 				break;
 			}
 			r->tu = tu;
