@@ -359,6 +359,9 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
 		}
 		return true;
 	}
+	/* an event line mostly starts with the blanks before its comm */
+	if (s[0] != 'c' && s[0] != 'v' && s[0] != 'C')
+		return false;
 	if (!lit_num(s, len, "cpus=", &n)) {
 		if (n > 0)
 			declare_cpus(src, n);
