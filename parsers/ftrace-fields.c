@@ -150,13 +150,15 @@ static const char *find_indexed(const struct text_fields *tf, const char *key, s
 static const char *find_sep(struct text_fields *tf, const char *key, char sep, size_t *vlen)
 {
 	const char *p = tf->payload;
-	size_t klen = strlen(key);
+	size_t klen = key_len(key);
 
-	if (key_len(key) == klen) {
+	if (klen && !key[klen]) {
 		if (!tf->idx.done)
 			index_payload(tf);
 		if (!tf->idx.full)
 			return find_indexed(tf, key, klen, sep, vlen);
+	} else {
+		klen = strlen(key);
 	}
 
 	for (const char *s = p; (s = strstr(s, key)); s++) {
@@ -261,7 +263,8 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 		*out = (int64_t)u;
 		return 0;
 	}
-	if (!parse_s64(tmp, 10, out))
+	/* strtoll() takes no letter first: "flush on task switch (0)" is not worth its call */
+	if ((unsigned)(tmp[0] | 0x20) - 'a' >= 26 && !parse_s64(tmp, 10, out))
 		return 0;
 	/* __print_symbolic with the number after it: "flush on task switch (0)" */
 	if (len >= 3 && tmp[len - 1] == ')' && (open = strrchr(tmp, '('))) {
@@ -284,6 +287,8 @@ int ftext_num(void *ctx, const char *field, int64_t *val)
 	size_t len;
 
 	if (tf->plugin) {
+		if (field[0] != 'p' && field[0] != 'n')	/* "__probe_ip", asked of every event */
+			return -1;
 		if (!strcmp(field, "prev_pid"))
 			*val = tf->sw.prev_pid;
 		else if (!strcmp(field, "next_pid"))

@@ -174,8 +174,7 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 	if (span_int(s + i, end - i, &h->pid) || h->pid < 0)
 		return -1;
 	end = i - 1;
-	for (i = 0; i < end && is_blank(s[i]); i++)
-		;
+	i = skip_blanks(s, 0, end);
 	h->comm = s + i;
 	h->comm_len = end - i;
 	return 0;
@@ -236,16 +235,14 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 			continue;
 		if (!ts_token(s, c, &start, &h->ts))
 			continue;
-		for (p = c + 1; p < len && is_blank(s[p]); p++)
-			;
+		p = skip_blanks(s, c + 1, len);
 		/* trace-cmd report --ts-diff: "72.463807: (+43)    ipi_send_cpu: ..." */
 		if (p + 1 < len && s[p] == '(' && s[p + 1] == '+') {
 			for (n = p + 2; n < len && is_dig((unsigned char)s[n]); n++)
 				;
 			if (n == len || s[n] != ')')
 				continue;
-			for (p = n + 1; p < len && is_blank(s[p]); p++)
-				;
+			p = skip_blanks(s, n + 1, len);
 		}
 		for (n = p; n < len && is_name_char((unsigned char)s[n]); n++)
 			;
@@ -255,9 +252,7 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 			continue;
 		h->name = s + p;
 		h->name_len = n - p;
-		for (n++; n < len && is_blank(s[n]); n++)
-			;
-		h->payload = s + n;
+		h->payload = s + skip_blanks(s, n + 1, len);
 		return 0;
 	}
 	return -1;
@@ -421,6 +416,18 @@ static const char *strip_instance(const char *s, size_t *len)
 }
 
 /*
+ * strstr(@p, "prev_pid=") != NULL for @p of @len bytes, asked of the few '=' in it: the
+ * plugin's sched_switch line has only those of its " ==> ".
+ */
+static bool has_prev_pid(const char *p, size_t len)
+{
+	for (const char *q = p; (q = memchr(q, '=', len - (size_t)(q - p))); q++)
+		if (q - p >= 8 && !memcmp(q - 8, "prev_pid", 8))
+			return true;
+	return false;
+}
+
+/*
  * One trimmed, non-empty line, NUL-terminated at @len.  Returns 1 with @ev filled, 0 for a
  * line that carries no event (headers, skipped malformed lines).
  */
@@ -489,9 +496,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	tf.plugin = false;
 	tf.report = ft->report;
 	tf.idx.done = false;
-	/* no '=' at all is the plugin's line, and the quick answer */
-	if (sched_switch && (!memchr(h.payload, '=', len - (size_t)(h.payload - s)) ||
-			     !strstr(h.payload, "prev_pid="))) {
+	if (sched_switch && !has_prev_pid(h.payload, len - (size_t)(h.payload - s))) {
 		if (ftext_parse_plugin_switch(h.payload, &tf.sw)) {
 			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
 				       (unsigned long long)src->lineno, h.payload);
@@ -537,7 +542,7 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 	}
 	for (;;) {
 		bool failed;
-		size_t len, i;
+		size_t len;
 		char *line = ts_source_getline(src, &len, &failed);
 
 		if (!line)
@@ -552,10 +557,9 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 				       (unsigned long long)src->lineno);
 			continue;
 		}
+		/* what is left after the trailing blanks ends in a non-blank: not a blank line */
 		len = rtrim(line, len);
-		for (i = 0; i < len && is_blank(line[i]); i++)
-			;
-		if (i == len)
+		if (!len)
 			continue;
 		line[len] = '\0';
 		if (handle_line(src, ft, line, len, ev)) {

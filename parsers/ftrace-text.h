@@ -40,11 +40,34 @@ static inline bool is_alnum(int c)
 	return c < 0x80 ? (unsigned)(c | 0x20) - 'a' < 26 || is_dig(c) : isalnum(c);
 }
 
+#define SPACES8	0x2020202020202020ULL	/* eight ' ' in a word */
+
+/* Eight ' ' at @s?  The columns of trace-cmd report are padded with long runs of them. */
+static inline bool spaces8(const char *s)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	return w == SPACES8;
+}
+
 static inline size_t rtrim(const char *s, size_t len)
 {
+	while (len >= 8 && spaces8(s + len - 8))
+		len -= 8;
 	while (len && is_blank(s[len - 1]))
 		len--;
 	return len;
+}
+
+/* The first non-blank at or after @i, before @len (@len when none). */
+static inline size_t skip_blanks(const char *s, size_t i, size_t len)
+{
+	while (i + 8 <= len && spaces8(s + i))
+		i += 8;
+	while (i < len && is_blank(s[i]))
+		i++;
+	return i;
 }
 
 static inline bool all_digits(const char *s, size_t len)
