@@ -20,19 +20,21 @@ static const struct {
 	{ "sched_process_fork", "parent_comm", "comm" },
 };
 
-/* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
-static bool at_key(const char *s, char sep)
-{
-	if (!(is_lower((unsigned char)*s) || *s == '_'))
-		return false;
-	for (s++; is_lower((unsigned char)*s) || is_dig((unsigned char)*s) || *s == '_'; s++)
-		;
-	return *s == sep;
-}
+/*
+ * The bytes of a key, [a-z_][a-z0-9_]*: KEY_FIRST may start one, KEY_NEXT continue it;
+ * KEY_LOCALE, a byte past ASCII, is the locale's islower() to judge, as it always was.
+ */
+enum { KEY_FIRST = 1, KEY_NEXT = 2, KEY_LOCALE = 4 };
+static const unsigned char key_class[256] = {
+	['a' ... 'z'] = KEY_FIRST | KEY_NEXT, ['_'] = KEY_FIRST | KEY_NEXT,
+	['0' ... '9'] = KEY_NEXT, [0x80 ... 0xff] = KEY_LOCALE,
+};
 
-static inline bool key_char(int c)
+static inline bool key_byte(unsigned char c, unsigned what)
 {
-	return is_lower(c) || is_dig(c) || c == '_';
+	unsigned k = key_class[c];
+
+	return k & KEY_LOCALE ? islower(c) != 0 : (k & what) != 0;
 }
 
 /* How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none. */
@@ -40,11 +42,19 @@ static inline size_t key_len(const char *s)
 {
 	size_t n;
 
-	if (!(is_lower((unsigned char)*s) || *s == '_'))
+	if (!key_byte((unsigned char)*s, KEY_FIRST))
 		return 0;
-	for (n = 1; key_char((unsigned char)s[n]); n++)
+	for (n = 1; key_byte((unsigned char)s[n], KEY_NEXT); n++)
 		;
 	return n;
+}
+
+/* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
+static bool at_key(const char *s, char sep)
+{
+	size_t n = key_len(s);
+
+	return n && s[n] == sep;
 }
 
 /* One token start after the ' ' at @i; false when the index is full. */
