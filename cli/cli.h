@@ -79,11 +79,14 @@ enum { OPT_JSON = OPT_LONG, OPT_FROM, OPT_TO, OPT_COMMON_END };
 #define COMMON_OPTS_FILTER	{ "cpu", 'C', true }, { "from", OPT_FROM, true }, { "to", OPT_TO, true }
 
 /*
- * Take a shared option (--json, -C/--cpu LIST, --from T, --to T) of key @key and value
- * @val.  Returns 1 when taken, 0 when @key is not a shared option, -1 on a bad value
+ * Take a shared option (--json, -C/--cpu LIST, --from T, --to T, --probe-map FILE) of
+ * key @key and value @val.  Returns 1 when taken, 0 when @key is not a shared option, -1 on a bad value
  * (message printed).
  */
 int common_opt(struct common_opts *o, int key, const char *val);
+
+/* Option @opt's value @v as an int in @lo..@hi into *@out: 0, or -1 (message printed as @cmd). */
+int opt_int_in(const char *cmd, const char *opt, const char *v, int lo, int hi, int *out);
 
 /*
  * Arguments of an analysis command, one trace: 1 taken, -1 (message printed) when a trace

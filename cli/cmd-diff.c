@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "../lib/lib.h"
+#include "../tuner/tuner.h"
 #include "cli.h"
 
 static const char diff_usage[] =
@@ -457,12 +458,12 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 				return error("diff: --top: '%s' is not a count (0 = all)", v), -1;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_int(v, &o->T) || o->T < 1 || o->T > 64)
-				return error("diff: --threshold: '%s' is not a number in 1..64", v), -1;
+			if (opt_int_in("diff", "--threshold", v, 1, TUNER_MAX_T, &o->T))
+				return -1;
 			break;
 		case OPT_QUEUE:
-			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096)
-				return error("diff: --queue: '%s' is not a number in 0..4096", v), -1;
+			if (opt_int_in("diff", "--queue", v, 0, 4096, &o->Q))
+				return -1;
 			break;
 		case OPT_FAIL_ON: {
 			struct gate *g = &o->gates[o->ngates];

@@ -270,29 +270,13 @@ int cmd_events(int argc, char **argv)
 	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, { NULL } };
 	struct common_opts o = { 0 };
 	struct writer w = { 0 };
-	struct cli_parser p;
 	struct ts_source *src;
 	struct timeline *tl;
-	const char *v;
-	int key, r;
+	int r;
 
-	cli_parser_init(&p, "events", events_usage, opts, 0, argc, argv);
-	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
-		if (key == CLI_HELP)
-			return EXIT_OK;
-		if (key == CLI_BAD)
-			return EXIT_BAD;
-		if (key == CLI_ARG)
-			r = common_input(&o, "events", v);
-		else if (key == OPT_PROBE_MAP)
-			r = probes_map_option(v);
-		else
-			r = common_opt(&o, key, v);
-		if (r < 0)
-			return EXIT_BAD;
-	}
-	if (!o.input)
-		return error("events: no trace given\n%s", events_usage);
+	r = common_parse(&o, "events", events_usage, opts, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
 	/* the filter selects lines; the timeline itself sees and resolves everything */
 	{
 		struct common_opts all = o;

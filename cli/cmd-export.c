@@ -297,18 +297,16 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 					     v), -1;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_int(v, &o->T) || o->T < 1 || o->T > TUNER_MAX_T)
-				return error("export: --threshold: '%s' is not a number in 1..%d", v,
-					     TUNER_MAX_T), -1;
-			break;
-		case OPT_QUEUE:
-			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096)
-				return error("export: --queue: '%s' is not a number in 0..4096", v), -1;
-			break;
-		case OPT_PROBE_MAP:
-			if (probes_map_option(v) < 0)
+			if (opt_int_in("export", "--threshold", v, 1, TUNER_MAX_T, &o->T))
 				return -1;
 			break;
+		case OPT_QUEUE:
+			if (opt_int_in("export", "--queue", v, 0, 4096, &o->Q))
+				return -1;
+			break;
+		default:
+			if (common_opt(&o->c, key, v) < 0)
+				return -1;
 		}
 	}
 	if (!format || strcmp(format, "chrome"))

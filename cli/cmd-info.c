@@ -20,36 +20,9 @@ static const char info_usage[] =
 	"                    'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
 	"  -h, --help        this text\n";
 
-/* The command line: 0 ok, 1 help shown, -1 bad usage (message printed). */
-static int info_parse_args(struct common_opts *o, int argc, char **argv)
-{
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
-	struct cli_parser p;
-	const char *v;
-	int key, r;
-
-	cli_parser_init(&p, "info", info_usage, opts, 0, argc, argv);
-	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
-		if (key == CLI_HELP)
-			return 1;
-		if (key == CLI_BAD)
-			return -1;
-		if (key == CLI_ARG)
-			r = common_input(o, "info", v);
-		else if (key == OPT_PROBE_MAP)
-			r = probes_map_option(v);
-		else
-			r = common_opt(o, key, v);
-		if (r < 0)
-			return -1;
-	}
-	if (!o->input)
-		return error("info: no trace given\n%s", info_usage), -1;
-	return 0;
-}
-
 int cmd_info(int argc, char **argv)
 {
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;
 	struct ts_source *src;
@@ -59,7 +32,7 @@ int cmd_info(int argc, char **argv)
 	size_t n;
 	int r;
 
-	r = info_parse_args(&o, argc, argv);
+	r = common_parse(&o, "info", info_usage, opts, argc, argv);
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	r = analyze(&o, NULL, NULL, &src, &tl);

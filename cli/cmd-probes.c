@@ -241,29 +241,13 @@ int cmd_probes(int argc, char **argv)
 {
 	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
 	struct common_opts o = { 0 };
-	struct cli_parser p;
 	struct ts_source *src;
 	struct timeline *tl;
-	const char *v;
-	int key, r;
+	int r;
 
-	cli_parser_init(&p, "probes", probes_usage, opts, 0, argc, argv);
-	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
-		if (key == CLI_HELP)
-			return EXIT_OK;
-		if (key == CLI_BAD)
-			return EXIT_BAD;
-		if (key == CLI_ARG)
-			r = common_input(&o, "probes", v);
-		else if (key == OPT_PROBE_MAP)
-			r = probes_map_option(v);
-		else
-			r = common_opt(&o, key, v);
-		if (r < 0)
-			return EXIT_BAD;
-	}
-	if (!o.input)
-		return error("probes: no trace given\n%s", probes_usage);
+	r = common_parse(&o, "probes", probes_usage, opts, argc, argv);
+	if (r)
+		return r > 0 ? EXIT_OK : EXIT_BAD;
 	r = analyze(&o, NULL, NULL, &src, &tl);
 	if (!r) {
 		if (o.json) {

@@ -58,8 +58,6 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 			return -1;
 		if (key == CLI_ARG)
 			r = common_input(&o->c, "report", v);
-		else if (key == OPT_PROBE_MAP)
-			r = probes_map_option(v);
 		else if (key == OPT_TOP)
 			r = parse_int(v, &o->top) || o->top < 0 ?
 				error("report: --top: '%s' is not a count (0 = all)", v), -1 : 1;

@@ -103,16 +103,12 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_THRESHOLD:
-			if (parse_int(v, &o->T) || o->T < 1 || o->T > TUNER_MAX_T) {
-				error("top: --threshold: '%s' is not a number in 1..%d", v, TUNER_MAX_T);
+			if (opt_int_in("top", "--threshold", v, 1, TUNER_MAX_T, &o->T))
 				return -1;
-			}
 			break;
 		case OPT_QUEUE:
-			if (parse_int(v, &o->Q) || o->Q < 0 || o->Q > 4096) {
-				error("top: --queue: '%s' is not a number in 0..4096", v);
+			if (opt_int_in("top", "--queue", v, 0, 4096, &o->Q))
 				return -1;
-			}
 			break;
 		case OPT_PLATFORM:
 			o->platform = v;

@@ -13,6 +13,7 @@
 
 #include "../lib/lib.h"
 #include "cli.h"
+#include "probes.h"
 
 int error(const char *fmt, ...)
 {
@@ -48,6 +49,8 @@ int common_opt(struct common_opts *o, int key, const char *val)
 		o->json = true;
 		return 1;
 	}
+	if (key == OPT_PROBE_MAP)
+		return probes_map_option(val);
 	if (key != 'C' && key != OPT_FROM && key != OPT_TO)
 		return 0;
 	if (!o->has_filter) {
@@ -91,6 +94,13 @@ int common_parse(struct common_opts *o, const char *cmd, const char *usage,
 	}
 	if (!o->input)
 		return error("%s: no trace given\n%s", cmd, usage), -1;
+	return 0;
+}
+
+int opt_int_in(const char *cmd, const char *opt, const char *v, int lo, int hi, int *out)
+{
+	if (parse_int(v, out) || *out < lo || *out > hi)
+		return error("%s: %s: '%s' is not a number in %d..%d", cmd, opt, v, lo, hi), -1;
 	return 0;
 }
 

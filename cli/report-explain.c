@@ -172,9 +172,9 @@ static void close_bucket(struct explain *x, struct timeline *tl, int s)
  * target.  "Not running" when the target's active mm is another: the targets lazy(T, Q)
  * queues instead of interrupting (DESIGN.md section 4, rule 2).
  */
-static void count_ipi(struct explain *x, struct timeline *tl, int s, int from, int to,
-		      uint64_t ts)
+static void count_ipi(void *ctx, struct timeline *tl, int s, int from, int to, uint64_t ts)
 {
+	struct explain *x = ctx;
 	uint64_t b = ts / BURST_NS;
 	bool not_running;
 	uint32_t mm;
@@ -212,11 +212,6 @@ static void count_ipi(struct explain *x, struct timeline *tl, int s, int from, i
 		(*u64map_get(&x->bucket_mm[s], mm, 0, NULL))++;
 }
 
-static void count_ipis(void *ctx, struct timeline *tl, int s, int from, int to, uint64_t ts)
-{
-	count_ipi(ctx, tl, s, from, to, ts);
-}
-
 void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 {
 	struct explain *x = ctx;
@@ -252,10 +247,10 @@ void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 			if (timeline_counted(tl, ev->cpu, ev->ts))
 				x->callers[c].requests++;
 		}
-		flush_ipis_each(ev, tl, count_ipis, x);
+		flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	case TS_EV_IPI:
-		flush_ipis_each(ev, tl, count_ipis, x);
+		flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	default:
 		break;
