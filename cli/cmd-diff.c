@@ -190,6 +190,29 @@ static void row_set(struct rows *rs, const char *key, int side, json_t *v, bool 
 	r->known[side] = true;
 }
 
+/*
+ * sfence.total, sfence.<cause> and whatif.svvptc.sfence: only the numbers a report has
+ * (a trace without site probes has none, and its diff gets no rows of unknowns for them)
+ */
+static void sfence_rows(struct rows *rs, json_t *rep, int side)
+{
+	json_t *sf = json_object_get(rep, "sfence"), *v;
+	json_t *wi = json_object_get(json_object_get(rep, "whatif"), "svvptc");
+	const char *key;
+	char k[128];
+
+	if (json_is_number(json_object_get(sf, "total")))
+		row_set(rs, "sfence.total", side, json_object_get(sf, "total"), false);
+	json_object_foreach(json_object_get(sf, "by_cause"), key, v) {
+		if (!json_is_number(v))
+			continue;
+		snprintf(k, sizeof(k), "sfence.%s", key);
+		row_set(rs, k, side, v, false);
+	}
+	if (json_is_number(json_object_get(wi, "sfence")))
+		row_set(rs, "whatif.svvptc.sfence", side, json_object_get(wi, "sfence"), false);
+}
+
 static void rows_of(struct rows *rs, json_t *rep, int side)
 {
 	json_t *totals = json_object_get(rep, "totals"), *span = json_object_get(rep, "span");
@@ -242,6 +265,7 @@ static void rows_of(struct rows *rs, json_t *rep, int side)
 		snprintf(k, sizeof(k), "process.%s.flush_requests", comm && *comm ? comm : "?");
 		row_set(rs, k, side, json_object_get(v, "flush_requests"), true);
 	}
+	sfence_rows(rs, rep, side);
 	row_set(rs, "lost_events", side, json_object_get(rep, "lost_events"), false);
 }
 

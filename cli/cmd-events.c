@@ -254,6 +254,20 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 					    json_string(ts_source_str(w->src, ev->u.ipi.func)));
 		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.ipi.src)));
 		break;
+	case TS_EV_SFENCE:
+		json_object_set_new(j, "cause",
+				    json_string(ts_sfence_cause_name(ev->u.sfence.cause)));
+		json_object_set_new(j, "count", json_integer(ev->u.sfence.count));
+		if (ev->u.sfence.site)
+			json_object_set_new(j, "site",
+					    json_string(ts_source_str(w->src, ev->u.sfence.site)));
+		break;
+	case TS_EV_VMALLOC:
+		json_object_set_new(j, "start", ev->u.vmalloc.start ?
+				    json_integer((json_int_t)ev->u.vmalloc.start) : json_null());
+		json_object_set_new(j, "pages", ev->u.vmalloc.pages ?
+				    json_integer((json_int_t)ev->u.vmalloc.pages) : json_null());
+		break;
 	case TS_EV_LOST:
 		json_object_set_new(j, "count", ev->u.lost.count ?
 				    json_integer((json_int_t)ev->u.lost.count) : json_null());

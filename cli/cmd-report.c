@@ -13,11 +13,12 @@
 #include "../lib/lib.h"
 #include "cli.h"
 #include "report-explain.h"
+#include "report-sfence.h"
 #include "probes.h"
 
 static const char report_usage[] =
 	"usage: tlbscope report [--json] [-C LIST] [--from T] [--to T] [--top N]\n"
-	"                       [--probe-map FILE] TRACE\n"
+	"                       [--platform P] [--probe-map FILE] TRACE\n"
 	"\n"
 	"  --json          one JSON object with stable snake_case keys\n"
 	"  -C, --cpu LIST  count only these CPUs (0,2-3); state is rebuilt from all of them\n"
@@ -25,6 +26,8 @@ static const char report_usage[] =
 	"                  after the first event (units: s, ms, us, ns)\n"
 	"  --to T          count events before T (same forms)\n"
 	"  --top N         processes listed in the text table (default 20, 0 = all)\n"
+	"  --platform P    price the sfence.vma account with platform P (a name or a JSON\n"
+	"                  file, as tune's; default generic)\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
 	"  -h, --help      this text\n";
@@ -32,6 +35,7 @@ static const char report_usage[] =
 struct report_opts {
 	struct common_opts c;
 	int top;
+	const char *platform;	/* borrowed from argv, NULL: generic */
 };
 
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
@@ -39,10 +43,10 @@ int report_parse_args(struct report_opts *o, int argc, char **argv);
 
 int report_parse_args(struct report_opts *o, int argc, char **argv)
 {
-	enum { OPT_TOP = OPT_COMMON_END };
+	enum { OPT_TOP = OPT_COMMON_END, OPT_PLATFORM };
 	static const struct cli_option opts[] = {
-		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true }, PROBE_MAP_OPT,
-		{ NULL }
+		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true },
+		{ "platform", OPT_PLATFORM, true }, PROBE_MAP_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -58,6 +62,8 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 			return -1;
 		if (key == CLI_ARG)
 			r = common_input(&o->c, "report", v);
+		else if (key == OPT_PLATFORM)
+			o->platform = v, r = 1;
 		else if (key == OPT_TOP)
 			r = parse_int(v, &o->top) || o->top < 0 ?
 				error("report: --top: '%s' is not a count (0 = all)", v), -1 : 1;
@@ -427,7 +433,8 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 }
 
 static void print_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
-		       struct explain *x)
+		       struct explain *x, const struct sfence_result *sr,
+		       const struct platform *pf)
 {
 	const struct ts_source_info *info = ts_source_info(src);
 	int isrc = timeline_ipi_source(tl);
@@ -547,6 +554,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	free(mms);
 
 	explain_text(x, tl, isrc, o->top);
+	sfence_report_text(src, sr, pf);
 	printf("\nEvidence\n");
 	nev = collect_evidence(src, tl, ev);
 	for (size_t i = 0; i < nev; i++) {
@@ -655,7 +663,8 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 }
 
 static void print_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
-		       struct explain *x)
+		       struct explain *x, const struct sfence_result *sr,
+		       const struct platform *pf)
 {
 	const struct ts_source_info *info = ts_source_info(src);
 	int isrc = timeline_ipi_source(tl);
@@ -797,6 +806,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	free(ids);
 	json_object_set_new(root, "events", j);
 	explain_json(x, tl, isrc, root);
+	sfence_report_json(src, sr, pf, root);
 	json_object_set_new(root, "lost_events", jint(lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(marks));
 
@@ -805,31 +815,56 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	json_decref(root);
 }
 
+/* report's analyses, each a consumer of the one resolved stream */
+struct consumers {
+	struct explain *x;
+	struct sfence *sf;
+};
+
+static void feed_all(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct consumers *c = ctx;
+
+	explain_feed(c->x, tl, ev);
+	sfence_feed(c->sf, tl, ev);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o;
 	struct ts_source *src = NULL;
 	struct timeline *tl = NULL;
-	struct explain *x = NULL;
+	struct consumers c = { NULL, NULL };
+	struct platform pf;
 	char err[TS_ERR_LEN];
 	int r = report_parse_args(&o, argc, argv);
 
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
+	if (platform_load(o.platform, &pf, err))
+		return error("report: %s", err);
 	src = ts_source_open(o.c.input, err);
 	if (!src)
 		r = error("%s", err);
 	if (!r) {
-		x = explain_new(src);
-		r = analyze_run(&o.c, src, explain_feed, x, &tl);
+		struct sfence_opts so = { .src = src, .flush_all_threshold = 64 };
+
+		c.x = explain_new(src);
+		c.sf = sfence_new(&so);
+		r = analyze_run(&o.c, src, feed_all, &c, &tl);
 	}
 	if (!r) {
+		int ncpus = ts_source_info(src)->cpus ? ts_source_info(src)->cpus :
+			    timeline_cpus(tl);
+		const struct sfence_result *sr = sfence_result(c.sf, ncpus);
+
 		if (o.c.json)
-			print_json(&o, src, tl, x);
+			print_json(&o, src, tl, c.x, sr, &pf);
 		else
-			print_text(&o, src, tl, x);
+			print_text(&o, src, tl, c.x, sr, &pf);
 	}
-	explain_free(x);
+	explain_free(c.x);
+	sfence_free(c.sf);
 	timeline_free(tl);
 	ts_source_close(src);
 	ts_probe_map_free();

@@ -45,7 +45,7 @@ enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
  * line's keys one by one; a key outside it is kept and looked up by name.
  */
 enum jkey {
-	K_CHILD_COMM, K_CHILD_PID, K_CLONE_FLAGS, K_COMM, K_COMMIT,
+	K_CAUSE, K_CHILD_COMM, K_CHILD_PID, K_CLONE_FLAGS, K_COMM, K_COMMIT,
 	K_COUNT, K_CPU, K_CPUS, K_EVENT, K_EXEC_PID,
 	K_EXIT_PID, K_FILENAME, K_FORMAT, K_FROM, K_FUNC,
 	K_HOW, K_INITIAL, K_KERNEL, K_KERNEL_MASK, K_KIND,
@@ -53,20 +53,20 @@ enum jkey {
 	K_NEXT_MASK, K_NEXT_PID, K_NEXT_PTR, K_NO_MM, K_OLD_PID,
 	K_PAGES, K_PARENT_PID, K_PID, K_PREV_COMM, K_PREV_PID,
 	K_PREV_PTR, K_PREV_STATE, K_PROBE, K_REASON, K_RECV,
-	K_ROLE, K_SCOPE, K_SOURCE, K_START, K_STRIDE,
+	K_ROLE, K_SCOPE, K_SITE, K_SOURCE, K_START, K_STRIDE,
 	K_TARGETS, K_TGID, K_TLB, K_TS, K_VERSION,
 	N_KEYS
 };
 
 static const char *const known_keys[N_KEYS] = {
-	"child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
+	"cause", "child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
 	"cpu", "cpus", "event", "exec_pid", "exit_pid", "filename",
 	"format", "from", "func", "how", "initial", "kernel",
 	"kernel_mask", "kind", "kprobes_defined", "local", "mm", "mm_ptr",
 	"next_comm", "next_mask", "next_pid", "next_ptr", "no_mm", "old_pid",
 	"pages", "parent_pid", "pid", "prev_comm", "prev_pid", "prev_ptr",
 	"prev_state", "probe", "reason", "recv", "role", "scope",
-	"source", "start", "stride", "targets", "tgid", "tlb",
+	"site", "source", "start", "stride", "targets", "tgid", "tlb",
 	"ts", "version"
 };
 #define KEY_SLOTS	512
@@ -710,6 +710,28 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		}
 		ev->u.load.initial = jtrue(o, K_INITIAL);
 		ev->u.load.commit = jtrue(o, K_COMMIT);
+	} else if (!strcmp(kind, "sfence")) {
+		const char *cause = jstr(o, K_CAUSE);
+		int c = TS_SF_UNCLASSIFIED;
+
+		/* "pte_new" or, as a probe would name it, "sfence_pte_new" */
+		if (cause) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "sfence_%s", cause);
+			c = ts_sfence_cause_of(name);
+		}
+		ev->kind = TS_EV_SFENCE;
+		ev->u.sfence.cause = (uint8_t)c;
+		v = jget(o, K_COUNT);
+		if (v && (v->type != JV_INT || v->i < 0 || v->i > UINT32_MAX))
+			return *why = "sfence \"count\" not an integer in 0..2^32-1", -1;
+		ev->u.sfence.count = v ? (uint32_t)v->i : 1;
+		ev->u.sfence.site = jstr_id(src, o, K_SITE);
+	} else if (!strcmp(kind, "vmalloc")) {
+		ev->kind = TS_EV_VMALLOC;
+		ev->u.vmalloc.start = (uint64_t)jnum(o, K_START, 0);
+		ev->u.vmalloc.pages = (uint64_t)jnum(o, K_PAGES, 0);
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
 		v = jget(o, K_COUNT);

@@ -48,7 +48,12 @@ enum ts_kind {
 			 * also local_load_tlb_mm (u.load.commit) */
 	TS_EV_EVICT,
 	TS_EV_FAULT,
-	TS_EV_VMALLOC,
+	TS_EV_VMALLOC,	/* new vmalloc mapping flushed (flush_cache_vmap kprobe, u.vmalloc) */
+	/*
+	 * sfence.vma executed at a probed site (u.sfence): a kprobe per site, the event name
+	 * saying the cause ("sfence_pte_new"), tlbscope-probes(7) "The sfence.vma account"
+	 */
+	TS_EV_SFENCE,
 	TS_EV_LOST,
 	TS_EV_OTHER,	/* any other event: counted by name only */
 	TS_EV_MM,	/* metadata: an mm's name, process and how it was identified */
@@ -117,6 +122,32 @@ enum ts_evsrc {
 /* Flags of u.flush.fflags (kprobe facts) */
 #define TS_FF_KMASK	0x01	/* kmask is the kernel's own target mask (CPUs 0-63 only) */
 #define TS_FF_PTR	0x02	/* mm_ptr is the kernel's struct mm_struct * (0 = NULL) */
+
+/*
+ * Why a kernel executes an sfence.vma (the corpus's classification of each site by its
+ * inline chain, tlbscope-probes(7)): the name after "sfence_" in a site probe's event name.
+ */
+enum ts_sfence_cause {
+	TS_SF_PTE_NEW,		/* update_mmu_cache after a new user PTE (Svvptc drops it) */
+	TS_SF_PTE_ACCESS,	/* update_mmu_cache after an access/dirty update in handle_pte_fault */
+	TS_SF_FLUSH_RANGE,	/* a flush request's range on one CPU (requester or IPI target) */
+	TS_SF_FLUSH_ALL,	/* flush_tlb_all on each CPU */
+	TS_SF_ASID,		/* ASID rollover or a CPU without ASIDs (context.c) */
+	TS_SF_LAZY_EVICT,	/* lazy-flush kernel: an mm evicted from a CPU's table */
+	TS_SF_LAZY_DEFERRED,	/* lazy-flush kernel: queued flushes run at switch_mm */
+	TS_SF_LAZY_RESET,	/* lazy-flush kernel: a full local flush that reset the table */
+	TS_SF_OTHER,		/* any other site: fixmap, text patching, boot */
+	TS_SF_UNCLASSIFIED,	/* a site probe whose event name gives no known cause */
+	TS_SF__COUNT
+};
+
+const char *ts_sfence_cause_name(enum ts_sfence_cause c);
+/*
+ * The cause an sfence site probe's event name gives ("sfence_pte_new", "my_sfence_other_3"):
+ * TS_SF_UNCLASSIFIED for a name with "sfence" and no known cause after it, -1 for a name
+ * without "sfence" (not a site probe).
+ */
+int ts_sfence_cause_of(const char *event);
 
 #define TS_NO_REASON	0xff
 #define TS_PAGE_SIZE	4096	/* bytes -> pages of kprobe ranges (RISC-V base pages) */
@@ -209,6 +240,15 @@ struct ts_event {
 		struct {
 			uint64_t count;		/* events lost, 0 = unknown number */
 		} lost;
+		struct {
+			uint8_t cause;		/* enum ts_sfence_cause */
+			uint32_t count;		/* fences this event stands for (a probe: 1) */
+			uint32_t site;		/* string id of the site's function, 0 unknown */
+		} sfence;
+		struct {
+			uint64_t start;		/* the new mapping, bytes; 0 unknown */
+			uint64_t pages;		/* 0 unknown */
+		} vmalloc;
 		struct {
 			uint32_t mm;		/* string id of the mm's name (the input's) */
 			int32_t pid;		/* its process, -1 unknown */

@@ -81,6 +81,11 @@ static const struct probe_def defs[] = {
 		{ "start", 8, true, { "addr", "start_addr", "va" }, "the kernel range of each request" },
 		{ "end", 8, true, { "end_addr", "stop" }, "the kernel range of each request" } } },
 	{ "flush_tlb_all", { { NULL } } },
+	/* a function only before the Svvptc series (6.12 made it inline): new vmalloc ranges */
+	{ "flush_cache_vmap", {
+		{ "start", 8, false, { "addr", "start_addr", "va" },
+		  "the size of each new vmalloc mapping" },
+		{ "end", 8, false, { "end_addr", "stop" }, "the size of each new vmalloc mapping" } } },
 	{ "arch_tlbbatch_flush", {
 		{ "batch", 8, false, { "b", "ubc" }, "nothing tlbscope uses" },
 		{ "mask", 8, false, MASK_ALIASES, "the CPUs each batched flush targets" } } },

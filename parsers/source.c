@@ -287,11 +287,48 @@ const char *ts_kind_name(enum ts_kind kind)
 		[TS_EV_NEWTASK] = "newtask", [TS_EV_EXEC] = "exec",
 		[TS_EV_EXIT] = "exit", [TS_EV_FLUSH] = "flush", [TS_EV_IPI] = "ipi",
 		[TS_EV_LOAD_MM] = "load_mm", [TS_EV_EVICT] = "evict",
-		[TS_EV_FAULT] = "fault", [TS_EV_VMALLOC] = "vmalloc",
+		[TS_EV_FAULT] = "fault", [TS_EV_VMALLOC] = "vmalloc", [TS_EV_SFENCE] = "sfence",
 		[TS_EV_LOST] = "lost", [TS_EV_OTHER] = "other", [TS_EV_MM] = "mm",
 	};
 
 	return kind < TS_EV__COUNT ? names[kind] : "?";
+}
+
+static const char *const sfence_causes[TS_SF__COUNT] = {
+	[TS_SF_PTE_NEW] = "pte_new", [TS_SF_PTE_ACCESS] = "pte_access",
+	[TS_SF_FLUSH_RANGE] = "flush_range", [TS_SF_FLUSH_ALL] = "flush_all",
+	[TS_SF_ASID] = "asid", [TS_SF_LAZY_EVICT] = "lazy_evict",
+	[TS_SF_LAZY_DEFERRED] = "lazy_deferred", [TS_SF_LAZY_RESET] = "lazy_reset",
+	[TS_SF_OTHER] = "other", [TS_SF_UNCLASSIFIED] = "unclassified",
+};
+
+const char *ts_sfence_cause_name(enum ts_sfence_cause c)
+{
+	return c < TS_SF__COUNT ? sfence_causes[c] : "?";
+}
+
+int ts_sfence_cause_of(const char *event)
+{
+	const char *s = strstr(event, "sfence");
+	int best = TS_SF_UNCLASSIFIED;
+	size_t best_len = 0;
+
+	/* the SBI remote fence probe (sbi_remote_sfence_vma_asid) asks the firmware */
+	if (!s || strstr(event, "sbi"))
+		return -1;
+	s += strlen("sfence");
+	/* the longest cause that follows as a word: "_pte_new", "_vma_flush_range_2" */
+	for (int c = 0; c < TS_SF_UNCLASSIFIED; c++) {
+		size_t l = strlen(sfence_causes[c]);
+
+		for (const char *p = s; (p = strstr(p, sfence_causes[c])); p++) {
+			if (p[-1] == '_' && (!p[l] || p[l] == '_') && l > best_len) {
+				best = c;
+				best_len = l;
+			}
+		}
+	}
+	return best;
 }
 
 const char *ts_scope_name(enum ts_scope scope)

@@ -172,6 +172,14 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 	} else if (!strcmp(func, "arch_tlbbatch_flush")) {
 		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_TARGETS);
 		kprobe_mask(p, f, ev);
+	} else if (!strcmp(func, "flush_cache_vmap")) {
+		/* a pre-Svvptc kernel flushes every new vmalloc range (tlbscope-probes(7)) */
+		ev->kind = TS_EV_VMALLOC;
+		if (karg(p, f, "start", &a) == 0 && karg(p, f, "end", &b) == 0 &&
+		    (uint64_t)b > (uint64_t)a) {
+			ev->u.vmalloc.start = (uint64_t)a;
+			ev->u.vmalloc.pages = pages_of((uint64_t)b - (uint64_t)a);
+		}
 	} else if (!strcmp(func, "flush_tlb_all")) {
 		/* not a caller of __flush_tlb_range: always a request of its own */
 		kprobe_request(ev, TS_SRC_KPROBE, TS_SCOPE_ALL);
@@ -224,8 +232,27 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		 * its arguments are called; one that lacks an argument it needs is counted by
 		 * name, and the source's probe list says what it lacks
 		 */
-		struct ts_probe *p = ts_probe_resolve(src, name, ev->name, f);
+		struct ts_probe *p;
+		int cause = ts_sfence_cause_of(name);
 
+		char sym[128];
+
+		if (cause >= 0 && f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0 &&
+		    !strncmp(sym, "sbi_", 4))
+			cause = -1;	/* an SBI call under a name of its own: a probe */
+		if (cause >= 0) {
+			/*
+			 * a site probe: one executed sfence.vma; its symbol is the function the
+			 * site sits in, never a probed function of tlbscope-probes(7)
+			 */
+			ev->kind = TS_EV_SFENCE;
+			ev->u.sfence.cause = (uint8_t)cause;
+			ev->u.sfence.count = 1;
+			if (f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
+				ev->u.sfence.site = ts_source_intern(src, sym);
+			return 0;
+		}
+		p = ts_probe_resolve(src, name, ev->name, f);
 		p->events++;
 		if (!p->func)
 			return 0;

@@ -107,6 +107,74 @@ uint64_t tuner_unmodelled(const struct tuner *t, int *first_cpu);
  */
 uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened);
 
+/* ---- the sfence.vma account and the Svvptc what-if (sfence.c) ---- */
+
+#define SFENCE_MAX_CPUS		TS_MAX_CPUS
+#define SFENCE_TOP_SITES	12
+
+struct sfence_opts {
+	struct ts_source *src;		/* borrowed: names of probes and sites */
+	uint64_t flush_all_threshold;	/* pages: a longer range is one whole-ASID fence (64) */
+};
+
+struct sfence_site {
+	uint32_t site;			/* string id of the function the site is in, 0 unknown */
+	uint64_t count;
+};
+
+struct sfence_result {
+	/* from site probes (tlbscope-probes(7)): each event one executed fence */
+	bool probed;
+	uint64_t total, by_cause[TS_SF__COUNT];
+	uint64_t by_cpu[SFENCE_MAX_CPUS];
+	int ncpus;			/* highest CPU with a fence + 1 */
+	struct sfence_site sites[SFENCE_TOP_SITES];
+	size_t nsites;
+	/*
+	 * The flush causes again, from the flush probes by local_flush_tlb_range_asid()'s
+	 * rules: the handler's fences where it ran, a request's own when only its CPU is in
+	 * the kernel's mask, one per online CPU for flush_tlb_all
+	 */
+	bool flush_known;
+	bool handler_seen;		/* __ipi_flush_tlb_range_asid events are in the trace */
+	/* every request's fences are seen: masks known, the handler probed where needed */
+	bool rules_complete;
+	uint64_t inferred_range, inferred_all;
+	uint64_t flush_all_requests;
+	uint64_t remote_requests;	/* requests with a remote CPU: fenced by the handlers */
+	uint64_t kmask_unknown;		/* requests without the kernel's mask: not inferred */
+	uint64_t sbi_requests;		/* SBI remote fences: the firmware's fences, not counted */
+	/* flush_cache_vmap (pre-Svvptc kernels): new vmalloc mappings and their flushes */
+	bool vmalloc_known;
+	uint64_t vmalloc_maps, vmalloc_fences, vmalloc_remote;
+	/* Svvptc's flush_tlb_page() for each access-flag fence, if each changed the PTE */
+	uint64_t access_flush_fences, access_flush_ipis;
+	uint64_t access_mask_unknown;	/* of them, with the mm's mask unknown (taken as 1) */
+};
+
+/* What the same workload would execute on a kernel with Svvptc (from a baseline trace). */
+struct sfence_whatif {
+	uint64_t sfence;		/* A/D set by hardware: access updates change no PTE */
+	uint64_t sfence_max;		/* every access update changed its PTE: a flush each */
+	uint64_t removed_pte, removed_vmalloc;
+	uint64_t ipis_removed, ipis_added_max;
+	uint64_t faults_added_max;	/* each new PTE (and vmalloc page per CPU) faulting once */
+};
+
+struct sfence;
+/* A new account (free with sfence_free()); @o is copied. */
+struct sfence *sfence_new(const struct sfence_opts *o);
+void sfence_free(struct sfence *s);
+void sfence_feed(void *s, struct timeline *tl, const struct ts_event *ev);	/* tl_emit_fn */
+/*
+ * The account once every event is fed, @ncpus the machine's online CPUs (flush_tlb_all
+ * fences each); borrowed, valid until sfence_free().
+ */
+const struct sfence_result *sfence_result(struct sfence *s, int ncpus);
+/* Fences one CPU executes for range flush @ev (kernel rules, 6.12). */
+uint64_t sfence_range_fences(const struct ts_event *ev, uint64_t flush_all_threshold);
+void sfence_whatif_svvptc(const struct sfence_result *r, struct sfence_whatif *w);
+
 #endif
 
 /* ---- cost model (cost.c) ---- */

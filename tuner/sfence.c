@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sfence.vma account (DESIGN.md section 1, Svvptc): the fences a kernel executed, by
+ * cause, from per-site probes; the flush fences again from the flush probes by the kernel's
+ * own rules (a cross-check, and the fallback without site probes); and what the same
+ * workload would execute on a kernel with Svvptc.  A timeline consumer, flat in memory:
+ * counters, one per probed site's function.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "tuner-int.h"
+
+#define FLUSH_IPI_FUNC	"__ipi_flush_tlb_range_asid"
+
+struct sfence {
+	struct sfence_opts o;
+	struct sfence_result r;
+	uint64_t *site_counts;		/* by string id of the site's function */
+	size_t nsite_ids, site_alloc;
+	bool vmap_pending[TS_MAX_CPUS];	/* a flush_cache_vmap whose flush is still to come */
+};
+
+struct sfence *sfence_new(const struct sfence_opts *o)
+{
+	struct sfence *s = xcalloc(1, sizeof(*s));
+
+	s->o = *o;
+	if (!s->o.flush_all_threshold)
+		s->o.flush_all_threshold = 64;
+	return s;
+}
+
+void sfence_free(struct sfence *s)
+{
+	if (!s)
+		return;
+	free(s->site_counts);
+	free(s);
+}
+
+/*
+ * Fences one CPU executes for a range flush, as local_flush_tlb_range_asid() does in
+ * 6.12: one for a single page or the whole ASID, one per page up to
+ * tlb_flush_all_threshold pages, one whole-ASID fence past it.
+ */
+uint64_t sfence_range_fences(const struct ts_event *ev, uint64_t flush_all_threshold)
+{
+	uint64_t n = ev->u.flush.pages;
+
+	if (ev->u.flush.scope != TS_SCOPE_RANGE && ev->u.flush.scope != TS_SCOPE_KERNEL)
+		return 1;
+	if (ev->u.flush.stride > TS_PAGE_SIZE)
+		n = (n * TS_PAGE_SIZE + ev->u.flush.stride - 1) / ev->u.flush.stride;
+	return n <= 1 || n > flush_all_threshold ? 1 : n;
+}
+
+static void count_site(struct sfence *s, uint32_t site, uint64_t n)
+{
+	if (site >= s->nsite_ids) {
+		size_t old = s->nsite_ids;
+
+		ALLOC_GROW(s->site_counts, site + 1, s->site_alloc);
+		s->nsite_ids = s->site_alloc;
+		memset(s->site_counts + old, 0, (s->nsite_ids - old) * sizeof(*s->site_counts));
+	}
+	s->site_counts[site] += n;
+}
+
+/* CPUs in the kernel's mask of @mm now: every CPU that ran it (stock RISC-V with ASIDs) */
+static int mm_mask_weight(struct timeline *tl, int cpu, bool *known)
+{
+	uint32_t id = timeline_current_mm(tl, cpu);
+	const struct tl_mm *m = id ? timeline_mm(tl, id) : NULL;
+	int w = m ? ts_cpumask_weight(&m->ran_on) : 0;
+
+	*known = w > 0;
+	return w > 0 ? w : 1;
+}
+
+static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_event *ev)
+{
+	struct sfence_result *r = &s->r;
+	const char *probe = ev->probe ? ts_source_str(s->o.src, ev->probe) : "";
+	int c = ev->cpu;
+
+	if (ev->u.flush.src != TS_SRC_KPROBE)
+		return;
+	if (!strcmp(probe, FLUSH_IPI_FUNC)) {
+		/* the handler, on a target or as the requester's own call: its fences here */
+		r->flush_known = r->handler_seen = true;
+		r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
+		return;
+	}
+	if (ev->u.flush.role != TS_FLUSH_REQUEST)
+		return;
+	if (!strcmp(probe, "flush_tlb_all")) {
+		/* on_each_cpu(__ipi_flush_tlb_all): one full fence on every online CPU */
+		r->flush_known = true;
+		r->flush_all_requests++;
+		return;
+	}
+	if (strcmp(probe, "__flush_tlb_range"))
+		return;
+	r->flush_known = true;
+	if (ev->u.flush.fflags & TS_FF_KMASK) {
+		int w = ts_cpumask_weight(&ev->u.flush.kmask);
+		bool self = ts_cpumask_test(&ev->u.flush.kmask, c);
+		bool vmap = s->vmap_pending[c] && ev->u.flush.scope == TS_SCOPE_KERNEL;
+
+		if (vmap) {
+			r->vmalloc_fences += (uint64_t)w * sfence_range_fences(ev,
+									s->o.flush_all_threshold);
+			r->vmalloc_remote += (uint64_t)(w - self);
+		}
+		/* only this CPU: local_flush_tlb_range_asid() here, no handler runs */
+		if (w == 1 && self)
+			r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
+		else if (w > 1 || !self)
+			r->remote_requests++;
+	} else {
+		r->kmask_unknown++;
+	}
+	s->vmap_pending[c] = false;
+}
+
+void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	struct sfence *s = ctx;
+	struct sfence_result *r = &s->r;
+	bool known;
+	int w;
+
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
+		return;
+	switch (ev->kind) {
+	case TS_EV_VMALLOC:
+		r->vmalloc_known = true;
+		s->vmap_pending[ev->cpu] = true;
+		if (timeline_counted(tl, ev->cpu, ev->ts))
+			r->vmalloc_maps++;
+		break;
+	case TS_EV_FLUSH:
+		if (timeline_counted(tl, ev->cpu, ev->ts))
+			feed_flush(s, tl, ev);
+		else if (ev->u.flush.role == TS_FLUSH_REQUEST)
+			s->vmap_pending[ev->cpu] = false;
+		break;
+	case TS_EV_IPI:
+		if (ev->u.ipi.src == TS_SRC_SBI && timeline_counted(tl, ev->cpu, ev->ts))
+			r->sbi_requests++;
+		break;
+	case TS_EV_SFENCE:
+		r->probed = true;
+		if (!timeline_counted(tl, ev->cpu, ev->ts))
+			break;
+		r->by_cause[ev->u.sfence.cause] += ev->u.sfence.count;
+		r->total += ev->u.sfence.count;
+		if (ev->cpu < SFENCE_MAX_CPUS)
+			r->by_cpu[ev->cpu] += ev->u.sfence.count;
+		if (ev->cpu >= r->ncpus)
+			r->ncpus = ev->cpu + 1;
+		count_site(s, ev->u.sfence.site, ev->u.sfence.count);
+		if (ev->u.sfence.cause == TS_SF_PTE_ACCESS) {
+			/*
+			 * With Svvptc, ptep_set_access_flags() that changes the PTE calls
+			 * flush_tlb_page(): a fence on every CPU of mm_cpumask, an IPI to
+			 * each other one (the upper bound of the what-if)
+			 */
+			w = mm_mask_weight(tl, ev->cpu, &known);
+			r->access_flush_fences += (uint64_t)w * ev->u.sfence.count;
+			r->access_flush_ipis += (uint64_t)(w - 1) * ev->u.sfence.count;
+			r->access_mask_unknown += !known;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct sfence_site *x = a, *y = b;
+
+	return x->count != y->count ? (x->count < y->count ? 1 : -1) :
+	       (x->site > y->site) - (x->site < y->site);
+}
+
+const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
+{
+	struct sfence_result *r = &s->r;
+	struct sfence_site all[SFENCE_TOP_SITES + 1];
+	size_t n = 0;
+
+	if (ncpus > r->ncpus)
+		r->ncpus = ncpus;
+	r->inferred_all = r->flush_all_requests * (uint64_t)(r->ncpus > 0 ? r->ncpus : 1);
+	/* requests to other CPUs are fenced in the handler: without its probe, unseen */
+	r->rules_complete = r->flush_known && !r->kmask_unknown &&
+			    (!r->remote_requests || r->handler_seen || r->sbi_requests);
+
+	/* the top sites, by insertion into a sorted array one longer than kept */
+	for (size_t id = 0; id < s->nsite_ids; id++) {
+		if (!s->site_counts[id])
+			continue;
+		all[n].site = (uint32_t)id;
+		all[n].count = s->site_counts[id];
+		n++;
+		qsort(all, n, sizeof(all[0]), cmp_site);
+		if (n > SFENCE_TOP_SITES)
+			n = SFENCE_TOP_SITES;
+	}
+	memcpy(r->sites, all, n * sizeof(all[0]));
+	r->nsites = n;
+	return r;
+}
+
+void sfence_whatif_svvptc(const struct sfence_result *r, struct sfence_whatif *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->removed_pte = r->by_cause[TS_SF_PTE_NEW] + r->by_cause[TS_SF_PTE_ACCESS];
+	w->removed_vmalloc = r->vmalloc_known ? r->vmalloc_fences : 0;
+	w->sfence = r->total - w->removed_pte - w->removed_vmalloc;
+	w->sfence_max = w->sfence + r->access_flush_fences;
+	w->ipis_removed = r->vmalloc_known ? r->vmalloc_remote : 0;
+	w->ipis_added_max = r->access_flush_ipis;
+	w->faults_added_max = r->by_cause[TS_SF_PTE_NEW] +
+			      r->vmalloc_maps * (uint64_t)(r->ncpus > 0 ? r->ncpus : 1);
+}
