@@ -254,6 +254,15 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 					    json_string(ts_source_str(w->src, ev->u.ipi.func)));
 		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.ipi.src)));
 		break;
+	case TS_EV_OTHER:
+		/* the union holds a defer only for that probe (others keep what they had) */
+		if (ev->probe && ev->u.defer.known &&
+		    !strcmp(ts_source_str(w->src, ev->probe), "lazy_tlb_defer")) {
+			json_object_set_new(j, "mm_ptr", ptr_json(ev->u.defer.mm_ptr));
+			json_object_set_new(j, "target", json_integer(ev->u.defer.target));
+			json_object_set_new(j, "decision", json_integer(ev->u.defer.decision));
+		}
+		break;
 	case TS_EV_SFENCE:
 		json_object_set_new(j, "cause",
 				    json_string(ts_sfence_cause_name(ev->u.sfence.cause)));

@@ -8,6 +8,7 @@
  * and drawn by tune-svg.c, all from the same struct tune_run.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,60 @@ static int64_t observed_ipis(const struct tune_run *r, const char **how)
 	return n - (int64_t)r->ipis_at_warm[src];
 }
 
+#define QSLOT_KNOWN	(1ULL << 40)	/* the count started from an emptied queue */
+
+/*
+ * A lazy kernel's queues, as its own decisions show them: a load of mm on a CPU runs and
+ * empties that slot's queue (local_load_tlb_mm); each "queued" decision for a remote CPU
+ * adds an entry; an overflow comes when the queue already holds Q entries.
+ */
+static void track_queue(struct tune_run *r, const struct ts_event *ev)
+{
+	uint64_t *v;
+	int cpu;
+
+	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit) {
+		cpu = ev->cpu;
+	} else if (ev->kind == TS_EV_OTHER && ev->probe && ev->u.defer.known &&
+		   !strcmp(ts_source_str(r->src, ev->probe), "lazy_tlb_defer")) {
+		cpu = ev->u.defer.target;
+	} else {
+		return;
+	}
+	if (cpu < 0 || cpu >= TS_MAX_CPUS)
+		return;
+	if (!r->qslots)
+		r->qslots = xcalloc(TS_MAX_CPUS, sizeof(*r->qslots));
+	if (ev->kind == TS_EV_LOAD_MM) {
+		*u64map_get(&r->qslots[cpu], ev->u.load.next, 0, NULL) = QSLOT_KNOWN;
+		return;
+	}
+	v = u64map_get(&r->qslots[cpu], ev->u.defer.mm_ptr, 0, NULL);
+	switch (ev->u.defer.decision) {
+	case 1:		/* queued */
+		*v += 1;
+		if ((*v & ~QSLOT_KNOWN) > r->kernel_queue_min)
+			r->kernel_queue_min = *v & ~QSLOT_KNOWN;
+		break;
+	case 3:		/* the queue was full: it held Q entries */
+		if (*v & QSLOT_KNOWN) {
+			int64_t q = (int64_t)(*v & ~QSLOT_KNOWN);
+
+			if (r->kernel_queue == -1)
+				r->kernel_queue = q;
+			else if (r->kernel_queue != q)
+				r->kernel_queue = -2;
+		}
+		*v = 0;		/* the flag absorbs what follows until the next load */
+		break;
+	case 2:		/* the flag for a full flush */
+		*v = 0;
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * The consumer of the resolved stream: the tuner, and what the kernel itself shows counted
  * over the same window (after --warmup) as the models.
@@ -308,6 +363,8 @@ static int64_t observed_ipis(const struct tune_run *r, const char **how)
 static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 {
 	struct tune_run *r = ctx;
+
+	track_queue(r, ev);
 
 	if (ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS && !r->started) {
 		r->started = true;
@@ -347,7 +404,7 @@ static int nearest(const int *l, int n, int v)
  */
 static void find_base(struct tune_run *r, int *ti, int *qi)
 {
-	int T = r->o->base[0];
+	int T = r->o->base[0], Q = r->o->base[1];
 
 	r->base_T_how = r->base_Q_how = r->o->has_base ? "user" : "default";
 	r->base_T_min = 0;
@@ -378,7 +435,17 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 	}
 	r->base_T_seen = T;
 	*ti = nearest(r->o->T, r->o->nT, T);
-	*qi = nearest(r->o->Q, r->o->nQ, r->o->base[1]);
+	r->base_Q_min = 0;
+	if (!r->o->has_base && r->lazy_kernel && r->kernel_queue >= 0) {
+		Q = (int)r->kernel_queue;
+		r->base_Q_how = "trace";
+	} else if (!r->o->has_base && r->lazy_kernel && r->kernel_queue_min > (uint64_t)Q) {
+		Q = (int)(r->kernel_queue_min < INT_MAX ? r->kernel_queue_min : INT_MAX);
+		r->base_Q_min = Q;
+		r->base_Q_how = "trace";
+	}
+	r->base_Q_seen = Q;
+	*qi = nearest(r->o->Q, r->o->nQ, Q);
 }
 
 const char *tune_arch_of(const struct ts_source_info *info)
@@ -446,6 +513,14 @@ static void run_reset(struct tune_run *r)
 	r->t0 = 0;
 	memset(r->ipis_at_warm, 0, sizeof(r->ipis_at_warm));
 	r->kernel_evictions = 0;
+	r->kernel_queue = -1;
+	r->kernel_queue_min = 0;
+	if (r->qslots) {
+		for (int i = 0; i < TS_MAX_CPUS; i++)
+			u64map_release(&r->qslots[i]);
+		free(r->qslots);
+		r->qslots = NULL;
+	}
 }
 
 /*
@@ -513,6 +588,10 @@ static json_t *profile_json(const struct tune_run *r)
 	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_string(r->obs_how) :
 			    json_null());
 	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->kernel_evictions));
+	json_object_set_new(j, "kernel_queue", r->kernel_queue >= 0 ?
+			    json_integer(r->kernel_queue) : json_null());
+	json_object_set_new(j, "kernel_queue_min",
+			    json_integer((json_int_t)r->kernel_queue_min));
 	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
 	json_object_set_new(j, "cpus", json_integer(r->ncpus));
 	/* what the counts miss, so that a decision on the profile can say so */
@@ -534,7 +613,8 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	struct tuner_measure *meas = tuner_measure_new();
 	int64_t observed = 0;
 	const char *obs_how = NULL;
-	uint64_t evictions = 0, lost = 0, skipped = 0;
+	uint64_t evictions = 0, lost = 0, skipped = 0, queue_min = 0;
+	int64_t queue = -1;
 	bool lazy = true, shown = true;
 	int ncpus = 1, ret = EXIT_OK;
 	char err[TS_ERR_LEN];
@@ -571,6 +651,10 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 			}
 			r->kernel_evictions = (uint64_t)json_integer_value(
 					      json_object_get(prof, "kernel_evictions"));
+			r->kernel_queue = json_is_integer(json_object_get(prof, "kernel_queue")) ?
+				json_integer_value(json_object_get(prof, "kernel_queue")) : -1;
+			r->kernel_queue_min = (uint64_t)json_integer_value(
+					      json_object_get(prof, "kernel_queue_min"));
 			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
 			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
 			lost += (uint64_t)json_integer_value(json_object_get(prof, "lost_events")) * w;
@@ -609,6 +693,12 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 		if (r->obs_how)
 			obs_how = r->obs_how;
 		evictions += r->kernel_evictions * w;
+		/* one Q for all inputs: exact only when every overflow seen agrees */
+		if (r->kernel_queue >= 0 && queue != -2)
+			queue = queue == -1 || queue == r->kernel_queue ? r->kernel_queue : -2;
+		else if (r->kernel_queue == -2)
+			queue = -2;
+		queue_min = r->kernel_queue_min > queue_min ? r->kernel_queue_min : queue_min;
 		lazy &= r->lazy_kernel;
 		ncpus = r->ncpus > ncpus ? r->ncpus : ncpus;
 		tuner_free(r->tu);
@@ -621,6 +711,8 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	r->observed = shown ? observed : -1;
 	r->obs_how = obs_how ? obs_how : "none";
 	r->kernel_evictions = evictions;
+	r->kernel_queue = queue;
+	r->kernel_queue_min = queue_min;
 	r->lost = lost;
 	r->skipped = skipped;
 	r->lazy_kernel = lazy;
@@ -716,6 +808,7 @@ int cmd_tune(int argc, char **argv)
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:
+	run_reset(&r);
 	tuner_measure_free(r.meas);
 	tuner_free(r.tu);
 	timeline_free(r.tl);

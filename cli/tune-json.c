@@ -206,11 +206,16 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		j = json_object();
 		json_object_set_new(j, "verdict", json_string(tuner_verdict_name(a->verdict)));
 		json_object_set_new(j, "reason", json_string(why));
-		json_object_set_new(j, "base", json_pack("{s:i,s:s,s:i,s:s,s:o,s:i}", "threshold",
-				    r->o->T[a->base_ti], "threshold_source", r->base_T_how, "queue",
-				    r->o->Q[a->base_qi], "queue_source", r->base_Q_how,
+		json_object_set_new(j, "base", json_pack("{s:i,s:s,s:i,s:s,s:o,s:i,s:o,s:i}",
+				    "threshold", r->o->T[a->base_ti], "threshold_source", r->base_T_how,
+				    "queue", r->o->Q[a->base_qi], "queue_source", r->base_Q_how,
 				    "threshold_at_least", r->base_T_min ? json_integer(r->base_T_min) :
-				    json_null(), "threshold_found", r->base_T_seen));
+				    json_null(), "threshold_found", r->base_T_seen,
+				    "queue_at_least", r->base_Q_min ? json_integer(r->base_Q_min) :
+				    json_null(), "queue_found", r->base_Q_seen));
+		json_object_set_new(json_object_get(j, "base"), "queue_longest_seen",
+				    r->lazy_kernel ? json_integer((json_int_t)r->kernel_queue_min) :
+				    json_null());
 		json_object_set_new(j, "threshold", point ? json_integer(r->o->T[a->ti]) :
 				    json_null());
 		json_object_set_new(j, "queue", point ? json_integer(r->o->Q[a->qi]) : json_null());

@@ -441,6 +441,15 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	if (r->base_T_seen != r->o->T[a->base_ti])
 		printf("; T=%d priced at the nearest grid value (add it with --threshold)",
 		       r->base_T_seen);
+	if (r->base_Q_min)
+		printf("; no queue overflowed after an emptying load, but one held %d entries: "
+		       "its Q is at least %d", r->base_Q_min, r->base_Q_min);
+	else if (r->lazy_kernel && !r->o->has_base && strcmp(r->base_Q_how, "trace"))
+		printf("; its Q is not in the trace (no queue overflowed after an emptying load; "
+		       "the longest held %llu)", (unsigned long long)r->kernel_queue_min);
+	if (r->base_Q_seen != r->o->Q[a->base_qi])
+		printf("; Q=%d priced at the nearest grid value (add it with --queue)",
+		       r->base_Q_seen);
 	printf("\n");
 	if (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP) {
 		printf("  MAX_LOADED_MM            %d\n", T);

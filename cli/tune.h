@@ -70,6 +70,16 @@ struct tune_run {
 	uint64_t t0;		/* ns, the first event */
 	uint64_t ipis_at_warm[TL_IPI__COUNT];	/* the kernel's flush IPIs before the count began */
 	uint64_t kernel_evictions;	/* a lazy kernel's local_flush_tlb_mm events */
+	/*
+	 * A lazy kernel's queue size from its lazy_tlb_defer decisions: the entries a slot
+	 * held when it overflowed, counted from a load that emptied it (-1: no such overflow,
+	 * -2: two overflows disagreed); and the longest queue seen, a lower bound either way
+	 */
+	int64_t kernel_queue;
+	uint64_t kernel_queue_min;
+	int base_Q_min;		/* a lazy kernel whose queues held more than the default */
+	int base_Q_seen;	/* the base Q found, before the nearest grid value is taken */
+	struct u64map *qslots;	/* per CPU: mm pointer -> entries queued | QSLOT_KNOWN */
 };
 
 int tune_parse_args(struct tune_opts *o, int argc, char **argv);

@@ -46,7 +46,7 @@ enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
  */
 enum jkey {
 	K_CAUSE, K_CHILD_COMM, K_CHILD_PID, K_CLONE_FLAGS, K_COMM, K_COMMIT,
-	K_COUNT, K_CPU, K_CPUS, K_EVENT, K_EXEC_PID,
+	K_COUNT, K_CPU, K_CPUS, K_DECISION, K_EVENT, K_EXEC_PID,
 	K_EXIT_PID, K_FILENAME, K_FORMAT, K_FROM, K_FUNC,
 	K_HOW, K_INITIAL, K_KERNEL, K_KERNEL_MASK, K_KIND,
 	K_KPROBES_DEFINED, K_LOCAL, K_MM, K_MM_PTR, K_NEXT_COMM,
@@ -54,19 +54,19 @@ enum jkey {
 	K_PAGES, K_PARENT_PID, K_PID, K_PREV_COMM, K_PREV_PID,
 	K_PREV_PTR, K_PREV_STATE, K_PROBE, K_REASON, K_RECV,
 	K_ROLE, K_SCOPE, K_SITE, K_SOURCE, K_START, K_STRIDE,
-	K_TARGETS, K_TGID, K_TLB, K_TS, K_VERSION,
+	K_TARGET, K_TARGETS, K_TGID, K_TLB, K_TS, K_VERSION,
 	N_KEYS
 };
 
 static const char *const known_keys[N_KEYS] = {
 	"cause", "child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
-	"cpu", "cpus", "event", "exec_pid", "exit_pid", "filename",
+	"cpu", "cpus", "decision", "event", "exec_pid", "exit_pid", "filename",
 	"format", "from", "func", "how", "initial", "kernel",
 	"kernel_mask", "kind", "kprobes_defined", "local", "mm", "mm_ptr",
 	"next_comm", "next_mask", "next_pid", "next_ptr", "no_mm", "old_pid",
 	"pages", "parent_pid", "pid", "prev_comm", "prev_pid", "prev_ptr",
 	"prev_state", "probe", "reason", "recv", "role", "scope",
-	"site", "source", "start", "stride", "targets", "tgid", "tlb",
+	"site", "source", "start", "stride", "target", "targets", "tgid", "tlb",
 	"ts", "version"
 };
 #define KEY_SLOTS	512
@@ -738,9 +738,19 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		ev->u.lost.count = v && v->type == JV_INT && v->i > 0 ? (uint64_t)v->i : 0;
 	} else {
 		/* other and unknown kinds: counted by their event name, nothing more */
+		const struct jv *t = jget(o, K_TARGET), *d = jget(o, K_DECISION);
+
 		ev->kind = TS_EV_OTHER;
 		if (!ev->name)
 			ev->name = ts_source_intern(src, kind);
+		/* a lazy_tlb_defer decision, as `events` writes it */
+		if (t && d && t->type == JV_INT && d->type == JV_INT && t->i >= 0 &&
+		    t->i < TS_MAX_CPUS && d->i >= 0 && d->i <= 255) {
+			ev->u.defer.mm_ptr = jptr(o, K_MM_PTR, NULL);
+			ev->u.defer.target = (int32_t)t->i;
+			ev->u.defer.decision = (uint8_t)d->i;
+			ev->u.defer.known = 1;
+		}
 	}
 	return 1;
 }

@@ -246,6 +246,19 @@ struct ts_event {
 			uint32_t site;		/* string id of the site's function, 0 unknown */
 		} sfence;
 		struct {
+			/*
+			 * TS_EV_OTHER of a lazy-flush kernel's lazy_tlb_defer(mm, cpu, decision)
+			 * probe (ev->probe names it: other OTHER events keep whatever their
+			 * decoding left here) when all three were read (known): the decision for
+			 * remote CPU target (0 IPI, 1 queued, 2 flag for a full flush, 3 flag on
+			 * queue overflow, 4 absorbed by the flag, tlbscope-probes(7))
+			 */
+			uint64_t mm_ptr;
+			int32_t target;
+			uint8_t decision;
+			uint8_t known;
+		} defer;
+		struct {
 			uint64_t start;		/* the new mapping, bytes; 0 unknown */
 			uint64_t pages;		/* 0 unknown */
 		} vmalloc;

@@ -172,6 +172,16 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 	} else if (!strcmp(func, "arch_tlbbatch_flush")) {
 		kprobe_request(ev, TS_SRC_KPROBE_CALLER, TS_SCOPE_TARGETS);
 		kprobe_mask(p, f, ev);
+	} else if (!strcmp(func, "lazy_tlb_defer")) {
+		/* counted by name as before; its arguments when the probe has them all */
+		if (karg(p, f, "mm", &a) == 0 && karg(p, f, "cpu", &b) == 0 &&
+		    karg(p, f, "decision", &c) == 0 && b >= 0 && b < TS_MAX_CPUS &&
+		    c >= 0 && c <= 255) {
+			ev->u.defer.mm_ptr = (uint64_t)a;
+			ev->u.defer.target = (int32_t)b;
+			ev->u.defer.decision = (uint8_t)c;
+			ev->u.defer.known = 1;
+		}
 	} else if (!strcmp(func, "flush_cache_vmap")) {
 		/* a pre-Svvptc kernel flushes every new vmalloc range (tlbscope-probes(7)) */
 		ev->kind = TS_EV_VMALLOC;

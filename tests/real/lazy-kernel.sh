@@ -41,3 +41,33 @@ if [ -f "$f" ]; then
 		"$(tls tune --direct 6,32 --json "$f" | jq -S 'del(.input)')" \
 		"$(tls tune --direct 6,32 --json "$tmp/fe.jsonl" | jq -S 'del(.input)')"
 fi
+
+# the kernel's own Q, read from its lazy_tlb_defer decisions: the entries a slot held when it
+# overflowed (counted from the load that emptied it); without an overflow it is not in the
+# trace, and the longest queue seen is never more than the kernel's Q
+for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
+	run=$(basename "$(dirname "$f")")
+	q=$(echo "$run" | sed -n 's/.*-lazy-t[0-9]*q\([0-9]*\)-.*/\1/p')
+	tls tune --json "$f" > "$tmp/q.json"
+	read -r found src longest <<< "$(jq -r '.recommendation.base | [.queue_found, .queue_source, .queue_longest_seen] | @tsv' "$tmp/q.json")"
+	check "$run: the longest queue seen ($longest) <= the kernel's Q ($q)" test "$longest" -le "$q"
+	if [ "$src" = trace ]; then
+		same "$run: Q read from an overflow = the kernel's" "$q" "$found"
+	else
+		same "$run: no overflow, Q not read: the default, said so" "default 32" "$src $found"
+	fi
+done
+for run in forkexec-lazy-t2q4-aia-4cpu forkexec-lazy-t6q32-aia-4cpu; do
+	f=$top/corpus/traces/$run/trace.dat
+	same "$run: an overflow shows, Q comes from the trace" "trace" \
+		"$(tls tune --json "$f" | jq -r .recommendation.base.queue_source)"
+	tls events "$f" > "$tmp/q.jsonl"
+	same "$run: its JSON lines carry the decisions: the same base" \
+		"$(tls tune --json "$f" | jq -c '.recommendation.base')" \
+		"$(tls tune --json "$tmp/q.jsonl" | jq -c '.recommendation.base')"
+	tls tune --save-profile "$tmp/p.json" "$f" > /dev/null
+	same "$run: a saved profile keeps the kernel's Q" \
+		"$(tls tune --json "$f" | jq -c '.recommendation.base')" \
+		"$(tls tune --json "$tmp/p.json" | jq -c '.recommendation.base')"
+done
+echo "1..$n"
