@@ -49,6 +49,10 @@ struct ts_source {
 	char err[TS_ERR_LEN];
 	uint64_t skipped;		/* malformed records passed over */
 	char first_skip[160];
+	uint8_t *tpk;			/* per event name id: how it decodes (tracepoints.c) */
+	size_t ntpk;
+	uint8_t *tlbfn;			/* per string id: a TLB-flush function? 0 not asked */
+	size_t ntlbfn;
 	struct ts_probe *probes;	/* kprobe events met (probes.c) */
 	size_t nprobes, probes_alloc;
 	void *priv;			/* the format's own state */

@@ -364,6 +364,7 @@ struct ts_probe {
 	const char *event;	/* the event's name */
 	uint32_t name_id;
 	const char *func;	/* the probed function of tlbscope-probes(7), NULL unknown */
+	uint32_t func_id;	/* its string id in the source, 0 unknown */
 	uint8_t func_how;	/* enum ts_map_how */
 	int nargs;
 	struct ts_probe_arg args[TS_PROBE_MAX_ARGS];

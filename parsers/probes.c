@@ -458,6 +458,7 @@ struct ts_probe *ts_probe_resolve(struct ts_source *src, const char *name, uint3
 		free((char *)p->unused[i]);
 	p->nargs = p->nunused = 0;
 	p->func = func;
+	p->func_id = func ? ts_source_intern(src, func) : 0;
 	p->func_how = how;
 	p->usable = false;
 	if (!func)

@@ -232,6 +232,8 @@ void ts_source_close(struct ts_source *src)
 	if (src->fd > 0)
 		close(src->fd);
 	ts_probe_release_all(src);
+	free(src->tpk);
+	free(src->tlbfn);
 	strtab_free(src->strs);
 	free(src->buf);
 	free(src->display);

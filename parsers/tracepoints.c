@@ -228,45 +228,110 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 	return 0;
 }
 
+/*
+ * What an event name decodes as, decided at its first record and kept per name (string id)
+ * in src->tpk: the name alone, or a kprobe's __probe_ip, tells it.
+ */
+enum tp_kind {
+	TPK_UNSEEN, TPK_OTHER, TPK_KPROBE, TPK_SWITCH, TPK_FORK, TPK_NEWTASK, TPK_EXEC,
+	TPK_EXIT, TPK_IPI_CPU, TPK_CSD_QUEUE, TPK_IPI_MASK, TPK_CSD_ENTRY, TPK_TLB_FLUSH,
+	TPK_SFENCE,		/* + the cause */
+};
+
+static uint8_t classify(const char *name, const struct tp_fields *f)
+{
+	static const struct { const char *name; uint8_t kind; } tps[] = {
+		{ "sched_switch", TPK_SWITCH }, { "sched_process_fork", TPK_FORK },
+		{ "task_newtask", TPK_NEWTASK }, { "sched_process_exec", TPK_EXEC },
+		{ "sched_process_exit", TPK_EXIT }, { "ipi_send_cpu", TPK_IPI_CPU },
+		{ "csd_queue_cpu", TPK_CSD_QUEUE }, { "ipi_send_cpumask", TPK_IPI_MASK },
+		{ "csd_function_entry", TPK_CSD_ENTRY }, { "tlb_flush", TPK_TLB_FLUSH },
+	};
+	int64_t v;
+	char sym[128];
+	int cause;
+
+	if (need_num(f, "__probe_ip", &v) < 0) {
+		for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+			if (!strcmp(name, tps[i].name))
+				return tps[i].kind;
+		return TPK_OTHER;
+	}
+	/*
+	 * a kprobe: an sfence site probe by its name, unless its symbol is an SBI call (a
+	 * probe of tlbscope-probes(7) under a name of its own)
+	 */
+	cause = ts_sfence_cause_of(name);
+	if (cause >= 0 && f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0 &&
+	    !strncmp(sym, "sbi_", 4))
+		cause = -1;
+	return cause >= 0 ? (uint8_t)(TPK_SFENCE + cause) : TPK_KPROBE;
+}
+
+static uint8_t kind_of(struct ts_source *src, uint32_t id, const char *name,
+		       const struct tp_fields *f)
+{
+	if (id >= src->ntpk) {
+		size_t old = src->ntpk;
+
+		ALLOC_GROW(src->tpk, id + 1, src->ntpk);
+		memset(src->tpk + old, TPK_UNSEEN, src->ntpk - old);
+	}
+	if (src->tpk[id] == TPK_UNSEEN)
+		src->tpk[id] = classify(name, f);
+	return src->tpk[id];
+}
+
+/* Is the cross-call function of string id @func a TLB flush?  Kept per id in src->tlbfn. */
+static bool tlb_func(struct ts_source *src, uint32_t func)
+{
+	if (func >= src->ntlbfn) {
+		size_t old = src->ntlbfn;
+
+		ALLOC_GROW(src->tlbfn, func + 1, src->ntlbfn);
+		memset(src->tlbfn + old, 0, src->ntlbfn - old);
+	}
+	if (!src->tlbfn[func])
+		src->tlbfn[func] = ts_func_is_tlb_flush(ts_source_str(src, func)) ? 2 : 1;
+	return src->tlbfn[func] == 2;
+}
+
 int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f,
 	      struct ts_event *ev, char *why, size_t why_len)
 {
 	int64_t v, w;
+	uint8_t kind;
 
 	ev->name = f->name_id ? f->name_id : ts_source_intern(src, name);
 	ev->kind = TS_EV_OTHER;
+	kind = kind_of(src, ev->name, name, f);
 
-	if (need_num(f, "__probe_ip", &v) == 0) {
+	if (kind >= TPK_SFENCE) {
+		/*
+		 * a site probe: one executed sfence.vma; its symbol is the function the site
+		 * sits in, never a probed function of tlbscope-probes(7)
+		 */
+		char sym[128];
+
+		ev->kind = TS_EV_SFENCE;
+		ev->u.sfence.cause = (uint8_t)(kind - TPK_SFENCE);
+		ev->u.sfence.count = 1;
+		if (f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
+			ev->u.sfence.site = ts_source_intern(src, sym);
+		return 0;
+	}
+	if (kind == TPK_KPROBE) {
 		/*
 		 * a kprobe: the probed function names it (probes.c), whatever the event and
 		 * its arguments are called; one that lacks an argument it needs is counted by
 		 * name, and the source's probe list says what it lacks
 		 */
-		struct ts_probe *p;
-		int cause = ts_sfence_cause_of(name);
+		struct ts_probe *p = ts_probe_resolve(src, name, ev->name, f);
 
-		char sym[128];
-
-		if (cause >= 0 && f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0 &&
-		    !strncmp(sym, "sbi_", 4))
-			cause = -1;	/* an SBI call under a name of its own: a probe */
-		if (cause >= 0) {
-			/*
-			 * a site probe: one executed sfence.vma; its symbol is the function the
-			 * site sits in, never a probed function of tlbscope-probes(7)
-			 */
-			ev->kind = TS_EV_SFENCE;
-			ev->u.sfence.cause = (uint8_t)cause;
-			ev->u.sfence.count = 1;
-			if (f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
-				ev->u.sfence.site = ts_source_intern(src, sym);
-			return 0;
-		}
-		p = ts_probe_resolve(src, name, ev->name, f);
 		p->events++;
 		if (!p->func)
 			return 0;
-		ev->probe = ts_source_intern(src, p->func);
+		ev->probe = p->func_id;
 		if (p->usable && !kprobe_decode(src, p, f, ev, name, why, why_len))
 			return 0;
 		p->unusable_events++;
@@ -276,7 +341,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		why[0] = '\0';
 		return 0;
 	}
-	if (!strcmp(name, "sched_switch")) {
+	switch (kind) {
+	case TPK_SWITCH:
 		ev->kind = TS_EV_SWITCH;
 		NEED(need_num(f, "prev_pid", &v), "prev_pid");
 		NEED(need_num(f, "next_pid", &w), "next_pid");
@@ -287,14 +353,16 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			ev->u.sw.prev_state = v;
 		opt_str(f, "prev_comm", ev->u.sw.prev_comm, TS_COMM_LEN);
 		opt_str(f, "next_comm", ev->u.sw.next_comm, TS_COMM_LEN);
-	} else if (!strcmp(name, "sched_process_fork")) {
+		break;
+	case TPK_FORK:
 		ev->kind = TS_EV_FORK;
 		NEED(need_num(f, "parent_pid", &v), "parent_pid");
 		NEED(need_num(f, "child_pid", &w), "child_pid");
 		ev->u.fork.parent_pid = (int32_t)v;
 		ev->u.fork.child_pid = (int32_t)w;
 		opt_str(f, "child_comm", ev->u.fork.child_comm, TS_COMM_LEN);
-	} else if (!strcmp(name, "task_newtask")) {
+		break;
+	case TPK_NEWTASK:
 		ev->kind = TS_EV_NEWTASK;
 		NEED(need_num(f, "pid", &v), "pid");
 		NEED(need_num(f, "clone_flags", &w), "clone_flags");
@@ -302,7 +370,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		ev->u.fork.child_pid = (int32_t)v;
 		ev->u.fork.clone_flags = (uint64_t)w;
 		opt_str(f, "comm", ev->u.fork.child_comm, TS_COMM_LEN);
-	} else if (!strcmp(name, "sched_process_exec")) {
+		break;
+	case TPK_EXEC: {
 		char file[256];
 
 		ev->kind = TS_EV_EXEC;
@@ -311,7 +380,9 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		ev->u.exec.old_pid = need_num(f, "old_pid", &w) ? (int32_t)v : (int32_t)w;
 		opt_str(f, "filename", file, sizeof(file));
 		ev->u.exec.filename = ts_source_intern(src, file);
-	} else if (!strcmp(name, "sched_process_exit")) {
+		break;
+	}
+	case TPK_EXIT:
 		ev->kind = TS_EV_EXIT;
 		NEED(need_num(f, "pid", &v), "pid");
 		ev->u.exit.pid = (int32_t)v;
@@ -320,8 +391,10 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			if (w)
 				ev->flags |= TS_F_GROUP_DEAD;
 		}
-	} else if (!strcmp(name, "ipi_send_cpu") || !strcmp(name, "csd_queue_cpu")) {
-		bool csd = name[0] == 'c';
+		break;
+	case TPK_IPI_CPU:
+	case TPK_CSD_QUEUE: {
+		bool csd = kind == TPK_CSD_QUEUE;
 
 		ev->kind = TS_EV_IPI;
 		NEED(need_num(f, "cpu", &v), "cpu");
@@ -331,13 +404,16 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		ev->u.ipi.src = csd ? TS_SRC_CSD_QUEUE : TS_SRC_IPI_CPU;
 		ev->u.ipi.func = sym_id(src, f, csd ? "func" : "callback");
 		ev->u.ipi.from = ev->cpu;
-	} else if (!strcmp(name, "ipi_send_cpumask")) {
+		break;
+	}
+	case TPK_IPI_MASK:
 		ev->kind = TS_EV_IPI;
 		NEED(f->mask(f->ctx, "cpumask", &ev->u.ipi.targets), "cpumask");
 		ev->u.ipi.src = TS_SRC_IPI_MASK;
 		ev->u.ipi.func = sym_id(src, f, "callback");
 		ev->u.ipi.from = ev->cpu;
-	} else if (!strcmp(name, "csd_function_entry")) {
+		break;
+	case TPK_CSD_ENTRY:
 		ev->kind = TS_EV_IPI;
 		ev->flags |= TS_F_RECV;
 		ev->u.ipi.src = TS_SRC_CSD_ENTRY;
@@ -346,7 +422,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		/* the caller's own invocation of a cross-call runs with csd == NULL */
 		if (need_num(f, "csd", &v) == 0 && v == 0)
 			ev->flags |= TS_F_LOCAL;
-	} else if (!strcmp(name, "tlb_flush")) {
+		break;
+	case TPK_TLB_FLUSH:
 		ev->kind = TS_EV_FLUSH;
 		NEED(need_num(f, "reason", &v), "reason");
 		NEED(need_num(f, "pages", &w), "pages");
@@ -359,9 +436,11 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			ev->u.flush.scope = TS_SCOPE_RANGE;
 			ev->u.flush.pages = (uint64_t)w;
 		}
+		break;
+	default:
+		break;
 	}
-	if (ev->kind == TS_EV_IPI && ev->u.ipi.func &&
-	    ts_func_is_tlb_flush(ts_source_str(src, ev->u.ipi.func)))
+	if (ev->kind == TS_EV_IPI && ev->u.ipi.func && tlb_func(src, ev->u.ipi.func))
 		ev->flags |= TS_F_TLB;
 	return 0;
 }
