@@ -110,17 +110,24 @@ static void text_whatif(const struct sfence_result *r, const struct platform *pf
 	printf("  sfence.vma         %12llu -> %llu  (%+.1f %%); up to %llu on a core that traps "
 	       "to set A/D bits\n", (unsigned long long)r->total, (unsigned long long)w.sfence,
 	       -pct(r->total - w.sfence, r->total), (unsigned long long)w.sfence_max);
-	printf("  removed            %12llu  preventive fences after new user PTEs, %llu after "
-	       "access/dirty updates, %s for new vmalloc mappings\n",
-	       (unsigned long long)r->by_cause[TS_SF_PTE_NEW],
-	       (unsigned long long)r->by_cause[TS_SF_PTE_ACCESS],
-	       r->vmalloc_known ? "" : "n/a (no flush_cache_vmap probe; none on a 6.12+ kernel)");
+	printf("  removed            %12llu  preventive fences after new user PTEs\n",
+	       (unsigned long long)r->by_cause[TS_SF_PTE_NEW]);
+	printf("                     %12llu  after access/dirty updates\n",
+	       (unsigned long long)r->by_cause[TS_SF_PTE_ACCESS]);
 	if (r->vmalloc_known)
-		printf("                     %12llu  fences of %llu vmalloc mappings' flushes\n",
+		printf("                     %12llu  of the flushes of %llu new vmalloc mappings\n",
 		       (unsigned long long)w.removed_vmalloc, (unsigned long long)r->vmalloc_maps);
-	printf("  flush IPIs         %12s  -%llu (vmalloc flushes), up to +%llu (access/dirty "
-	       "updates' flush_tlb_page)\n", "", (unsigned long long)w.ipis_removed,
-	       (unsigned long long)w.ipis_added_max);
+	else
+		printf("                              n/a  of new vmalloc mappings' flushes (no "
+		       "flush_cache_vmap probe: a function only before 6.12)\n");
+	if (r->vmalloc_known)
+		printf("  flush IPIs         %12s  %llu fewer (vmalloc flushes), up to %llu more "
+		       "(access/dirty updates' flush_tlb_page)\n", "",
+		       (unsigned long long)w.ipis_removed, (unsigned long long)w.ipis_added_max);
+	else
+		printf("  flush IPIs         %12s  up to %llu more (access/dirty updates' "
+		       "flush_tlb_page); fewer for vmalloc flushes: n/a\n", "",
+		       (unsigned long long)w.ipis_added_max);
 	printf("  extra page faults  %12d  on a core that caches no invalid PTE (QEMU, the "
 	       "series' uarch); at most %llu\n", 0, (unsigned long long)w.faults_added_max);
 	format_ns(t, sizeof(t), (uint64_t)((double)(r->total - w.sfence) * pf->v[PF_SFENCE_PAGE]));

@@ -29,6 +29,7 @@ struct sfence *sfence_new(const struct sfence_opts *o)
 	s->o = *o;
 	if (!s->o.flush_all_threshold)
 		s->o.flush_all_threshold = 64;
+	s->r.vmalloc_known = o->vmalloc_defined;
 	return s;
 }
 

@@ -115,6 +115,8 @@ uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened);
 struct sfence_opts {
 	struct ts_source *src;		/* borrowed: names of probes and sites */
 	uint64_t flush_all_threshold;	/* pages: a longer range is one whole-ASID fence (64) */
+	bool vmalloc_defined;		/* the trace defines a flush_cache_vmap probe: none
+					 * recorded means none happened */
 };
 
 struct sfence_site {
