@@ -402,6 +402,15 @@ int timeline_ipi_source(const struct timeline *tl)
 		return TL_IPI_MASK;
 	if (sum[TL_IPI_TLB_FLUSH])
 		return TL_IPI_TLB_FLUSH;
+	/*
+	 * No cross-call named a flush function, yet csd_function_entry ran on the targets of
+	 * the others and the SBI fence probe was there to see the firmware's remote fences:
+	 * the kernel sent no flush IPI at all (a lazy-flush kernel that queued every remote
+	 * flush).  Counted, 0, not unknown.
+	 */
+	if (tl->evidence[TS_SRC_CSD_ENTRY][0] &&
+	    defines_probe(ts_source_info(tl->src), "sbi_remote_sfence_vma_asid"))
+		return TL_IPI_CSD_ENTRY;
 	return -1;
 }
 
