@@ -89,7 +89,8 @@ done
 # that instruction is reached from the fence alone (sfence-sites.sh): then one
 # hit is one executed fence. No arguments, so the probes of an event match.
 HERE=$(cd "$(dirname "$0")" && pwd)
-if ${READELF:-riscv64-linux-gnu-readelf} -S "$VMLINUX" | grep -q '\.debug_info'; then
+# (no "grep -q" here: under pipefail readelf's SIGPIPE would read as "no DWARF")
+if ${READELF:-riscv64-linux-gnu-readelf} -S "$VMLINUX" | grep -c '\.debug_info' > /dev/null; then
     "$HERE/sfence-sites.sh" "$VMLINUX" | awk -F'\t' '
         $6 ~ /^probed/ { print "p:tlbscope/sfence_" $3 " " $5; if ($6 != "probed") print "# " $5 ": " $6; next }
         { sub(/^unprobed:/, "", $6); print "# unprobed: 0x" $1 " " $2 " " $3 " " $6 }'
