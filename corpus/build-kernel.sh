@@ -10,9 +10,14 @@ SRC_TAR=${SRC_TAR:-$(ls /usr/src/linux-source-6.12.tar.* | head -1)}
 # not to apply (used for the unpatched-kernel demonstration run, see Makefile).
 KNAME=${KNAME:-linux}
 SKIP_PATCHES=${SKIP_PATCHES:-}
-# EXTRA_PATCHES: a directory whose *.patch are applied after patches/ (the lazy
-# TLB flush kernel: patches-lazy/); EXTRA_CONFIG: a fragment merged after
-# kernel.config (kernel-lazy.config). Both default to nothing (stock kernel).
+# EXTRA_PATCHES: directories (space-separated, applied in that order) whose
+# *.patch are applied after patches/ (the lazy TLB flush kernel: patches-lazy/;
+# the Svvptc kernels: patches-sfence/ [patches-presvvptc/]); EXTRA_CONFIG: a
+# fragment merged after kernel.config (kernel-lazy.config). Both default to
+# nothing (stock kernel).
+# CCACHE=1 (the default when ccache is installed) compiles through ccache
+# (CCACHE_BASEDIR=$BUILD, CCACHE_NOHASHDIR=1: the kernel trees under $BUILD
+# share hits); CCACHE=0 turns it off.
 EXTRA_PATCHES=${EXTRA_PATCHES:-}
 EXTRA_CONFIG=${EXTRA_CONFIG:-}
 FRAG=$HERE/kernel.config
@@ -25,6 +30,10 @@ if [ -n "$EXTRA_CONFIG" ]; then
 fi
 KSRC=$BUILD/$KNAME
 KMAKE=(make -C "$KSRC" ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu- -j"$JOBS")
+if [ "${CCACHE:-$(command -v ccache >/dev/null && echo 1 || echo 0)}" = 1 ]; then
+    export CCACHE_BASEDIR=$BUILD CCACHE_NOHASHDIR=1
+    KMAKE+=(CC="ccache riscv64-linux-gnu-gcc")
+fi
 mkdir -p "$BUILD"
 
 if [ ! -f "$KSRC/.tlbscope-patched" ]; then
@@ -39,12 +48,12 @@ if [ ! -f "$KSRC/.tlbscope-patched" ]; then
         echo "== applying $(basename "$p")"
         patch -d "$KSRC" -p1 < "$p"
     done
-    if [ -n "$EXTRA_PATCHES" ]; then
-        for p in "$EXTRA_PATCHES"/*.patch; do
-            echo "== applying $(basename "$p") (from $EXTRA_PATCHES)"
+    for d in $EXTRA_PATCHES; do
+        for p in "$d"/*.patch; do
+            echo "== applying $(basename "$p") (from $d)"
             patch -d "$KSRC" -p1 < "$p"
         done
-    fi
+    done
     touch "$KSRC/.tlbscope-patched"
 fi
 

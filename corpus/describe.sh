@@ -15,15 +15,19 @@ total=$(awk '{s += $1} END {print s + 0}' "$W/counts.txt")
 lost=$(grep -c 'LOST' "$R" || true)
 
 # kprobe hits inside the traced window vs events in the trace
+# (an event with several probes, e.g. tlbscope/sfence_pte_new, has one
+# kprobe_profile line per probe: summed by event name)
 probes() {
-    awk 'NR == FNR { before[$1] = $2; next } { hits = $2 - before[$1]; miss = $3; print $1, hits, miss }' \
+    awk 'NR == FNR { if (NF >= 3) { if (!($1 in before)) order[++n] = $1; before[$1] += $2 }; next }
+         NF >= 3 { if (!($1 in before) && !($1 in after)) order[++n] = $1; after[$1] += $2; miss[$1] += $3; np[$1]++ }
+         END { for (i = 1; i <= n; i++) print order[i], after[order[i]] - before[order[i]], miss[order[i]] + 0 }' \
         "$X/kprobe_profile.before" "$X/kprobe_profile.after"
 }
 {
 echo "# corpus run \`$RUN\`"
 echo
 echo "Real ftrace data from $KVER (Debian linux-source-6.12, tinyconfig + ../../kernel.config,"
-echo "patches ../../patches/*.patch) on QEMU $(qemu-system-riscv64 --version | head -1 | awk '{print $4}'), $CPUS vCPUs,"
+echo "patches ../../patches/*.patch${KPATCHES:+ and $KPATCHES}) on QEMU $(qemu-system-riscv64 --version | head -1 | awk '{print $4}'), $CPUS vCPUs,"
 case $MACHINE in
   aia) echo "\`-M virt,aia=aplic-imsic\`: remote TLB flushes are kernel IPIs (IMSIC), seen in ipi/csd events.";;
   plain) echo "plain \`-M virt\` (PLIC, no IMSIC): remote TLB flushes go through SBI remote fences (\`sbi_remote_sfence_vma_asid\`), no kernel IPI.";;
@@ -78,6 +82,15 @@ echo "kprobe definitions (\`kprobe_events\` as written in the guest):"
 echo '```'
 grep -v '^#' "$X/tracing/kprobe_events"
 echo '```'
+if [ -f "$W/sfence.md" ]; then
+    echo
+    cat "$W/sfence.md"
+    echo
+    echo "Sites of this kernel not probed (\`# unprobed: pc func+off cause why\`, from ../../gen-probes.sh):"
+    echo '```'
+    grep '^# unprobed:' "$W/kprobe_events" | sed 's/^# unprobed: //' || echo "(none)"
+    echo '```'
+fi
 echo
 echo "## Ring buffer (per_cpu/cpuN/stats after the run)"
 echo '| cpu | entries | overrun | dropped events |'

@@ -67,6 +67,11 @@ defs+=(
 "lazy_tlb_reset_local|"
 )
 fi
+# linux-base (patches-presvvptc/): the pre-Svvptc preventive flush of new kernel
+# mappings is the out-of-line flush_cache_vmap(); a 6.12 kernel has it inline.
+if awk '$2 == "flush_cache_vmap" {f = 1} END {exit !f}' <<<"$syms"; then
+    defs+=("flush_cache_vmap|start=%a0:x64 end=%a1:x64")
+fi
 for d in "${defs[@]}"; do
     fn=${d%%|*}; args=${d#*|}
     addr=$(awk -v f="$fn" '$2 == f {print $1; exit}' <<<"$syms")
@@ -77,3 +82,19 @@ for d in "${defs[@]}"; do
     fi
     echo "p:tlbscope/$fn $fn+$(probe_off "$addr")${args:+ $args}"
 done
+
+# Per-site sfence.vma probes (kernels with DWARF): one event per cause,
+# tlbscope/sfence_<cause>, one probe per site of that cause, on the instruction
+# right after the fence (riscv kprobes refuse SYSTEM instructions), only where
+# that instruction is reached from the fence alone (sfence-sites.sh): then one
+# hit is one executed fence. No arguments, so the probes of an event match.
+HERE=$(cd "$(dirname "$0")" && pwd)
+# (no "grep -q" here: under pipefail readelf's SIGPIPE would read as "no DWARF")
+if ${READELF:-riscv64-linux-gnu-readelf} -S "$VMLINUX" | grep -c '\.debug_info' > /dev/null; then
+    "$HERE/sfence-sites.sh" "$VMLINUX" | awk -F'\t' '
+        $6 ~ /^probed/ { print "p:tlbscope/sfence_" $3 " " $5; if ($6 != "probed") print "# " $5 ": " $6; next }
+        { sub(/^unprobed:/, "", $6); print "# unprobed: 0x" $1 " " $2 " " $3 " " $6 }'
+else
+    echo "gen-probes: $VMLINUX has no DWARF, no per-site sfence.vma probes" >&2
+    echo "# no per-site sfence.vma probes (no DWARF)"
+fi

@@ -45,8 +45,20 @@ APPEND="console=ttyS0 earlycon=sbi tlbscope.workload=$WORKLOAD tlbscope.cpus=$CP
 for kv in "${PARAMS[@]}"; do APPEND="$APPEND tlbscope.$kv"; done
 # KAPPEND: more kernel parameters (e.g. lazytlb.max_loaded_mm=6 lazytlb.flush_queue=32)
 [ -z "${KAPPEND:-}" ] || APPEND="$APPEND $KAPPEND"
+# DTB: boot with this device tree instead of QEMU's own (DTB=svvptc: QEMU's
+# own tree for this machine with _svvptc added to every cpu's riscv,isa,
+# made by svvptc-dtb.sh, see README "Svvptc")
+DTBOPT=()
+if [ -n "${DTB:-}" ]; then
+    if [ "$DTB" = svvptc ]; then
+        [ "$MACHINE" = aia ] || { echo "DTB=svvptc: aia machine only" >&2; exit 2; }
+        DTB=$W/svvptc.dtb
+        "$HERE/svvptc-dtb.sh" "$CPUS" "$MEM" "$DTB"
+    fi
+    DTBOPT=(-dtb "$DTB")
+fi
 QEMU=(qemu-system-riscv64 -M "$MOPT" -smp "$CPUS" -m "$MEM" -bios default -nographic -no-reboot
-      -kernel "$KSRC/arch/riscv/boot/Image" -initrd "$W/initramfs.cpio"
+      "${DTBOPT[@]}" -kernel "$KSRC/arch/riscv/boot/Image" -initrd "$W/initramfs.cpio"
       -drive file="$W/disk.img",format=raw,if=none,id=out -device virtio-blk-device,drive=out
       -append "$APPEND")
 
@@ -89,6 +101,11 @@ for c in $(seq 0 $((CPUS - 1))); do cpufiles+=("$X/per_cpu/cpu$c/trace_pipe_raw"
 rm -f "$OUTDIR/trace.dat"
 trace-cmd convert --file-version 7 --compression any -i "$W/full.dat" -o "$OUTDIR/trace.dat" > "$W/convert.log" 2>&1
 trace-cmd report -i "$OUTDIR/trace.dat" > "$W/report.txt" 2>"$W/report.err"
+# the kernel's own sfence.vma count (patches-sfence/0001) -> counts.json
+rm -f "$OUTDIR/counts.json" "$W/sfence.md"
+if [ -f "$X/sfence_vma.before" ]; then
+    MACHINE=$MACHINE "$HERE/sfence-counts.sh" "$KSRC/vmlinux" "$W" "$OUTDIR"
+fi
 DESCRIBE=("$HERE/describe.sh" "$RUN" "$W" "$OUTDIR" "$MACHINE" "$CPUS" "$WORKLOAD" "${QEMU[*]}" "${PARAMS[*]}")
 declare -p DESCRIBE RUN_NOTE REGEN 2>/dev/null > "$W/describe.cmd" || true   # to redo the README alone
 "${DESCRIBE[@]}"

@@ -9,14 +9,17 @@
  * the raw virtio disk /dev/vda, and powers off.
  *
  * Kernel command line keys (all optional):
- *   tlbscope.workload=hackbench|mmapstress|pagefault|mmap|forkexec|tlbcheck|none
+ *   tlbscope.workload=hackbench|mmapstress|mmapstress01|pagefault|mmap|forkexec|tlbcheck|none
  *   tlbscope.buf=KB           per-CPU ring buffer size (default 8192)
  *   tlbscope.cpus=N           expected online CPUs (checked, recorded)
+ *   tlbscope.aslr=0           randomize_va_space=0 (same addresses on every kernel)
+ *   tlbscope.maphint=ADDR     address hint of the pagefault/mmap/mmapstress01 file mappings
  *   hackbench:  tlbscope.rounds=R tlbscope.groups=G tlbscope.fds=F tlbscope.loops=L tlbscope.msg=BYTES
  *   mmapstress: tlbscope.threads=T tlbscope.iters=I tlbscope.pages=P
  *   pagefault:  tlbscope.iters=I tlbscope.pages=P tlbscope.procs=N
  *   mmap:       tlbscope.iters=I tlbscope.pages=P tlbscope.procs=N
  *   forkexec:   tlbscope.procs=N tlbscope.iters=I tlbscope.pages=P
+ *   mmapstress01: tlbscope.procs=N tlbscope.gens=G tlbscope.loops=L tlbscope.remap=R tlbscope.pages=P
  *
  * The same binary is exec'd as "/init forkexec-child" by the fork/exec mix.
  */
@@ -502,6 +505,16 @@ static void mmapstress_like(char *info, size_t infosz)
 	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
 }
 
+/* tlbscope.maphint=ADDR: the address hint of the lat_* and mmapstress01 file
+ * mappings (no MAP_FIXED). A 2 MB-aligned hint keeps a mapping of up to 2 MB
+ * inside one page-table page, so that a munmap is one flush range on every
+ * kernel (without it the split of the range between two PTE pages, hence the
+ * number of per-page fences, depends on where the mapping happens to fall). */
+static void *map_hint(void)
+{
+	return (void *)(uintptr_t)iparam("maphint", 0);
+}
+
 /* a P-page file in tmpfs for the lat_* look-alikes */
 static int make_file(const char *path, long pages)
 {
@@ -528,8 +541,8 @@ static void lat_like(char *info, size_t infosz, int mmap_variant)
 	int N = iparam("procs", 2), I = iparam("iters", 50), P = iparam("pages", 256);
 	long pg = sysconf(_SC_PAGESIZE);
 	int step = mmap_variant ? 4 : 1;
-	snprintf(info, infosz, "%s: procs=%d iters=%d pages=%d (tmpfs file, MAP_SHARED, %s)",
-		 mmap_variant ? "lat_mmap-like" : "lat_pagefault-like", N, I, P,
+	snprintf(info, infosz, "%s: procs=%d iters=%d pages=%d%s (tmpfs file, MAP_SHARED, %s)",
+		 mmap_variant ? "lat_mmap-like" : "lat_pagefault-like", N, I, P, map_hint() ? " maphint" : "",
 		 mmap_variant ? "touch every 4th page" : "read-fault every page");
 	say("%s\n", info);
 	double t0 = now();
@@ -540,7 +553,7 @@ static void lat_like(char *info, size_t infosz, int mmap_variant)
 			int fd = make_file(path, P);
 			volatile char sum = 0;
 			for (int i = 0; i < I; i++) {
-				char *m = mmap(NULL, P * pg, PROT_READ | (mmap_variant ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+				char *m = mmap(map_hint(), P * pg, PROT_READ | (mmap_variant ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
 				if (m == MAP_FAILED)
 					die_off("mmap file");
 				for (long p = 0; p < P; p += step)
@@ -730,6 +743,116 @@ static void tlbcheck(char *info, size_t infosz)
 	snprintf(info + l, infosz - l, "\nTime: %.3f s", now() - t0);
 }
 
+/*
+ * mmapstress01: the shape of LTP's mmapstress01 (testcases/kernel/mem/
+ * mmapstress/mmapstress01.c), written for this guest. N slots of processes
+ * (N > CPUs) share one MAP_SHARED mapping of a P-page tmpfs file. The child
+ * of slot k maps the whole file, then L times picks a random page and writes
+ * the byte (k + 1) at offset k of that page, reads it back and compares; every
+ * R accesses it unmaps the file and maps it again (fresh faults, a range flush
+ * at each munmap). When a child exits the parent forks the next one of that
+ * slot, G children per slot in all. At the end the parent reads the file:
+ * in every page the byte at offset k must be 0 (never written) or k + 1, all
+ * the other bytes 0.
+ */
+static int ms01_child(int fd, int k, int gen, long P, int L, int R)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int seed = 0x9e3779b9u * (unsigned)(k + 1) + 7919u * (unsigned)gen;
+	char *m = mmap(map_hint(), P * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return 5;
+	int bad = 0;
+	for (int i = 0; i < L; i++) {
+		if (R && i && i % R == 0) {
+			munmap(m, P * pg);
+			m = mmap(map_hint(), P * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED)
+				return 5;
+		}
+		long r = rand_r(&seed) % P;
+		volatile char *b = m + r * pg + k;
+		*b = (char)(k + 1);
+		bad |= *b != (char)(k + 1);
+		bad |= m[r * pg + pg - 1] != 0; /* nobody writes the last byte */
+	}
+	munmap(m, P * pg);
+	return bad ? 4 : 0;
+}
+
+static void mmapstress01(char *info, size_t infosz)
+{
+	int N = iparam("procs", 10), G = iparam("gens", 3), L = iparam("loops", 300), R = iparam("remap", 100);
+	long P = iparam("pages", 64);
+	long pg = sysconf(_SC_PAGESIZE);
+	if (N > 255)
+		N = 255;
+	snprintf(info, infosz, "mmapstress01 (LTP shape): procs=%d gens=%d loops=%d remap=%d pages=%ld maphint=%p "
+		 "(one MAP_SHARED tmpfs file; random page writes of each slot's byte, munmap/mmap every %d accesses; "
+		 "a slot's child that exits is replaced, %d children in all)", N, G, L, R, P, map_hint(), R, N * G);
+	say("%s\n", info);
+	int fd = open("/tmp/mmapstress01.out", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, P * pg) < 0)
+		die_off("mmapstress01 file");
+	double t0 = now();
+	pid_t slot[256];
+	int gen[256];
+	for (int k = 0; k < N; k++) {
+		gen[k] = 0;
+		slot[k] = fork();
+		if (slot[k] == 0)
+			_exit(ms01_child(fd, k, 0, P, L, R));
+	}
+	int running = N;
+	while (running > 0) {
+		int st;
+		pid_t p = wait(&st);
+		if (p < 0)
+			break;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			check_failures++;
+			say("mmapstress01 child %d: status 0x%x\n", (int)p, st);
+		}
+		int k;
+		for (k = 0; k < N && slot[k] != p; k++)
+			;
+		if (k == N)
+			continue;
+		if (++gen[k] < G) {
+			slot[k] = fork();
+			if (slot[k] == 0)
+				_exit(ms01_child(fd, k, gen[k], P, L, R));
+		} else {
+			slot[k] = -1;
+			running--;
+		}
+	}
+	double t1 = now();
+	/* the parent's check of the file contents */
+	char *buf = malloc(pg);
+	long written = 0, badbytes = 0;
+	for (long r = 0; r < P; r++) {
+		if (pread(fd, buf, pg, r * pg) != pg)
+			die_off("mmapstress01 read back");
+		for (long o = 0; o < pg; o++) {
+			char c = buf[o];
+			if (o < N && c == (char)(o + 1))
+				written++;
+			else if (c != 0)
+				badbytes++;
+		}
+	}
+	free(buf);
+	close(fd);
+	unlink("/tmp/mmapstress01.out");
+	if (badbytes)
+		check_failures++;
+	size_t l = strlen(info);
+	snprintf(info + l, infosz - l, "\nTime: %.3f s\nFile check: %s (%ld slot bytes written, %ld wrong bytes in %ld pages)",
+		 t1 - t0, badbytes ? "FAILED" : "ok", written, badbytes, P);
+	say("mmapstress01 file check: %s (%ld written, %ld wrong)\n", badbytes ? "FAILED" : "ok", written, badbytes);
+}
+
 /* ---------- dump ---------- */
 
 static int online_cpus(char *list, size_t sz)
@@ -742,6 +865,38 @@ static int online_cpus(char *list, size_t sz)
 	snprintf(list, sz, "%s", s);
 	free(s);
 	return 0;
+}
+
+/* The counter snapshots go into static buffers touched at start-up: reading
+ * them must not fault (a fault here is a fence, and a brk/munmap a flush)
+ * between the kprobe_profile reads and the tracing_on switches, where a
+ * probe hit without an event would read as a dropped event. */
+static char sfence_buf[2][32768];
+/* the same for kprobe_profile: with the per-site probes it is longer than a
+ * page, and seq_file copies a page to user space before it formats the next
+ * lines: a fault in that copy would be counted in the later lines */
+static char prof_buf[2][131072];
+static char *sfence_before, *sfence_after;
+static size_t sfence_before_len, sfence_after_len;
+
+static char *read_static(const char *path, char *buf, size_t cap, size_t *len)
+{
+	int fd = open(path, O_RDONLY);
+	size_t n = 0;
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
 }
 
 static void dump(const char *info, const char *pb, size_t pbl, const char *pa, size_t pal)
@@ -761,6 +916,13 @@ static void dump(const char *info, const char *pb, size_t pbl, const char *pa, s
 		tar_add("kprobe_profile.before", pb, pbl);
 	if (pa)
 		tar_add("kprobe_profile.after", pa, pal);
+	/* the kernel's own sfence.vma counter (patches-sfence/0001), read right
+	 * before tracing_on=1 and right after tracing_on=0 */
+	if (sfence_before)
+		tar_add("sfence_vma.before", sfence_before, sfence_before_len);
+	if (sfence_after)
+		tar_add("sfence_vma.after", sfence_after, sfence_after_len);
+	tar_add_file("cpuinfo", "/proc/cpuinfo");
 	tar_add_file("tracing/trace_clock", TRACING "/trace_clock");
 	tar_add_file("tracing/buffer_size_kb", TRACING "/buffer_size_kb");
 	tar_add_formats();
@@ -803,6 +965,12 @@ int main(int argc, char **argv)
 	if (argc >= 3 && strcmp(argv[1], "forkexec-child") == 0)
 		forkexec_child(atoi(argv[2]));
 
+	memset(sfence_buf, 0, sizeof sfence_buf);	/* touched now, not in the window */
+	memset(prof_buf, 0, sizeof prof_buf);
+	/* and the .bss page of the snapshot pointers: its first write (a copy of
+	 * the zero page, a flush) must not fall in the window either */
+	sfence_before = sfence_after = NULL;
+	sfence_before_len = sfence_after_len = 0;
 	mkdir("/proc", 0755);
 	mkdir("/sys", 0755);
 	mkdir("/dev", 0755);
@@ -833,11 +1001,17 @@ int main(int argc, char **argv)
 	snprintf(wlname, sizeof wlname, "%s", wl);
 
 	char info[2048], winfo[1024] = "";
+	/* tlbscope.aslr=0: no address-space randomization, so that a run pair on two
+	 * kernels maps at the same addresses (a munmap's flush ranges depend on where
+	 * a mapping falls in the page tables) */
+	if (iparam("aslr", 1) == 0 && write_file("/proc/sys/kernel/randomize_va_space", "0", 0) == 0)
+		say("address-space randomization off\n");
 	setup_tracing();
 	/* kprobe hit counters right before and right after the traced window:
 	 * hits minus events recorded = probes dropped (e.g. the NMI drop) */
 	size_t pb_len, pa_len;
-	char *prof_before = read_all(TRACING "/kprobe_profile", &pb_len, 0);
+	char *prof_before = read_static(TRACING "/kprobe_profile", prof_buf[0], sizeof prof_buf[0], &pb_len);
+	sfence_before = read_static("/proc/sfence_vma", sfence_buf[0], sizeof sfence_buf[0], &sfence_before_len);
 	write_file(TRACING "/tracing_on", "1", 0);
 	double t0 = now();
 	if (want && online != want) {
@@ -855,11 +1029,14 @@ int main(int argc, char **argv)
 		forkexec_mix(winfo, sizeof winfo);
 	else if (!strcmp(wlname, "tlbcheck"))
 		tlbcheck(winfo, sizeof winfo);
+	else if (!strcmp(wlname, "mmapstress01"))
+		mmapstress01(winfo, sizeof winfo);
 	else
 		snprintf(winfo, sizeof winfo, "no workload");
 	double t1 = now();
 	write_file(TRACING "/tracing_on", "0", 0);
-	char *prof_after = read_all(TRACING "/kprobe_profile", &pa_len, 0);
+	sfence_after = read_static("/proc/sfence_vma", sfence_buf[1], sizeof sfence_buf[1], &sfence_after_len);
+	char *prof_after = read_static(TRACING "/kprobe_profile", prof_buf[1], sizeof prof_buf[1], &pa_len);
 	say("workload done in %.3f s\n", t1 - t0);
 	{
 		size_t l = strlen(winfo);
@@ -868,8 +1045,23 @@ int main(int argc, char **argv)
 		say("data check: %s (%ld failed processes)\n", check_failures ? "FAILED" : "ok", check_failures);
 	}
 
-	snprintf(info, sizeof info, "workload=%s\nonline=%s\nonline_count=%d\nwanted_cpus=%ld\ntraced_seconds=%.3f\n%s\n",
-		 wlname, cpus, online, want, t1 - t0, winfo);
+	/* the ISA string the kernel reports (Svvptc runs: proof that it saw svvptc) */
+	char isa[512] = "?";
+	{
+		size_t il;
+		char *ci = read_all("/proc/cpuinfo", &il, 0);
+		char *p = ci ? strstr(ci, "\nisa") : NULL;
+		if (p) {
+			p = strchr(p, ':');
+			if (p) {
+				p += 2;
+				snprintf(isa, sizeof isa, "%.*s", (int)strcspn(p, "\n"), p);
+			}
+		}
+		free(ci);
+	}
+	snprintf(info, sizeof info, "workload=%s\nonline=%s\nonline_count=%d\nwanted_cpus=%ld\ntraced_seconds=%.3f\ncpu0_isa=%s\naslr=%s\nsfence_counter=%s\n%s\n",
+		 wlname, cpus, online, want, t1 - t0, isa, iparam("aslr", 1) ? "on" : "off", sfence_before ? "/proc/sfence_vma" : "absent", winfo);
 	dump(info, prof_before, pb_len, prof_after, pa_len);
 	sync();
 	say("powering off\n");
