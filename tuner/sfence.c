@@ -20,6 +20,13 @@ struct sfence {
 	uint64_t *site_counts;		/* by string id of the site's function */
 	size_t nsite_ids, site_alloc;
 	bool vmap_pending[TS_MAX_CPUS];	/* a flush_cache_vmap whose flush is still to come */
+	/*
+	 * A request with remote CPUs whose requester is in its mask: the requester's fences,
+	 * counted here unless its own handler call (on_each_cpu_mask) or an SBI remote fence
+	 * follows on that CPU.  A lazy-flush kernel that queued every remote target flushes
+	 * the requester directly, with no handler.
+	 */
+	uint64_t pending_local[TS_MAX_CPUS];
 };
 
 struct sfence *sfence_new(const struct sfence_opts *o)
@@ -30,6 +37,7 @@ struct sfence *sfence_new(const struct sfence_opts *o)
 	if (!s->o.flush_all_threshold)
 		s->o.flush_all_threshold = 64;
 	s->r.vmalloc_known = o->vmalloc_defined;
+	s->r.handler_seen = o->handler_defined;
 	return s;
 }
 
@@ -80,6 +88,12 @@ static int mm_mask_weight(struct timeline *tl, int cpu, bool *known)
 	return w > 0 ? w : 1;
 }
 
+static void commit_local(struct sfence *s, int c)
+{
+	s->r.inferred_range += s->pending_local[c];
+	s->pending_local[c] = 0;
+}
+
 static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_event *ev)
 {
 	struct sfence_result *r = &s->r;
@@ -92,10 +106,13 @@ static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_ev
 		/* the handler, on a target or as the requester's own call: its fences here */
 		r->flush_known = r->handler_seen = true;
 		r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
+		if (ev->u.flush.role == TS_FLUSH_LOCAL)
+			s->pending_local[c] = 0;
 		return;
 	}
 	if (ev->u.flush.role != TS_FLUSH_REQUEST)
 		return;
+	commit_local(s, c);
 	if (!strcmp(probe, "flush_tlb_all")) {
 		/* on_each_cpu(__ipi_flush_tlb_all): one full fence on every online CPU */
 		r->flush_known = true;
@@ -120,6 +137,8 @@ static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_ev
 			r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
 		else if (w > 1 || !self)
 			r->remote_requests++;
+		if (w > 1 && self)
+			s->pending_local[c] = sfence_range_fences(ev, s->o.flush_all_threshold);
 	} else {
 		r->kmask_unknown++;
 	}
@@ -149,8 +168,16 @@ void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 			s->vmap_pending[ev->cpu] = false;
 		break;
 	case TS_EV_IPI:
-		if (ev->u.ipi.src == TS_SRC_SBI && timeline_counted(tl, ev->cpu, ev->ts))
+		if (ev->u.ipi.src != TS_SRC_SBI)
+			break;
+		/* the firmware fences every hart of the mask, the requester's too */
+		s->pending_local[ev->cpu] = 0;
+		if (timeline_counted(tl, ev->cpu, ev->ts))
 			r->sbi_requests++;
+		break;
+	case TS_EV_SWITCH:
+	case TS_EV_LOAD_MM:
+		commit_local(s, ev->cpu);
 		break;
 	case TS_EV_SFENCE:
 		r->probed = true;
@@ -194,6 +221,8 @@ const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 	struct sfence_site all[SFENCE_TOP_SITES + 1];
 	size_t n = 0;
 
+	for (int c = 0; c < TS_MAX_CPUS; c++)
+		commit_local(s, c);
 	if (ncpus > r->ncpus)
 		r->ncpus = ncpus;
 	r->inferred_all = r->flush_all_requests * (uint64_t)(r->ncpus > 0 ? r->ncpus : 1);

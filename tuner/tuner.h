@@ -117,6 +117,8 @@ struct sfence_opts {
 	uint64_t flush_all_threshold;	/* pages: a longer range is one whole-ASID fence (64) */
 	bool vmalloc_defined;		/* the trace defines a flush_cache_vmap probe: none
 					 * recorded means none happened */
+	bool handler_defined;		/* and __ipi_flush_tlb_range_asid: none recorded
+					 * means no handler ran */
 };
 
 struct sfence_site {

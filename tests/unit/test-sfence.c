@@ -20,7 +20,7 @@
 #include "../../tuner/tuner.h"
 
 /*
- * Two CPUs run p1 (its mask: CPUs 0 and 1).  CPU 0: three fences after new PTEs, one after
+ * Two CPUs run p1 (its mask: CPUs 0 and 1); the requester's own handler calls are "local".  CPU 0: three fences after new PTEs, one after
  * an access update, a 3-page request only it holds (3 local fences), a 100-page request to
  * both (one whole-ASID fence in each handler), a 5-page one (5 in each handler), a new
  * vmalloc mapping of 2 pages flushed on both CPUs (2 fences each), flush_tlb_all.
@@ -39,20 +39,20 @@ static const char *const stream[] = {
 	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0]}",
 	"{\"ts\":1600,\"cpu\":0,\"kind\":\"flush\",\"mm\":\"p1\",\"scope\":\"range\",\"pages\":100,"
 	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0,1]}",
-	"{\"ts\":1610,\"cpu\":0,\"kind\":\"flush\",\"role\":\"received\",\"mm\":\"p1\","
+	"{\"ts\":1610,\"cpu\":0,\"kind\":\"flush\",\"role\":\"local\",\"mm\":\"p1\","
 	"\"scope\":\"range\",\"pages\":100,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
 	"{\"ts\":1620,\"cpu\":1,\"kind\":\"flush\",\"role\":\"received\",\"mm\":\"p1\","
 	"\"scope\":\"range\",\"pages\":100,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
 	"{\"ts\":1700,\"cpu\":0,\"kind\":\"flush\",\"mm\":\"p1\",\"scope\":\"range\",\"pages\":5,"
 	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0,1]}",
-	"{\"ts\":1710,\"cpu\":0,\"kind\":\"flush\",\"role\":\"received\",\"mm\":\"p1\","
+	"{\"ts\":1710,\"cpu\":0,\"kind\":\"flush\",\"role\":\"local\",\"mm\":\"p1\","
 	"\"scope\":\"range\",\"pages\":5,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
 	"{\"ts\":1720,\"cpu\":1,\"kind\":\"flush\",\"role\":\"received\",\"mm\":\"p1\","
 	"\"scope\":\"range\",\"pages\":5,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
 	"{\"ts\":1800,\"cpu\":0,\"kind\":\"vmalloc\",\"start\":4096,\"pages\":2}",
 	"{\"ts\":1810,\"cpu\":0,\"kind\":\"flush\",\"mm\":null,\"scope\":\"kernel\",\"pages\":2,"
 	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0,1]}",
-	"{\"ts\":1820,\"cpu\":0,\"kind\":\"flush\",\"role\":\"received\",\"mm\":null,"
+	"{\"ts\":1820,\"cpu\":0,\"kind\":\"flush\",\"role\":\"local\",\"mm\":null,"
 	"\"scope\":\"kernel\",\"pages\":2,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
 	"{\"ts\":1830,\"cpu\":1,\"kind\":\"flush\",\"role\":\"received\",\"mm\":null,"
 	"\"scope\":\"kernel\",\"pages\":2,\"source\":\"kprobe\",\"probe\":\"__ipi_flush_tlb_range_asid\"}",
@@ -168,6 +168,41 @@ static void test_flush_rules_only(void **state)
 	ts_source_close(src);
 }
 
+/*
+ * A lazy-flush kernel that queued every remote target fences the requester directly (no
+ * handler): counted; an SBI remote fence does the requester's in the firmware: not.
+ */
+static const char *const direct[] = {
+	"{\"kind\":\"header\",\"version\":1,\"cpus\":2}",
+	"{\"ts\":1000,\"cpu\":0,\"kind\":\"switch\",\"prev_pid\":0,\"next_pid\":10,"
+	"\"next_comm\":\"a\",\"mm\":\"p1\"}",
+	"{\"ts\":1100,\"cpu\":0,\"kind\":\"flush\",\"mm\":\"p1\",\"scope\":\"range\",\"pages\":7,"
+	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0,1]}",
+	"{\"ts\":1200,\"cpu\":0,\"kind\":\"flush\",\"mm\":\"p1\",\"scope\":\"range\",\"pages\":5,"
+	"\"source\":\"kprobe\",\"probe\":\"__flush_tlb_range\",\"kernel_mask\":[0,1]}",
+	"{\"ts\":1210,\"cpu\":0,\"kind\":\"ipi\",\"targets\":[0,1],\"tlb\":true,"
+	"\"func\":\"sbi_remote_sfence_vma_asid\",\"source\":\"sbi_remote_fence\"}",
+	"{\"ts\":1300,\"cpu\":0,\"kind\":\"switch\",\"prev_pid\":10,\"next_pid\":0,"
+	"\"next_comm\":\"swapper/0\",\"mm\":null}",
+};
+
+static void test_direct_local(void **state)
+{
+	const struct sfence_result *r;
+	struct sfence *s;
+	struct ts_source *src;
+	struct timeline *tl;
+
+	(void)state;
+	run(direct, sizeof(direct) / sizeof(direct[0]), false, &r, &s, &src, &tl);
+	assert_int_equal(r->inferred_range, 7);
+	assert_int_equal(r->sbi_requests, 1);
+	assert_int_equal(r->remote_requests, 2);
+	sfence_free(s);
+	timeline_free(tl);
+	ts_source_close(src);
+}
+
 static void test_range_rules(void **state)
 {
 	struct ts_event ev = { .kind = TS_EV_FLUSH };
@@ -208,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_account),
 		cmocka_unit_test(test_flush_rules_only),
+		cmocka_unit_test(test_direct_local),
 		cmocka_unit_test(test_range_rules),
 		cmocka_unit_test(test_cause_names),
 	};
