@@ -82,6 +82,20 @@ for base in "$ct"/*-aia-4cpu; do
 		awk -v a="$whatif" -v b="$real" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.15 * b) }'
 	check "$name: the Svvptc run executes fewer fences ($real < $want)" test "$real" -lt "$want"
 done
+# corpus/README.md's seeds' tables are what corpus/svvptc-table.sh makes with diff
+got=$("$top/corpus/svvptc-table.sh" "$prog")
+want=$(awk '/^### The seeds. tables/ { on = 1; next } on && /^### / { exit }
+	on && /^\|/ { if (gap && n) print ""; print; n++; gap = 0; next } on && n { gap = 1 }' \
+	"$top/corpus/README.md")
+same "corpus/README's seeds' tables = corpus/svvptc-table.sh" "$want" "$got"
+# the lazy seed's claim: mmapstress01 on the lazy kernel at (6, 32) sends >= 30 % fewer
+ms=$ct/mmapstress01-aia-4cpu/trace.dat
+msl=$ct/mmapstress01-lazy-t6q32-aia-4cpu/trace.dat
+if [ -f "$ms" ] && [ -f "$msl" ]; then
+	read -r a b <<< "$(tls report --json "$ms" | jq .totals.flush_ipis) $(tls report --json "$msl" | jq .totals.flush_ipis)"
+	check "mmapstress01: lazy (6, 32) flush IPIs $b at least 30 % below stock's $a" \
+		awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b <= 0.7 * a) }'
+fi
 if [ "$pairs" -ge 3 ]; then ok "$pairs baseline/Svvptc pairs checked"
 elif [ "$pairs" = 0 ]; then skip "baseline/Svvptc pairs" "the corpus has no counts.json (corpus/README.md, make -C corpus svvptc)"
 else not_ok "only $pairs baseline/Svvptc pairs (3 wanted)"; fi
