@@ -218,6 +218,105 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 	return 0;
 }
 
+/*
+ * Where a trace's marker text is: a print event's "buf" names the writer ("%ps: "), so
+ * trace-cmd report and perf show "tracing_mark_write: TEXT"; tracefs prints TEXT alone.
+ * Returns TEXT when it starts with @prefix, else NULL.
+ */
+static const char *marker_text(const char *buf, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *colon;
+
+	if (!strncmp(buf, prefix, n))
+		return buf;
+	colon = strstr(buf, ": ");
+	if (!colon || memchr(buf, ' ', (size_t)(colon - buf)))
+		return NULL;
+	return strncmp(colon + 2, prefix, n) ? NULL : colon + 2;
+}
+
+/*
+ * A line of `tlbscope record`'s task table (tlbscope-record(1)):
+ * "tlbscope-tgid: pid=123 tgid=100 comm=bash", kernel threads with "kthread=1" (then
+ * tgid = pid).  Keys in any order, unknown ones passed over, comm last (it may hold
+ * blanks).  Text that is not a marker is left alone (an "other" event); a marker that
+ * cannot be read is counted as malformed and skipped, never fatal.
+ */
+static void tgid_marker(struct ts_source *src, const char *buf, struct ts_event *ev)
+{
+	const char *p = marker_text(buf, TS_TGID_MARKER), *why = NULL;
+	int pid = -1, tgid = -1, kthread = 0;
+	char comm[TS_COMM_LEN] = "";
+
+	if (!p)
+		return;
+	p += strlen(TS_TGID_MARKER);
+	for (;;) {
+		const char *k, *eq, *e;
+		char val[24];
+		int v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		if (!strncmp(p, "comm=", 5)) {
+			size_t n = strcspn(p + 5, "\n");
+
+			while (n && (p[5 + n - 1] == ' ' || p[5 + n - 1] == '\t'))
+				n--;
+			if (n >= sizeof(comm))
+				n = sizeof(comm) - 1;
+			memcpy(comm, p + 5, n);
+			comm[n] = '\0';
+			break;
+		}
+		k = p;
+		e = p + strcspn(p, " \t\n");
+		p = e;
+		eq = memchr(k, '=', (size_t)(e - k));
+		if (!eq) {
+			why = "a word without '='";
+			break;
+		}
+		if ((size_t)(e - eq - 1) >= sizeof(val)) {
+			why = "a value too long";
+			break;
+		}
+		memcpy(val, eq + 1, (size_t)(e - eq - 1));
+		val[e - eq - 1] = '\0';
+		if (eq - k == 3 && !memcmp(k, "pid", 3))
+			why = parse_int(val, &v) ? "pid not a number" : (pid = v, NULL);
+		else if (eq - k == 4 && !memcmp(k, "tgid", 4))
+			why = parse_int(val, &v) ? "tgid not a number" : (tgid = v, NULL);
+		else if (eq - k == 7 && !memcmp(k, "kthread", 7))
+			why = parse_int(val, &v) || (v != 0 && v != 1) ? "kthread not 0 or 1" :
+									  (kthread = v, NULL);
+		if (why)
+			break;
+	}
+	if (!why && (pid <= 0 || tgid <= 0))
+		why = "no pid and tgid above 0";
+	if (!why && kthread && tgid != pid)
+		why = "a kernel thread whose tgid is not its pid";
+	if (why) {
+		src->info.tgid_malformed++;
+		if (src->lineno)
+			ts_source_skip(src, "line %llu: malformed task-table marker: %s",
+				       (unsigned long long)src->lineno, why);
+		else
+			ts_source_skip(src, "cpu %d, at %llu ns: malformed task-table marker: %s",
+				       ev->cpu, (unsigned long long)ev->ts, why);
+		return;
+	}
+	ev->kind = TS_EV_TGID;
+	ev->u.task.pid = pid;
+	ev->u.task.tgid = tgid;
+	ev->u.task.kthread = (uint8_t)kthread;
+	strlcpy_ts(ev->u.task.comm, comm, sizeof(ev->u.task.comm));
+}
+
 int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f,
 	      struct ts_event *ev, char *why, size_t why_len)
 {
@@ -336,6 +435,12 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		/* the caller's own invocation of a cross-call runs with csd == NULL */
 		if (need_num(f, "csd", &v) == 0 && v == 0)
 			ev->flags |= TS_F_LOCAL;
+	} else if (!strcmp(name, "print") || !strcmp(name, "tracing_mark_write")) {
+		/* ftrace:print, a trace_marker write; tracefs names it by its writer */
+		char buf[256];
+
+		if (f->str(f->ctx, "buf", buf, sizeof(buf)) == 0)
+			tgid_marker(src, buf, ev);
 	} else if (!strcmp(name, "tlb_flush")) {
 		ev->kind = TS_EV_FLUSH;
 		NEED(need_num(f, "reason", &v), "reason");
