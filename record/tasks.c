@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The task table: when tracing starts, every task of the machine is written into the
+ * instance's own ring buffer through its trace_marker, one ftrace:print event per task,
+ * "tlbscope-tgid: pid=123 tgid=100 comm=bash" ("kthread=1" for kernel threads), so that a
+ * trace.dat (which has no tgid of its own) names the process of every task older than the
+ * trace, and every reader (trace-cmd report too) still reads the file.  parsers/ turns the
+ * lines back into TS_EV_TGID events.  Nothing outside the instance is written.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "../lib/lib.h"
+#include "record-int.h"
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Are we in the initial pid namespace?  The trace's pids are the kernel's global ones;
+ * /proc of another namespace numbers tasks differently, and its table would be wrong.
+ */
+static bool init_pid_ns(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	bool init = true;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+		int levels = 0;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		/* "NSpid:\t1234\t5": one pid per namespace level, the initial one first */
+		for (;; p = end, levels++) {
+			strtol(p, &end, 10);
+			if (end == p)
+				break;
+		}
+		init = levels == 1;
+		break;
+	}
+	fclose(f);
+	return init;
+}
+
+/* PF_KTHREAD from /proc/@pid/task/@tid/stat (kernels whose status has no "Kthread:"). */
+static int stat_kthread(const char *pid, const char *tid)
+{
+	char path[600], buf[512], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid pgrp session tty_nr tpgid flags": the comm may hold ") " */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return -1;
+	return !!(flags & PF_KTHREAD);
+}
+
+/*
+ * One task's row from /proc/@pid/task/@tid/status (Name, Tgid, Kthread) into @line;
+ * its length, or 0 when the task is gone or unreadable.
+ */
+static int task_row(const char *pid, const char *tid, char *line, size_t size)
+{
+	char path[600], buf[4096], name[64] = "";
+	int tgid = -1, kthread = -1, fd;
+	ssize_t n;
+	int len;
+
+	snprintf(path, sizeof(path), "/proc/%s/task/%s/status", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (char *l = buf, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!strncmp(l, "Name:\t", 6))
+			strlcpy_ts(name, l + 6, sizeof(name));
+		else if (!strncmp(l, "Tgid:\t", 6))
+			tgid = atoi(l + 6);
+		else if (!strncmp(l, "Kthread:\t", 9))
+			kthread = atoi(l + 9);
+	}
+	if (kthread < 0)
+		kthread = stat_kthread(pid, tid);
+	if (tgid <= 0 || kthread < 0)
+		return 0;
+	len = snprintf(line, size, "tlbscope-tgid: pid=%s tgid=%d%s comm=%s\n", tid, tgid,
+		       kthread ? " kthread=1" : "", name);
+	return len > 0 && (size_t)len < size ? len : 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Run on a recorded CPU while writing: a trace_marker write is recorded in the buffer of
+ * the CPU it runs on, and one outside tracing_cpumask (--cpu) is refused.  The old
+ * affinity goes to @old; false when it is not to be restored.
+ */
+static bool pin_to_recorded(struct rec *r, cpu_set_t *old)
+{
+	cpu_set_t set;
+
+	if (!r->has_cpus || sched_getaffinity(0, sizeof(*old), old))
+		return false;
+	for (int c = 0; c < r->ncpus && c < CPU_SETSIZE; c++) {
+		if (!rec_cpu_recorded(r, c) || !CPU_ISSET(c, old))
+			continue;
+		CPU_ZERO(&set);
+		CPU_SET(c, &set);
+		return !sched_setaffinity(0, sizeof(set), &set);
+	}
+	rec_warning("%s: no recorded CPU that this process may run on; the task table's "
+		    "markers will be refused", r->c.who);
+	return false;
+}
+
+int rec_task_table(struct rec *r, struct rec_table *t)
+{
+	uint64_t t0 = mono_ns();
+	char *file, line[160];
+	struct dirent *d;
+	cpu_set_t old;
+	bool pinned;
+	DIR *proc;
+	int fd, err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!init_pid_ns()) {
+		rec_warning("%s: in a pid namespace of its own, /proc does not number tasks as the "
+			    "trace does: no task table written; processes older than the recording "
+			    "will be guessed from pids", r->c.who);
+		return -1;
+	}
+	file = tracefs_instance_get_file(r->inst, "trace_marker");
+	fd = file ? open(file, O_WRONLY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		rec_warning("%s: cannot open %s: %s; no task table written, processes older than "
+			    "the recording will be guessed from pids", r->c.who,
+			    file ? file : "trace_marker", strerror(errno));
+		tracefs_put_tracing_file(file);
+		return -1;
+	}
+	tracefs_put_tracing_file(file);
+	proc = opendir("/proc");
+	if (!proc) {
+		close(fd);
+		return rec_error("%s: /proc: %s", r->c.who, strerror(errno));
+	}
+	pinned = pin_to_recorded(r, &old);
+	while ((d = readdir(proc))) {
+		char dir[300];
+		struct dirent *e;
+		DIR *tasks;
+
+		if (!all_digits(d->d_name))
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%s/task", d->d_name);
+		tasks = opendir(dir);
+		if (!tasks)
+			continue;	/* gone since readdir */
+		while ((e = readdir(tasks))) {
+			int len;
+
+			if (!all_digits(e->d_name))
+				continue;
+			len = task_row(d->d_name, e->d_name, line, sizeof(line));
+			if (!len)
+				continue;
+			if (write(fd, line, (size_t)len) == len) {
+				t->rows++;
+				t->bytes += (uint64_t)len;
+			} else {
+				t->failed++;
+				if (!err)
+					err = errno;
+			}
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+	close(fd);
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
+	t->ns = mono_ns() - t0;
+	if (t->failed)
+		rec_warning("%s: %llu of %llu task-table markers were refused (%s); processes of "
+			    "those tasks will be guessed from pids", r->c.who,
+			    (unsigned long long)t->failed, (unsigned long long)(t->rows + t->failed),
+			    strerror(err));
+	return 0;
+}
