@@ -378,8 +378,9 @@ int cmd_record(int argc, char **argv)
 		goto out_cleanup;
 	/* before the command starts: every task it will find is older than the trace */
 	if (!rec_task_table(rec.rec, &table))
-		fprintf(stderr, "tlbscope: record: task table: %llu tasks, %.1f KiB in %.1f ms\n",
-			(unsigned long long)table.rows, table.bytes / 1024.0, table.ns / 1e6);
+		fprintf(stderr, "tlbscope: record: task table: %llu tasks, %.1f KiB in %.1f ms%s\n",
+			(unsigned long long)table.rows, table.bytes / 1024.0, table.ns / 1e6,
+			table.pauses ? " (waiting for the stream to drain the small buffer)" : "");
 	if (o.command && start_command(&rec)) {
 		rec_off(rec.rec);
 		goto out_cleanup;

@@ -23,6 +23,8 @@
 #include "record-int.h"
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
+/* ring-buffer bytes of a row besides its text: record header, common fields, ip */
+#define ROW_OVERHEAD	24
 
 static uint64_t mono_ns(void)
 {
@@ -162,7 +164,8 @@ static bool pin_to_recorded(struct rec *r, cpu_set_t *old)
 
 int rec_task_table(struct rec *r, struct rec_table *t)
 {
-	uint64_t t0 = mono_ns();
+	const struct timespec drain = { 0, 150000000L };
+	uint64_t t0 = mono_ns(), burst = 0, limit;
 	char *file, line[160];
 	struct dirent *d;
 	cpu_set_t old;
@@ -193,6 +196,11 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 		return rec_error("%s: /proc: %s", r->c.who, strerror(errno));
 	}
 	pinned = pin_to_recorded(r, &old);
+	/*
+	 * All rows land in one CPU's buffer at once: past a quarter of it, pause for the
+	 * stream's reader (every 100 ms) to drain it, so a small -b loses no row
+	 */
+	limit = r->c.buffer_kb * 1024 / 4;
 	while ((d = readdir(proc))) {
 		char dir[300];
 		struct dirent *e;
@@ -212,9 +220,15 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 			len = task_row(d->d_name, e->d_name, line, sizeof(line));
 			if (!len)
 				continue;
+			if (r->files && burst + (uint64_t)len + ROW_OVERHEAD > limit) {
+				nanosleep(&drain, NULL);
+				burst = 0;
+				t->pauses++;
+			}
 			if (write(fd, line, (size_t)len) == len) {
 				t->rows++;
 				t->bytes += (uint64_t)len;
+				burst += (uint64_t)len + ROW_OVERHEAD;
 			} else {
 				t->failed++;
 				if (!err)
