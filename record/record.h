@@ -73,7 +73,7 @@ struct rec_table {
 	uint64_t rows;		/* markers recorded: one per task */
 	uint64_t bytes;		/* their text, bytes (each event also has a 16-byte header) */
 	uint64_t failed;	/* writes the kernel refused (said on stderr) */
-	uint64_t pauses;	/* 150 ms waits for the stream to drain a small buffer */
+	uint64_t pauses;	/* waits for the stream to drain a small buffer */
 	uint64_t ns;		/* time taken */
 };
 
@@ -81,8 +81,8 @@ struct rec_table {
  * The task table (tasks.c): one "tlbscope-tgid: pid=N tgid=N [kthread=1] comm=NAME" line
  * per task of the machine (/proc/PID/task/TID/status) written into @r's own trace_marker,
  * so that the trace names the process of every task older than the recording
- * (tlbscope-record(1)).  Call it with tracing on; once streaming, it waits for the readers
- * whenever the rows written fill a quarter of a CPU's buffer.  0, or -1 when no table was written (a
+ * (tlbscope-record(1)).  Call it with tracing on; once streaming, it waits for the reader
+ * whenever the rows written fill a quarter of the writer's CPU buffer.  0, or -1 when no table was written (a
  * pid namespace of our own, no trace_marker); the reason is printed either way.
  */
 int rec_task_table(struct rec *r, struct rec_table *t);

@@ -140,38 +140,78 @@ static bool all_digits(const char *s)
 }
 
 /*
- * Run on a recorded CPU while writing: a trace_marker write is recorded in the buffer of
- * the CPU it runs on, and one outside tracing_cpumask (--cpu) is refused.  The old
- * affinity goes to @old; false when it is not to be restored.
+ * Run on one recorded CPU while writing: a trace_marker write goes to the buffer of the
+ * CPU it runs on (one outside tracing_cpumask, --cpu, refuses it), and the pauses below
+ * watch that buffer.  The current CPU when it is recorded, else the first recorded CPU
+ * the kernel lets us move to (taskset's mask can be widened, a cpuset's not).  Returns
+ * the CPU, with the old affinity in @old, or -1 (said) when no recorded CPU is allowed.
  */
-static bool pin_to_recorded(struct rec *r, cpu_set_t *old)
+static int pin_to_recorded(struct rec *r, cpu_set_t *old)
 {
+	int here = sched_getcpu();
 	cpu_set_t set;
 
-	if (!r->has_cpus || sched_getaffinity(0, sizeof(*old), old))
-		return false;
-	for (int c = 0; c < r->ncpus && c < CPU_SETSIZE; c++) {
-		if (!rec_cpu_recorded(r, c) || !CPU_ISSET(c, old))
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return -1;
+	for (int i = -1; i < r->ncpus && i < CPU_SETSIZE; i++) {
+		int c = i < 0 ? here : i;
+
+		if (c < 0 || !rec_cpu_recorded(r, c))
 			continue;
 		CPU_ZERO(&set);
 		CPU_SET(c, &set);
-		return !sched_setaffinity(0, sizeof(set), &set);
+		if (!sched_setaffinity(0, sizeof(set), &set))
+			return c;
 	}
-	rec_warning("%s: no recorded CPU that this process may run on; the task table's "
-		    "markers will be refused", r->c.who);
-	return false;
+	rec_warning("%s: this process may run on no recorded CPU; the task table's markers "
+		    "will be refused", r->c.who);
+	return -1;
+}
+
+/* Bytes @cpu's buffer holds that no reader took yet (per_cpu/cpuN/stats); -1 unknown. */
+static int64_t unread_bytes(struct rec *r, int cpu)
+{
+	char file[64], *stats, *p;
+	int64_t v = -1;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	stats = tracefs_instance_file_read(r->inst, file, NULL);
+	p = stats ? strstr(stats, "\nbytes:") : NULL;
+	if (p)
+		v = strtoll(p + 7, NULL, 10);
+	free(stats);
+	return v;
+}
+
+/*
+ * Wait, at most 5 s, until the stream's reader (every 100 ms) has left @cpu's buffer less
+ * than @limit bytes to take: all rows land in that one buffer at once, and a small -m
+ * would otherwise lose them to overwrite.  Whether it had to wait goes to @t.
+ */
+static void wait_drained(struct rec *r, int cpu, int64_t limit, struct rec_table *t)
+{
+	const struct timespec step = { 0, 10000000L };
+	bool waited = false;
+
+	for (int i = 0; i < 500; i++) {
+		int64_t b = unread_bytes(r, cpu);
+
+		if (b < 0 || b < limit)
+			break;
+		waited = true;
+		nanosleep(&step, NULL);
+	}
+	t->pauses += waited;
 }
 
 int rec_task_table(struct rec *r, struct rec_table *t)
 {
-	const struct timespec drain = { 0, 150000000L };
 	uint64_t t0 = mono_ns(), burst = 0, limit;
 	char *file, line[160];
 	struct dirent *d;
 	cpu_set_t old;
-	bool pinned;
 	DIR *proc;
-	int fd, err = 0;
+	int fd, cpu, err = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!init_pid_ns()) {
@@ -195,12 +235,8 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 		close(fd);
 		return rec_error("%s: /proc: %s", r->c.who, strerror(errno));
 	}
-	pinned = pin_to_recorded(r, &old);
-	/*
-	 * All rows land in one CPU's buffer at once: past a quarter of it, pause for the
-	 * stream's reader (every 100 ms) to drain it, so a small -b loses no row
-	 */
-	limit = r->c.buffer_kb * 1024 / 4;
+	cpu = pin_to_recorded(r, &old);
+	limit = r->c.buffer_kb * 1024 / 4;	/* a buffer at most half full */
 	while ((d = readdir(proc))) {
 		char dir[300];
 		struct dirent *e;
@@ -220,10 +256,9 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 			len = task_row(d->d_name, e->d_name, line, sizeof(line));
 			if (!len)
 				continue;
-			if (r->files && burst + (uint64_t)len + ROW_OVERHEAD > limit) {
-				nanosleep(&drain, NULL);
+			if (r->files && cpu >= 0 && burst + (uint64_t)len + ROW_OVERHEAD > limit) {
+				wait_drained(r, cpu, (int64_t)limit, t);
 				burst = 0;
-				t->pauses++;
 			}
 			if (write(fd, line, (size_t)len) == len) {
 				t->rows++;
@@ -239,7 +274,7 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 	}
 	closedir(proc);
 	close(fd);
-	if (pinned)
+	if (cpu >= 0)
 		sched_setaffinity(0, sizeof(old), &old);
 	t->ns = mono_ns() - t0;
 	if (t->failed)
