@@ -196,8 +196,8 @@ static void wait_drained(struct rec *r, int cpu, int64_t limit, struct rec_table
 	for (int i = 0; i < 500; i++) {
 		int64_t b = unread_bytes(r, cpu);
 
-		if (b < 0 || b < limit)
-			break;
+		if (b < 0 || b < limit || rec_stream_failed(r))
+			break;		/* unknown, drained, or no reader left to drain it */
 		waited = true;
 		nanosleep(&step, NULL);
 	}
@@ -232,8 +232,9 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 	tracefs_put_tracing_file(file);
 	proc = opendir("/proc");
 	if (!proc) {
+		rec_warning("%s: /proc: %s; no task table written", r->c.who, strerror(errno));
 		close(fd);
-		return rec_error("%s: /proc: %s", r->c.who, strerror(errno));
+		return -1;
 	}
 	cpu = pin_to_recorded(r, &old);
 	limit = r->c.buffer_kb * 1024 / 4;	/* a buffer at most half full */
