@@ -277,6 +277,12 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "pages", ev->u.vmalloc.pages ?
 				    json_integer((json_int_t)ev->u.vmalloc.pages) : json_null());
 		break;
+	case TS_EV_TGID:
+		json_object_set_new(j, "task_pid", json_integer(ev->u.task.pid));
+		json_object_set_new(j, "task_tgid", json_integer(ev->u.task.tgid));
+		json_object_set_new(j, "kthread", json_boolean(ev->u.task.kthread));
+		json_object_set_new(j, "task_comm", json_string(ev->u.task.comm));
+		break;
 	case TS_EV_LOST:
 		json_object_set_new(j, "count", ev->u.lost.count ?
 				    json_integer((json_int_t)ev->u.lost.count) : json_null());

@@ -337,6 +337,7 @@ int cmd_record(int argc, char **argv)
 	struct recorder rec = { 0 };
 	struct record_opts o;
 	struct rec_config rc;
+	struct rec_table table;
 	uint64_t bytes = 0, lost, t0;
 	int status = EXIT_BAD, r, ncpu;
 	double secs;
@@ -375,6 +376,11 @@ int cmd_record(int argc, char **argv)
 	t0 = now_ns();
 	if (rec_on(rec.rec))
 		goto out_cleanup;
+	/* before the command starts: every task it will find is older than the trace */
+	if (!rec_task_table(rec.rec, &table))
+		fprintf(stderr, "tlbscope: record: task table: %llu tasks, %.1f KiB in %.1f ms%s\n",
+			(unsigned long long)table.rows, table.bytes / 1024.0, table.ns / 1e6,
+			table.pauses ? " (waiting for the stream to drain the small buffer)" : "");
 	if (o.command && start_command(&rec)) {
 		rec_off(rec.rec);
 		goto out_cleanup;

@@ -442,7 +442,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	struct evidence ev[16];
 	size_t nev, nmm, nnames;
 	const struct tl_mm **mms;
-	uint64_t lost, marks, kguess;
+	uint64_t lost, marks, kguess, rows, corrected;
 	uint32_t *ids;
 	char a[32], b[32], d[32];
 	const char *where;
@@ -588,7 +588,13 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 		       "microseconds), so run times and spans have that precision, not trace.dat's "
 		       "nanoseconds\n");
 	/* mm pointers name every process's address space: then the tgid is not needed */
-	if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
+	rows = timeline_tgid_markers(tl, &corrected);
+	if (rows || info->tgid_malformed)
+		printf("  tgid: from the trace's task table (tlbscope-tgid markers): %llu rows, "
+		       "%llu malformed, %llu correcting a guess made before them\n",
+		       (unsigned long long)rows, (unsigned long long)info->tgid_malformed,
+		       (unsigned long long)corrected);
+	else if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
 		       "guessed (pid as process)\n");
 	print_probes_text(src, tl, &t, isrc);
@@ -673,7 +679,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	struct evidence ev[16];
 	size_t nev, nmm, nnames;
 	const struct tl_mm **mms;
-	uint64_t lost, marks, kguess;
+	uint64_t lost, marks, kguess, corrected;
 	uint32_t *ids;
 
 	sum_totals(tl, isrc, &t);
@@ -789,6 +795,9 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 		json_object_set_new(j, "mms_guessed", jint(t.guessed));
 		timeline_tasks(tl, &kguess);
 		json_object_set_new(j, "kthreads_by_name", jint(kguess));
+		json_object_set_new(j, "tgid_markers", jint(timeline_tgid_markers(tl, &corrected)));
+		json_object_set_new(j, "tgid_markers_malformed", jint(info->tgid_malformed));
+		json_object_set_new(j, "tgid_markers_corrected", jint(corrected));
 		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));

@@ -360,6 +360,10 @@ int ftext_str(void *ctx, const char *field, char *buf, size_t size)
 			return copy_out(tf->sw.next_comm, tf->sw.next_comm_len, buf, size);
 		return -1;
 	}
+	/* a print event (trace_marker) has no keys: its text is the "buf" field */
+	if (!strcmp(field, "buf") &&
+	    (!strcmp(tf->event, "print") || !strcmp(tf->event, "tracing_mark_write")))
+		return copy_out(tf->payload, strlen(tf->payload), buf, size);
 	v = find_value(tf, field, &len);
 	return v ? copy_out(v, len, buf, size) : -1;
 }

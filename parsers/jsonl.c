@@ -49,12 +49,12 @@ enum jkey {
 	K_COUNT, K_CPU, K_CPUS, K_DECISION, K_EVENT, K_EXEC_PID,
 	K_EXIT_PID, K_FILENAME, K_FORMAT, K_FROM, K_FUNC,
 	K_HOW, K_INITIAL, K_KERNEL, K_KERNEL_MASK, K_KIND,
-	K_KPROBES_DEFINED, K_LOCAL, K_MM, K_MM_PTR, K_NEXT_COMM,
+	K_KPROBES_DEFINED, K_KTHREAD, K_LOCAL, K_MM, K_MM_PTR, K_NEXT_COMM,
 	K_NEXT_MASK, K_NEXT_PID, K_NEXT_PTR, K_NO_MM, K_OLD_PID,
 	K_PAGES, K_PARENT_PID, K_PID, K_PREV_COMM, K_PREV_PID,
 	K_PREV_PTR, K_PREV_STATE, K_PROBE, K_REASON, K_RECV,
 	K_ROLE, K_SCOPE, K_SITE, K_SOURCE, K_START, K_STRIDE,
-	K_TARGET, K_TARGETS, K_TGID, K_TLB, K_TS, K_VERSION,
+	K_TARGET, K_TARGETS, K_TASK_COMM, K_TASK_PID, K_TASK_TGID, K_TGID, K_TLB, K_TS, K_VERSION,
 	N_KEYS
 };
 
@@ -62,11 +62,12 @@ static const char *const known_keys[N_KEYS] = {
 	"cause", "child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
 	"cpu", "cpus", "decision", "event", "exec_pid", "exit_pid", "filename",
 	"format", "from", "func", "how", "initial", "kernel",
-	"kernel_mask", "kind", "kprobes_defined", "local", "mm", "mm_ptr",
+	"kernel_mask", "kind", "kprobes_defined", "kthread", "local", "mm", "mm_ptr",
 	"next_comm", "next_mask", "next_pid", "next_ptr", "no_mm", "old_pid",
 	"pages", "parent_pid", "pid", "prev_comm", "prev_pid", "prev_ptr",
 	"prev_state", "probe", "reason", "recv", "role", "scope",
-	"site", "source", "start", "stride", "target", "targets", "tgid", "tlb",
+	"site", "source", "start", "stride", "target", "targets", "task_comm", "task_pid",
+	"task_tgid", "tgid", "tlb",
 	"ts", "version"
 };
 #define KEY_SLOTS	512
@@ -732,6 +733,16 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		ev->kind = TS_EV_VMALLOC;
 		ev->u.vmalloc.start = (uint64_t)jnum(o, K_START, 0);
 		ev->u.vmalloc.pages = (uint64_t)jnum(o, K_PAGES, 0);
+	} else if (!strcmp(kind, "tgid")) {
+		/* a row of the trace's task table: counted by its event name when unreadable */
+		ev->kind = TS_EV_TGID;
+		ev->u.task.pid = (int32_t)jnum(o, K_TASK_PID, -1);
+		ev->u.task.tgid = (int32_t)jnum(o, K_TASK_TGID, -1);
+		ev->u.task.kthread = jtrue(o, K_KTHREAD);
+		jcomm(o, K_TASK_COMM, ev->u.task.comm);
+		if (ev->u.task.pid <= 0 || ev->u.task.tgid <= 0 ||
+		    (ev->u.task.kthread && ev->u.task.tgid != ev->u.task.pid))
+			return *why = "tgid without \"task_pid\" and \"task_tgid\" above 0", -1;
 	} else if (!strcmp(kind, "lost")) {
 		ev->kind = TS_EV_LOST;
 		v = jget(o, K_COUNT);

@@ -57,6 +57,12 @@ enum ts_kind {
 	TS_EV_LOST,
 	TS_EV_OTHER,	/* any other event: counted by name only */
 	TS_EV_MM,	/* metadata: an mm's name, process and how it was identified */
+	/*
+	 * a task's process as a table in the trace says it (u.task): `tlbscope record`
+	 * writes the machine's tasks as "tlbscope-tgid:" trace_marker lines when tracing
+	 * starts; binds that pid exactly as a tgid column would (timeline/ applies it)
+	 */
+	TS_EV_TGID,
 	TS_EV__COUNT
 };
 
@@ -267,6 +273,13 @@ struct ts_event {
 			int32_t pid;		/* its process, -1 unknown */
 			uint8_t how;		/* enum tl_how of timeline/ */
 		} mminfo;
+		struct {
+			int32_t pid;		/* the task the table names (not ev->pid, the
+						 * writer of the marker) */
+			int32_t tgid;		/* its process; = pid for a kernel thread */
+			uint8_t kthread;	/* a kernel thread: no mm of its own */
+			char comm[TS_COMM_LEN];	/* its name when the table was written */
+		} task;
 	} u;
 };
 
@@ -287,7 +300,15 @@ struct ts_source_info {
 	 */
 	const char *const *kprobes_defined;
 	size_t nkprobes_defined;
+	/*
+	 * "tlbscope-tgid:" markers that could not be read (each also counted in
+	 * ts_source_skipped()); the good ones are TS_EV_TGID events
+	 */
+	uint64_t tgid_malformed;
 };
+
+/* The text a task-table marker starts with (tlbscope-record(1)). */
+#define TS_TGID_MARKER	"tlbscope-tgid:"
 
 /**
  * ts_source_open - open a trace of any supported format, detected from its content

@@ -291,6 +291,7 @@ const char *ts_kind_name(enum ts_kind kind)
 		[TS_EV_LOAD_MM] = "load_mm", [TS_EV_EVICT] = "evict",
 		[TS_EV_FAULT] = "fault", [TS_EV_VMALLOC] = "vmalloc", [TS_EV_SFENCE] = "sfence",
 		[TS_EV_LOST] = "lost", [TS_EV_OTHER] = "other", [TS_EV_MM] = "mm",
+		[TS_EV_TGID] = "tgid",
 	};
 
 	return kind < TS_EV__COUNT ? names[kind] : "?";

@@ -45,7 +45,8 @@ static const void *field_bytes(struct tep_fields *c, struct tep_format_field *f,
 	unsigned long long loc;
 
 	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-		*len = f->size;
+		/* "char buf[]" (ftrace:print): size 0, the bytes run to the record's end */
+		*len = f->size ? f->size : c->rec->size - f->offset;
 		return (const char *)c->rec->data + f->offset;
 	}
 	if (tep_read_number_field(f, c->rec->data, &loc))

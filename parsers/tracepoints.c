@@ -235,7 +235,7 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 enum tp_kind {
 	TPK_UNSEEN, TPK_OTHER, TPK_KPROBE, TPK_SWITCH, TPK_FORK, TPK_NEWTASK, TPK_EXEC,
 	TPK_EXIT, TPK_IPI_CPU, TPK_CSD_QUEUE, TPK_IPI_MASK, TPK_CSD_ENTRY, TPK_TLB_FLUSH,
-	TPK_SFENCE,		/* + the cause */
+	TPK_PRINT, TPK_SFENCE,	/* + the cause */
 };
 
 static uint8_t classify(const char *name, const struct tp_fields *f)
@@ -246,6 +246,7 @@ static uint8_t classify(const char *name, const struct tp_fields *f)
 		{ "sched_process_exit", TPK_EXIT }, { "ipi_send_cpu", TPK_IPI_CPU },
 		{ "csd_queue_cpu", TPK_CSD_QUEUE }, { "ipi_send_cpumask", TPK_IPI_MASK },
 		{ "csd_function_entry", TPK_CSD_ENTRY }, { "tlb_flush", TPK_TLB_FLUSH },
+		{ "print", TPK_PRINT }, { "tracing_mark_write", TPK_PRINT },
 	};
 	int64_t v;
 	char sym[128];
@@ -294,6 +295,105 @@ static bool tlb_func(struct ts_source *src, uint32_t func)
 	if (!src->tlbfn[func])
 		src->tlbfn[func] = ts_func_is_tlb_flush(ts_source_str(src, func)) ? 2 : 1;
 	return src->tlbfn[func] == 2;
+}
+
+/*
+ * Where a trace's marker text is: a print event's "buf" names the writer ("%ps: "), so
+ * trace-cmd report and perf show "tracing_mark_write: TEXT"; tracefs prints TEXT alone.
+ * Returns TEXT when it starts with @prefix, else NULL.
+ */
+static const char *marker_text(const char *buf, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *colon;
+
+	if (!strncmp(buf, prefix, n))
+		return buf;
+	colon = strstr(buf, ": ");
+	if (!colon || memchr(buf, ' ', (size_t)(colon - buf)))
+		return NULL;
+	return strncmp(colon + 2, prefix, n) ? NULL : colon + 2;
+}
+
+/*
+ * A line of `tlbscope record`'s task table (tlbscope-record(1)):
+ * "tlbscope-tgid: pid=123 tgid=100 comm=bash", kernel threads with "kthread=1" (then
+ * tgid = pid).  Keys in any order, unknown ones passed over, comm last (it may hold
+ * blanks).  Text that is not a marker is left alone (an "other" event); a marker that
+ * cannot be read is counted as malformed and skipped, never fatal.
+ */
+static void tgid_marker(struct ts_source *src, const char *buf, struct ts_event *ev)
+{
+	const char *p = marker_text(buf, TS_TGID_MARKER), *why = NULL;
+	int pid = -1, tgid = -1, kthread = 0;
+	char comm[TS_COMM_LEN] = "";
+
+	if (!p)
+		return;
+	p += strlen(TS_TGID_MARKER);
+	for (;;) {
+		const char *k, *eq, *e;
+		char val[24];
+		int v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		if (!strncmp(p, "comm=", 5)) {
+			size_t n = strcspn(p + 5, "\n");
+
+			while (n && (p[5 + n - 1] == ' ' || p[5 + n - 1] == '\t'))
+				n--;
+			if (n >= sizeof(comm))
+				n = sizeof(comm) - 1;
+			memcpy(comm, p + 5, n);
+			comm[n] = '\0';
+			break;
+		}
+		k = p;
+		e = p + strcspn(p, " \t\n");
+		p = e;
+		eq = memchr(k, '=', (size_t)(e - k));
+		if (!eq) {
+			why = "a word without '='";
+			break;
+		}
+		if ((size_t)(e - eq - 1) >= sizeof(val)) {
+			why = "a value too long";
+			break;
+		}
+		memcpy(val, eq + 1, (size_t)(e - eq - 1));
+		val[e - eq - 1] = '\0';
+		if (eq - k == 3 && !memcmp(k, "pid", 3))
+			why = parse_int(val, &v) ? "pid not a number" : (pid = v, NULL);
+		else if (eq - k == 4 && !memcmp(k, "tgid", 4))
+			why = parse_int(val, &v) ? "tgid not a number" : (tgid = v, NULL);
+		else if (eq - k == 7 && !memcmp(k, "kthread", 7))
+			why = parse_int(val, &v) || (v != 0 && v != 1) ? "kthread not 0 or 1" :
+									  (kthread = v, NULL);
+		if (why)
+			break;
+	}
+	if (!why && (pid <= 0 || tgid <= 0))
+		why = "no pid and tgid above 0";
+	if (!why && kthread && tgid != pid)
+		why = "a kernel thread whose tgid is not its pid";
+	if (why) {
+		src->info.tgid_malformed++;
+		if (src->lineno)
+			ts_source_skip(src, "line %llu: malformed task-table marker: %s",
+				       (unsigned long long)src->lineno, why);
+		else
+			ts_source_skip(src, "cpu %d, at %llu ns: malformed task-table marker: %s",
+				       ev->cpu, (unsigned long long)ev->ts, why);
+		return;
+	}
+	ev->kind = TS_EV_TGID;
+	ev->u.task.pid = pid;
+	ev->u.task.tgid = tgid;
+	ev->u.task.kthread = (uint8_t)kthread;
+	strlcpy_ts(ev->u.task.comm, comm, sizeof(ev->u.task.comm));
 }
 
 int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f,
@@ -423,6 +523,14 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		if (need_num(f, "csd", &v) == 0 && v == 0)
 			ev->flags |= TS_F_LOCAL;
 		break;
+	case TPK_PRINT: {
+		/* ftrace:print, a trace_marker write; tracefs names it by its writer */
+		char buf[256];
+
+		if (f->str(f->ctx, "buf", buf, sizeof(buf)) == 0)
+			tgid_marker(src, buf, ev);
+		break;
+	}
 	case TPK_TLB_FLUSH:
 		ev->kind = TS_EV_FLUSH;
 		NEED(need_num(f, "reason", &v), "reason");

@@ -20,7 +20,8 @@
  *
  * Files: session.c (the instance: open, on/off, lost events, close), events.c (what is
  * enabled), btf.c (struct offsets for kprobe arguments), stream.c (per-CPU reader threads
- * to files), tracedat-write.c (those files as a trace.dat, without libtracecmd).
+ * to files), tracedat-write.c (those files as a trace.dat, without libtracecmd), tasks.c
+ * (the task table written through the instance's trace_marker).
  */
 #ifndef TLBSCOPE_RECORD_H
 #define TLBSCOPE_RECORD_H
@@ -66,6 +67,25 @@ void rec_off(struct rec *r);
  * CPUs; with @say, each CPU's non-zero counts are printed.
  */
 uint64_t rec_lost(struct rec *r, bool say);
+
+/* What rec_task_table() wrote. */
+struct rec_table {
+	uint64_t rows;		/* markers recorded: one per task */
+	uint64_t bytes;		/* their text, bytes (each event also has a 16-byte header) */
+	uint64_t failed;	/* writes the kernel refused (said on stderr) */
+	uint64_t pauses;	/* waits for the stream to drain a small buffer */
+	uint64_t ns;		/* time taken */
+};
+
+/*
+ * The task table (tasks.c): one "tlbscope-tgid: pid=N tgid=N [kthread=1] comm=NAME" line
+ * per task of the machine (/proc/PID/task/TID/status) written into @r's own trace_marker,
+ * so that the trace names the process of every task older than the recording
+ * (tlbscope-record(1)).  Call it with tracing on; once streaming, it waits for the reader
+ * whenever the rows written fill a quarter of the writer's CPU buffer.  0, or -1 when no table was written (a
+ * pid namespace of our own, no trace_marker); the reason is printed either way.
+ */
+int rec_task_table(struct rec *r, struct rec_table *t);
 
 /*
  * The events as they arrive (parsers/live.c), for top.  The source is owned by @r and

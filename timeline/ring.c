@@ -97,6 +97,8 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 			tl_cpu_get(tl, ev->cpu);
 		}
 	}
+	if (ev->kind == TS_EV_TGID)
+		tl_table_learn(tl, ev);
 	if (!tl->ring_cap) {
 		tl_process(tl, ev, emit, ctx);
 		return;

@@ -77,10 +77,15 @@ static int32_t tgid_hint(const struct timeline *tl, int32_t pid)
 	return h ? (int32_t)*h : -1;
 }
 
-/* A task met for the first time mid-trace: identity from the tgid column, else guessed. */
+/*
+ * A task met for the first time mid-trace: identity from the tgid column or the trace's
+ * task table, else guessed.
+ */
 struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uint64_t ts)
 {
 	struct task *t = tl_task_find(tl, pid);
+	bool user = false;
+	uint64_t *row;
 	int32_t hint;
 
 	if (t)
@@ -91,13 +96,22 @@ struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uin
 		return t;
 	}
 	hint = tgid_hint(tl, pid);
+	if (hint < 0 && (row = u64map_find(&tl->task_table, (uint32_t)pid))) {
+		/* the table says what the tgid column cannot: kernel thread or not */
+		if (*row & TABLE_KTHREAD) {
+			t->kthread = true;
+			return t;
+		}
+		hint = (int32_t)(uint32_t)*row;
+		user = true;
+	}
 	if (hint > 0 && hint != pid) {
 		/* a thread of another task's process: never a kernel thread */
 		t->tgid = hint;
 		t->mm = tl_process_mm(tl, t->tgid, comm, TL_HOW_TGID, ts);
 		return t;
 	}
-	if (comm && comm_is_kthread(comm)) {
+	if (!user && comm && comm_is_kthread(comm)) {
 		t->kthread = t->kthread_guessed = true;
 		tl->kthreads_guessed++;
 		return t;
@@ -319,5 +333,55 @@ void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 	if (group_dead && mm && tl->mms[mm].pid == t->tgid && !tl->mms[mm].exited) {
 		tl_mm_end(tl, mm);
 		ev->u.exit.mm = mm;
+	}
+}
+
+/* A task-table row (TS_EV_TGID) as it enters the lookahead: for tasks met after it. */
+void tl_table_learn(struct timeline *tl, const struct ts_event *ev)
+{
+	if (ev->u.task.pid <= 0 || ev->u.task.tgid <= 0)
+		return;
+	*u64map_get(&tl->task_table, (uint32_t)ev->u.task.pid, 0, NULL) =
+		(uint32_t)ev->u.task.tgid | (ev->u.task.kthread ? TABLE_KTHREAD : 0);
+}
+
+/*
+ * A task-table row leaves the lookahead: a task met before it (more than LOOKAHEAD events
+ * earlier, or a normalized input) had its process guessed; the row settles it, as a later
+ * tgid column does (tl_learn_tgid()).  An mm already made for a wrong guess stays counted
+ * as guessed: the events before the row were attributed by that guess.
+ */
+void tl_do_tgid(struct timeline *tl, const struct ts_event *ev)
+{
+	int32_t tgid = ev->u.task.tgid;
+	struct task *t = tl_task_find(tl, ev->u.task.pid);
+
+	tl->tgid_markers++;
+	if (!t || ev->u.task.pid <= 0 || tgid <= 0)
+		return;		/* met later, tl_task_get() reads the table then */
+	if (t->kthread_guessed) {
+		t->kthread_guessed = false;
+		tl->kthreads_guessed--;
+		tl->tgid_corrected++;
+		if (ev->u.task.kthread)
+			return;
+		/* a user task with a kernel thread's name */
+		t->kthread = false;
+		t->tgid = tgid;
+		t->mm = tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts);
+		return;
+	}
+	if (!t->tgid_guessed || t->kthread)
+		return;
+	t->tgid_guessed = false;
+	tl->tgid_corrected++;
+	if (ev->u.task.kthread) {
+		t->kthread = true;
+		t->mm = 0;
+	} else if (t->tgid != tgid) {
+		t->tgid = tgid;
+		t->mm = tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts);
+	} else if (t->mm && tl->mms[t->mm].how == TL_HOW_GUESS_PID && tl->mms[t->mm].pid == tgid) {
+		tl->mms[t->mm].how = TL_HOW_TGID;	/* the guess was right: now it is known */
 	}
 }

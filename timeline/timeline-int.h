@@ -78,6 +78,13 @@ struct timeline {
 	struct u64map tgid_execs;	/* tgid -> mms it had (for ".N" names) */
 	struct u64map given_mm;		/* input's mm name string id -> mm id */
 	struct u64map tgid_hint;	/* lookahead: pid -> tgid seen in a later event */
+	/*
+	 * pid -> tgid (| TABLE_KTHREAD) from the trace's task table (TS_EV_TGID, taken as
+	 * it enters the lookahead): the tasks that existed when tracing began
+	 */
+	struct u64map task_table;
+	uint64_t tgid_markers;		/* TS_EV_TGID events read (unfiltered) */
+	uint64_t tgid_corrected;	/* tasks met before their marker, set right by it */
 
 	struct tl_mm *mms;
 	size_t nmms, mms_alloc;
@@ -113,6 +120,8 @@ struct timeline {
 
 enum { INITIAL_NONE, INITIAL_PENDING, INITIAL_DONE };
 
+#define TABLE_KTHREAD	(1ULL << 32)	/* task_table: the task is a kernel thread */
+
 /* timeline.c */
 bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts);
 struct cpu_state *tl_cpu_get(struct timeline *tl, int cpu);
@@ -135,6 +144,8 @@ void tl_exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn
 		      void *ctx);
 bool tl_exit_teardown(struct timeline *tl, const struct ts_event *ev);
 void tl_do_exit(struct timeline *tl, struct ts_event *ev);
+void tl_table_learn(struct timeline *tl, const struct ts_event *ev);
+void tl_do_tgid(struct timeline *tl, const struct ts_event *ev);
 
 /* mm.c */
 uint32_t tl_mm_new(struct timeline *tl, const char *name, const char *comm, int32_t pid,

@@ -234,6 +234,9 @@ void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 	case TS_EV_LOAD_MM:
 		tl_do_load(tl, ev, emit, ctx, count);
 		break;
+	case TS_EV_TGID:
+		tl_do_tgid(tl, ev);
+		break;
 	case TS_EV_LOST:
 		if (count) {
 			c->st.lost += ev->u.lost.count;
@@ -289,6 +292,7 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	u64map_init(&tl->tgid_execs);
 	u64map_init(&tl->given_mm);
 	u64map_init(&tl->tgid_hint);
+	u64map_init(&tl->task_table);
 	u64map_init(&tl->ptr_mm);
 	u64map_init(&tl->dying);
 	u64map_init(&tl->probes);
@@ -318,6 +322,7 @@ void timeline_free(struct timeline *tl)
 	u64map_release(&tl->tgid_execs);
 	u64map_release(&tl->given_mm);
 	u64map_release(&tl->tgid_hint);
+	u64map_release(&tl->task_table);
 	free(tl->names);
 	u64map_release(&tl->ptr_mm);
 	u64map_release(&tl->dying);
@@ -483,6 +488,13 @@ uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed)
 	if (kthreads_guessed)
 		*kthreads_guessed = tl->kthreads_guessed;
 	return tl->ntasks;
+}
+
+uint64_t timeline_tgid_markers(const struct timeline *tl, uint64_t *corrected)
+{
+	if (corrected)
+		*corrected = tl->tgid_corrected;
+	return tl->tgid_markers;
 }
 
 uint64_t timeline_local_flushes(const struct timeline *tl, int cpu)

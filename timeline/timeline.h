@@ -166,6 +166,11 @@ bool timeline_load_commits(const struct timeline *tl);
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */
 uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func);
+/*
+ * Rows of the trace's task table ("tlbscope-tgid:" markers, TS_EV_TGID) read; with
+ * @corrected, how many of them set right a task whose process had been guessed before.
+ */
+uint64_t timeline_tgid_markers(const struct timeline *tl, uint64_t *corrected);
 /* Tasks whose tgid was learned from later events (lookahead); for the evidence block. */
 uint64_t timeline_tasks(const struct timeline *tl, uint64_t *kthreads_guessed);
 

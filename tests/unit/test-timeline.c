@@ -221,6 +221,61 @@ static void test_kthreads(void **state)
 	assert_int_equal(guessed, 1);
 }
 
+static void table_row(struct fx *f, int pid, int tgid, bool kthread, const char *comm)
+{
+	struct ts_event ev = ev_new(f, 1, 999, "tlbscope", TS_EV_TGID);
+
+	ev.name = ts_source_intern(f->src, "print");
+	ev.u.task.pid = pid;
+	ev.u.task.tgid = tgid;
+	ev.u.task.kthread = kthread;
+	strlcpy_ts(ev.u.task.comm, comm, TS_COMM_LEN);
+	feed(f, &ev);
+}
+
+/*
+ * The task table (TS_EV_TGID rows): a task met after its row takes its process from it,
+ * never guessed; one met before it (no lookahead here) is corrected by it.
+ */
+static void test_task_table(void **state)
+{
+	struct fx *f = *state;
+	uint64_t kguessed, corrected;
+
+	table_row(f, 999, 999, false, "tlbscope");
+	table_row(f, 101, 100, false, "app");		/* a thread of process 100 */
+	table_row(f, 40, 40, true, "kworker/0:1");
+	table_row(f, 50, 50, false, "rcu_lookalike");	/* a user task with such a name */
+	sw(f, 0, 0, 101, "app");
+	sw(f, 0, 101, 40, "kworker/0:1");
+	sw(f, 0, 40, 50, "rcu_lookalike");
+	/* met before their rows: guessed, then set right */
+	sw(f, 0, 50, 200, "late");			/* guess-pid p200, the guess right */
+	sw(f, 0, 200, 201, "late2");			/* guess-pid p201, the guess wrong */
+	sw(f, 0, 201, 302, "kworker/1:0");		/* a kernel thread by name */
+	table_row(f, 200, 200, false, "late");
+	table_row(f, 201, 200, false, "late2");
+	table_row(f, 302, 302, true, "kworker/1:0");
+	sw(f, 0, 302, 201, "late2");
+	flush_x86(f, 0, 201, 3, 1);
+	timeline_finish(f->tl, collect, f);
+
+	assert_non_null(mm_named(f, "p100"));
+	assert_int_equal(mm_named(f, "p100")->how, TL_HOW_TGID);
+	assert_null(mm_named(f, "p101"));
+	assert_null(mm_named(f, "p40"));
+	assert_int_equal(mm_named(f, "p50")->how, TL_HOW_TGID);
+	assert_int_equal(mm_named(f, "p200")->how, TL_HOW_TGID);	/* confirmed */
+	/* the wrong guess keeps its mm, still counted as a guess; the flush goes to p200 */
+	assert_int_equal(mm_named(f, "p201")->how, TL_HOW_GUESS_PID);
+	assert_int_equal(mm_named(f, "p201")->flush_requests, 0);
+	assert_int_equal(mm_named(f, "p200")->flush_requests, 1);
+	assert_int_equal(timeline_tgid_markers(f->tl, &corrected), 7);
+	assert_int_equal(corrected, 3);
+	timeline_tasks(f->tl, &kguessed);
+	assert_int_equal(kguessed, 0);
+}
+
 /* Exit: group_dead ends the mm; without the field, the leader's exit does. */
 static void test_exit(void **state)
 {
@@ -313,6 +368,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vfork_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_new_mm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kthreads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_task_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
