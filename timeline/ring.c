@@ -44,8 +44,8 @@ bool tl_ring_request_follows(struct timeline *tl, int cpu)
 		if (e->kind == TS_EV_FLUSH && e->u.flush.src == TS_SRC_KPROBE &&
 		    e->u.flush.role == TS_FLUSH_REQUEST)
 			return e->u.flush.fflags & TS_FF_PTR;
-		/* IPI handlers (csd, flushes run for others) may interleave */
-		if (e->kind == TS_EV_IPI || e->kind == TS_EV_OTHER ||
+		/* IPI handlers (csd, flushes run for others, their fences) may interleave */
+		if (e->kind == TS_EV_IPI || e->kind == TS_EV_OTHER || e->kind == TS_EV_SFENCE ||
 		    (e->kind == TS_EV_FLUSH && e->u.flush.role != TS_FLUSH_REQUEST))
 			continue;
 		return false;
