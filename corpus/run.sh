@@ -27,6 +27,11 @@ esac
 # --- guest: static /init + generated kprobe definitions -> initramfs
 riscv64-linux-gnu-gcc -static -O2 -Wall -o "$W/init" "$HERE/guest/init.c" -lpthread
 "$HERE/gen-probes.sh" "$KSRC/vmlinux" > "$W/kprobe_events"
+# PROBE_SED: a sed script over the definitions (probes-renamed.sed: the hand-named probe set)
+if [ -n "${PROBE_SED:-}" ]; then
+    sed -f "$PROBE_SED" "$W/kprobe_events" > "$W/kprobe_events.sed"
+    mv "$W/kprobe_events.sed" "$W/kprobe_events"
+fi
 [ -x "$BUILD/gen_init_cpio" ] || gcc -O2 -o "$BUILD/gen_init_cpio" "$KSRC/usr/gen_init_cpio.c"
 cat > "$W/initramfs.list" <<LIST
 dir /dev 0755 0 0

@@ -81,3 +81,38 @@ for run in hackbench-sbi-4cpu hackbench-aia-4cpu hackbench-lazy-t6q32-aia-4cpu; 
 			echo \"\$out\" | grep -q 'kernel flush targets *n/a  (probe __flush_tlb_range' &&
 			[ \$(echo \"\$out\" | grep -c \"probe __flush_tlb_range (__flush_tlb_range): no argument 'mask'\") = 1 ]"
 done
+
+# A real run whose probes were defined by hand under other event and argument names
+# (corpus/probes-renamed.sed, on the QEMU kernel): read as the same trace under the canonical
+# names (trace-cmd's text of it with the names put back) - totals and the kernel check.
+r=$top/corpus/traces/hackbench-renamed-aia-4cpu/trace.dat
+if [ -f "$r" ] && command -v trace-cmd > /dev/null; then
+	trace-cmd report "$r" 2> /dev/null | sed -f "$top/corpus/probes-canonical.sed" \
+		> "$tmp/canon.txt"
+	check "hackbench-renamed: the canonical text has the canonical names" \
+		grep -q ' switch_mm: .* prev=' "$tmp/canon.txt"
+	tls report --json "$r" > "$tmp/ren.json"
+	tls report --json "$tmp/canon.txt" > "$tmp/canon.json"
+	same "hackbench-renamed: totals = under the canonical names" \
+		"$(jq -cS .totals "$tmp/canon.json")" "$(jq -cS .totals "$tmp/ren.json")"
+	same "hackbench-renamed: the kernel check = under the canonical names" \
+		"$(jq -cS .evidence.kernel_check "$tmp/canon.json")" \
+		"$(jq -cS .evidence.kernel_check "$tmp/ren.json")"
+	check "hackbench-renamed: the kernel check holds (remote targets = csd flush IPIs)" \
+		jq -e '.evidence.kernel_check | .kernel_remote_targets == .csd_flush_ipis_queued and
+			.kernel_remote_targets > 0' "$tmp/ren.json" > /dev/null
+	tls probes --json "$r" > "$tmp/ren-probes.json"
+	same "hackbench-renamed: every renamed probe's function found by its symbol" \
+		"sw_mm_hit=switch_mm/symbol tlbscope_ftr_evnt=__flush_tlb_range/symbol mm_whole_fls=flush_tlb_mm/symbol cow_page_flush=flush_tlb_page/symbol ipi_flush_on_target_cpu_xx=__ipi_flush_tlb_range_asid/symbol" \
+		"$(for e in sw_mm_hit tlbscope_ftr_evnt mm_whole_fls cow_page_flush ipi_flush_on_target_cpu_xx; do
+			jq -r --arg e "$e" '.probes[] | select(.event == $e) | "\(.event)=\(.function)/\(.function_found_by)"' "$tmp/ren-probes.json"
+		done | tr '\n' ' ' | sed 's/ $//')"
+	same "hackbench-renamed: the masks found by alias and position, none unavailable" \
+		"sw_mm_hit.next_mask=cpus_next tlbscope_ftr_evnt.mask=cpus mm_whole_fls.mask=cpus cow_page_flush.mask=cpus" \
+		"$(for e in sw_mm_hit tlbscope_ftr_evnt mm_whole_fls cow_page_flush; do
+			jq -r --arg e "$e" '.probes[] | select(.event == $e) | .arguments[] |
+				select(.argument == "mask" or .argument == "next_mask") | "\($e).\(.argument)=\(.field)"' "$tmp/ren-probes.json"
+		done | tr '\n' ' ' | sed 's/ $//')"
+else
+	skip "hackbench-renamed" "corpus/traces/hackbench-renamed-aia-4cpu or trace-cmd missing (make -C corpus hackbench-renamed-aia-4cpu)"
+fi

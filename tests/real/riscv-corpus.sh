@@ -67,7 +67,11 @@ for d in "$corpus"/*/; do
 	check "$run: no NMI drop claimed where kprobe events were recorded" \
 		[ "$(jq .evidence.kprobe_nmi_drop "$j")" = false ]
 
-	# the kernel's own evidence, from trace-cmd's text by awk, and tlbscope's
+	# the kernel's own evidence, from trace-cmd's text by awk, and tlbscope's (the text under
+	# the canonical names for the run whose probes were named by hand)
+	case $run in
+	*-renamed-*) sed -i -f "$top/corpus/probes-canonical.sed" "$tmp/$run.txt" ;;
+	esac
 	awk -f "$top/corpus/consistency.awk" "$tmp/$run.txt" > "$tmp/$run.cons"
 	remote=$(awk_num "remote targets" "$tmp/$run.cons")
 	queued=$(awk_num "flush IPIs queued" "$tmp/$run.cons")
@@ -76,8 +80,10 @@ for d in "$corpus"/*/; do
 	kc=$(jq -r '.evidence.kernel_check | "\(.kernel_remote_targets) \(.csd_flush_ipis_queued) \(.requests_with_remote_targets) \(.sbi_remote_fences)"' "$j")
 	same "$run: kernel check (remote targets, csd flush IPIs, remote requests, fences) = awk over trace-cmd report" \
 		"$remote $queued $reqs $fences" "$kc"
-	same "$run: one request per __flush_tlb_range (callers are evidence)" \
-		"$(jq '.events.__flush_tlb_range' "$j")" "$(jq '.totals.flush_requests' "$j")"
+	ftr=__flush_tlb_range
+	case $run in *-renamed-*) ftr=tlbscope_ftr_evnt ;; esac
+	same "$run: one request per $ftr (callers are evidence)" \
+		"$(jq --arg e "$ftr" '.events[$e]' "$j")" "$(jq '.totals.flush_requests' "$j")"
 	case $run in
 	*-sbi-*)
 		same "$run: requests with remote targets = SBI remote fences" "$reqs" "$fences"

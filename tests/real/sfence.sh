@@ -64,6 +64,11 @@ for base in "$ct"/*-aia-4cpu; do
 	name=$(basename "$base")
 	[ -f "$base/counts.json" ] || continue
 	tls report --json "$base/trace.dat" > "$tmp/b.json" || { not_ok "$name: report failed"; continue; }
+	if [ "$(jq .sfence.exact "$tmp/b.json")" != true ]; then
+		# a run made without the site probes (hackbench-renamed: a hand-made probe set)
+		same "$name: no site probes, the total is unknown" null "$(jq .sfence.total "$tmp/b.json")"
+		continue
+	fi
 	read -r got want <<< "$(jq -r '.sfence.total' "$tmp/b.json") $(jq -r '.sfence_vma' "$base/counts.json")"
 	check "$name: sfence total $got within 2 % of the kernel's count $want" \
 		awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.02 * b) }'
