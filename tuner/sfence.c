@@ -183,7 +183,8 @@ void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		r->probed = true;
 		if (!timeline_counted(tl, ev->cpu, ev->ts))
 			break;
-		r->by_cause[ev->u.sfence.cause] += ev->u.sfence.count;
+		r->by_cause[ev->u.sfence.cause < TS_SF__COUNT ? ev->u.sfence.cause :
+			    TS_SF_UNCLASSIFIED] += ev->u.sfence.count;
 		r->total += ev->u.sfence.count;
 		if (ev->cpu < SFENCE_MAX_CPUS)
 			r->by_cpu[ev->cpu] += ev->u.sfence.count;
@@ -250,7 +251,10 @@ void sfence_whatif_svvptc(const struct sfence_result *r, struct sfence_whatif *w
 {
 	memset(w, 0, sizeof(*w));
 	w->removed_pte = r->by_cause[TS_SF_PTE_NEW] + r->by_cause[TS_SF_PTE_ACCESS];
-	w->removed_vmalloc = r->vmalloc_known ? r->vmalloc_fences : 0;
+	/* inferred by the kernel's rules: never more than the flush fences the probes saw */
+	w->removed_vmalloc = !r->vmalloc_known ? 0 :
+			     r->vmalloc_fences < r->by_cause[TS_SF_FLUSH_RANGE] ?
+			     r->vmalloc_fences : r->by_cause[TS_SF_FLUSH_RANGE];
 	w->sfence = r->total - w->removed_pte - w->removed_vmalloc;
 	w->sfence_max = w->sfence + r->access_flush_fences;
 	w->ipis_removed = r->vmalloc_known ? r->vmalloc_remote : 0;
