@@ -554,7 +554,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	free(mms);
 
 	explain_text(x, tl, isrc, o->top);
-	sfence_report_text(src, sr, pf);
+	sfence_report_text(src, tl, sr, pf);
 	printf("\nEvidence\n");
 	nev = collect_evidence(src, tl, ev);
 	for (size_t i = 0; i < nev; i++) {
@@ -815,7 +815,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	free(ids);
 	json_object_set_new(root, "events", j);
 	explain_json(x, tl, isrc, root);
-	sfence_report_json(src, sr, pf, root);
+	sfence_report_json(src, tl, sr, pf, root);
 	json_object_set_new(root, "lost_events", jint(lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(marks));
 

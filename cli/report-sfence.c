@@ -68,8 +68,8 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-static void text_account(struct ts_source *src, const struct sfence_result *r,
-			 const struct platform *pf)
+static void text_account(struct ts_source *src, struct timeline *tl,
+			 const struct sfence_result *r, const struct platform *pf)
 {
 	char t[32];
 
@@ -95,6 +95,13 @@ static void text_account(struct ts_source *src, const struct sfence_result *r,
 		printf("%s %s %llu", i ? "," : "", r->sites[i].site ?
 		       ts_source_str(src, r->sites[i].site) : "(unknown)",
 		       (unsigned long long)r->sites[i].count);
+	printf("\n  top processes (the address space the CPU ran):");
+	for (size_t i = 0; i < r->nmms && i < 5; i++) {
+		const struct tl_mm *m = timeline_mm(tl, r->mms[i].site);
+
+		printf("%s %s(%s) %llu", i ? "," : "", m ? m->comm : "?", m ? m->name : "?",
+		       (unsigned long long)r->mms[i].count);
+	}
 	format_ns(t, sizeof(t), (uint64_t)fences_ns(r, pf));
 	printf("\n  time: %s s at %s (%.0f ns a page fence, %.0f ns a whole-ASID fence)\n", t,
 	       pf->name, pf->v[PF_SFENCE_PAGE], pf->v[PF_LOCAL_ASID_FLUSH]);
@@ -139,14 +146,14 @@ static void text_whatif(const struct sfence_result *r, const struct platform *pf
 	       "mm's CPUs (sfence_max)\n");
 }
 
-void sfence_report_text(struct ts_source *src, const struct sfence_result *r,
-			const struct platform *pf)
+void sfence_report_text(struct ts_source *src, struct timeline *tl,
+			const struct sfence_result *r, const struct platform *pf)
 {
 	char gap[160];
 
 	printf("\nsfence.vma\n");
 	if (r->probed) {
-		text_account(src, r, pf);
+		text_account(src, tl, r, pf);
 		text_whatif(r, pf);
 		return;
 	}
@@ -174,8 +181,8 @@ static json_t *jint(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-void sfence_report_json(struct ts_source *src, const struct sfence_result *r,
-			const struct platform *pf, json_t *root)
+void sfence_report_json(struct ts_source *src, struct timeline *tl,
+			const struct sfence_result *r, const struct platform *pf, json_t *root)
 {
 	json_t *j = json_object(), *c = json_object(), *w = json_object(), *a;
 	struct sfence_whatif wi;
@@ -229,10 +236,24 @@ void sfence_report_json(struct ts_source *src, const struct sfence_result *r,
 			json_array_append_new(a, s);
 		}
 		json_object_set_new(j, "sites", a);
+		a = json_array();
+		for (size_t i = 0; i < r->nmms; i++) {
+			const struct tl_mm *m = timeline_mm(tl, r->mms[i].site);
+			json_t *p = json_object();
+
+			json_object_set_new(p, "mm", m ? json_string(m->name) : json_null());
+			json_object_set_new(p, "pid", m && m->pid >= 0 ? json_integer(m->pid) :
+					    json_null());
+			json_object_set_new(p, "comm", m ? json_string(m->comm) : json_null());
+			json_object_set_new(p, "count", jint(r->mms[i].count));
+			json_array_append_new(a, p);
+		}
+		json_object_set_new(j, "processes", a);
 		json_object_set_new(j, "time_ns", json_real(fences_ns(r, pf)));
 	} else {
 		json_object_set_new(j, "by_cpu", json_null());
 		json_object_set_new(j, "sites", json_null());
+		json_object_set_new(j, "processes", json_null());
 		json_object_set_new(j, "time_ns", json_null());
 	}
 	if (r->vmalloc_known) {

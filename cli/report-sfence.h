@@ -11,10 +11,10 @@
 #include "cli.h"
 #include "../tuner/tuner.h"
 
-void sfence_report_text(struct ts_source *src, const struct sfence_result *r,
-			const struct platform *pf);
+void sfence_report_text(struct ts_source *src, struct timeline *tl,
+			const struct sfence_result *r, const struct platform *pf);
 /* "sfence" and "whatif" into @root */
-void sfence_report_json(struct ts_source *src, const struct sfence_result *r,
-			const struct platform *pf, json_t *root);
+void sfence_report_json(struct ts_source *src, struct timeline *tl,
+			const struct sfence_result *r, const struct platform *pf, json_t *root);
 
 #endif

@@ -19,6 +19,8 @@ struct sfence {
 	struct sfence_result r;
 	uint64_t *site_counts;		/* by string id of the site's function */
 	size_t nsite_ids, site_alloc;
+	uint64_t *mm_counts;		/* by timeline mm id of the running task, 0 none */
+	size_t nmm_ids, mm_alloc;
 	bool vmap_pending[TS_MAX_CPUS];	/* a flush_cache_vmap whose flush is still to come */
 	/*
 	 * A request with remote CPUs whose requester is in its mask: the requester's fences,
@@ -46,6 +48,7 @@ void sfence_free(struct sfence *s)
 	if (!s)
 		return;
 	free(s->site_counts);
+	free(s->mm_counts);
 	free(s);
 }
 
@@ -65,16 +68,17 @@ uint64_t sfence_range_fences(const struct ts_event *ev, uint64_t flush_all_thres
 	return n <= 1 || n > flush_all_threshold ? 1 : n;
 }
 
-static void count_site(struct sfence *s, uint32_t site, uint64_t n)
+/* counts[id] += n, the array grown (zeroed) to hold @id */
+static void count_id(uint64_t **counts, size_t *n_ids, size_t *alloc, uint32_t id, uint64_t n)
 {
-	if (site >= s->nsite_ids) {
-		size_t old = s->nsite_ids;
+	if (id >= *n_ids) {
+		size_t old = *n_ids;
 
-		ALLOC_GROW(s->site_counts, site + 1, s->site_alloc);
-		s->nsite_ids = s->site_alloc;
-		memset(s->site_counts + old, 0, (s->nsite_ids - old) * sizeof(*s->site_counts));
+		ALLOC_GROW(*counts, id + 1, *alloc);
+		*n_ids = *alloc;
+		memset(*counts + old, 0, (*n_ids - old) * sizeof(**counts));
 	}
-	s->site_counts[site] += n;
+	(*counts)[id] += n;
 }
 
 /* CPUs in the kernel's mask of @mm now: every CPU that ran it (stock RISC-V with ASIDs) */
@@ -190,7 +194,11 @@ void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 			r->by_cpu[ev->cpu] += ev->u.sfence.count;
 		if (ev->cpu >= r->ncpus)
 			r->ncpus = ev->cpu + 1;
-		count_site(s, ev->u.sfence.site, ev->u.sfence.count);
+		count_id(&s->site_counts, &s->nsite_ids, &s->site_alloc, ev->u.sfence.site,
+			 ev->u.sfence.count);
+		/* the process whose address space the CPU runs: a kernel thread keeps the last */
+		count_id(&s->mm_counts, &s->nmm_ids, &s->mm_alloc,
+			 timeline_current_mm(tl, ev->cpu), ev->u.sfence.count);
 		if (ev->u.sfence.cause == TS_SF_PTE_ACCESS) {
 			/*
 			 * With Svvptc, ptep_set_access_flags() that changes the PTE calls
@@ -244,6 +252,19 @@ const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 	}
 	memcpy(r->sites, all, n * sizeof(all[0]));
 	r->nsites = n;
+	n = 0;
+	for (size_t id = 1; id < s->nmm_ids; id++) {
+		if (!s->mm_counts[id])
+			continue;
+		all[n].site = (uint32_t)id;
+		all[n].count = s->mm_counts[id];
+		n++;
+		qsort(all, n, sizeof(all[0]), cmp_site);
+		if (n > SFENCE_TOP_SITES)
+			n = SFENCE_TOP_SITES;
+	}
+	memcpy(r->mms, all, n * sizeof(all[0]));
+	r->nmms = n;
 	return r;
 }
 

@@ -134,6 +134,9 @@ struct sfence_result {
 	int ncpus;			/* highest CPU with a fence + 1 */
 	struct sfence_site sites[SFENCE_TOP_SITES];
 	size_t nsites;
+	/* the processes whose address space the fencing CPUs ran (.site: a timeline mm id) */
+	struct sfence_site mms[SFENCE_TOP_SITES];
+	size_t nmms;
 	/*
 	 * The flush causes again, from the flush probes by local_flush_tlb_range_asid()'s
 	 * rules: the handler's fences where it ran, a request's own when only its CPU is in

@@ -135,6 +135,10 @@ static void test_account(void **state)
 	assert_int_equal(r->sites[0].count, 22);
 	assert_string_equal(ts_source_str(src, r->sites[1].site), "set_pte_range");
 	assert_int_equal(r->sites[1].count, 2);
+	/* both CPUs ran p1 throughout: every fence is its */
+	assert_int_equal(r->nmms, 1);
+	assert_int_equal(r->mms[0].count, 26);
+	assert_string_equal(timeline_mm(tl, r->mms[0].site)->name, "p1");
 	sfence_whatif_svvptc(r, &w);
 	assert_int_equal(w.removed_pte, 4);
 	assert_int_equal(w.removed_vmalloc, 4);
