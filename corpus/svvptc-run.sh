@@ -29,6 +29,9 @@ if [ "$DTBSEL" = svvptc ]; then
 else
     unset DTB
 fi
+if [ "$WORKLOAD" = mmapstress01 ]; then
+    NOTE="$NOTE Run-to-run spread of the mmapstress01 parameters, measured when the committed traces were recorded (../../README.md, section \"mmapstress01: the run-to-run spread\"): 4 runs per kernel (3 check runs and the committed one): \`flush_range\` fences 29062-29972 and flush IPIs 672-698 on linux-base, 29559-29665 and 688-732 on linux-series with Svvptc; in every run each of the 6 children ran on all 4 CPUs."
+fi
 export RUN_NOTE="$NOTE"
 export REGEN="make -C corpus svvptc SVVPTC_RUNS=$NAME   # builds \$BUILD/$KNAME if needed"
 exec "$HERE/run.sh" "$NAME" "$CPUS" "$MACHINE" "$WORKLOAD" "$@"
