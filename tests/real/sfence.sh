@@ -72,9 +72,21 @@ for base in "$ct"/*-aia-4cpu; do
 	read -r got want <<< "$(jq -r '.sfence.total' "$tmp/b.json") $(jq -r '.sfence_vma' "$base/counts.json")"
 	check "$name: sfence total $got within 2 % of the kernel's count $want" \
 		awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.02 * b) }'
-	same "$name: the site probes' flush fences = the flush rules'" \
-		"$(jq '.sfence.by_cause.flush_range + .sfence.by_cause.flush_all' "$tmp/b.json")" \
-		"$(jq 'if .sfence.flush_rules.complete then .sfence.flush_rules.range + .sfence.flush_rules.all else "incomplete" end' "$tmp/b.json")"
+	case $name in
+	*-lazy-*)
+		# the lazy kernel replays queued flushes at switch_mm through the out-of-line
+		# local_flush_tlb_range_threshold_asid(), whose fence site the corpus classifies
+		# flush_range: the site probes count those too, the flush rules only requests'
+		check "$name: the flush rules' fences <= the site probes' flush fences" jq -e \
+			'.sfence.flush_rules.complete and .sfence.flush_rules.range + .sfence.flush_rules.all <=
+			 .sfence.by_cause.flush_range + .sfence.by_cause.flush_all' "$tmp/b.json" > /dev/null
+		;;
+	*)
+		same "$name: the site probes' flush fences = the flush rules'" \
+			"$(jq '.sfence.by_cause.flush_range + .sfence.by_cause.flush_all' "$tmp/b.json")" \
+			"$(jq 'if .sfence.flush_rules.complete then .sfence.flush_rules.range + .sfence.flush_rules.all else "incomplete" end' "$tmp/b.json")"
+		;;
+	esac
 	case $name in
 	*-svvptc-*|*-lazy-*) continue ;;
 	esac
