@@ -217,7 +217,7 @@ void format_ns(char *buf, size_t len, uint64_t ns)
 
 void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_fn fn, void *ctx)
 {
-	int src;
+	int src, t;
 
 	if (ev->kind == TS_EV_FLUSH) {
 		/* x86: the target's tlb_flush of a remote shootdown (sender: the timeline's) */
@@ -234,14 +234,9 @@ void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_f
 	}
 	src = ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
 	      ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
-	for (int t = 0; t < TS_MAX_CPUS; t++) {
-		if (!ev->u.ipi.targets.bits[t / 64]) {
-			t |= 63;
-			continue;
-		}
-		if (t != ev->cpu && ts_cpumask_test(&ev->u.ipi.targets, t))
+	ts_cpumask_for_each(t, &ev->u.ipi.targets)
+		if (t != ev->cpu)
 			fn(ctx, tl, src, ev->cpu, t, ev->ts);
-	}
 }
 
 int spool_stdin(const char *cmd, char *path, size_t len, int *fdp)

@@ -30,6 +30,24 @@ static inline bool ts_cpumask_test(const struct ts_cpumask *m, int cpu)
 	return m->bits[cpu / 64] & (1ULL << (cpu % 64));
 }
 
+/* The first CPU of @m at or after @cpu, or TS_MAX_CPUS: a word at a time, a bit scan. */
+static inline int ts_cpumask_next(const struct ts_cpumask *m, int cpu)
+{
+	while (cpu < TS_MAX_CPUS) {
+		uint64_t w = m->bits[cpu / 64] >> (cpu % 64);
+
+		if (w)
+			return cpu + __builtin_ctzll(w);
+		cpu = (cpu | 63) + 1;
+	}
+	return TS_MAX_CPUS;
+}
+
+/* for (each CPU @cpu set in @m, in order) */
+#define ts_cpumask_for_each(cpu, m)					\
+	for ((cpu) = ts_cpumask_next((m), 0); (cpu) < TS_MAX_CPUS;		\
+	     (cpu) = ts_cpumask_next((m), (cpu) + 1))
+
 int ts_cpumask_weight(const struct ts_cpumask *m);
 /* A kernel "%*pb" hex mask ("f", "0000000f", "00000001,00000000"); 0 ok, -1 malformed. */
 int ts_cpumask_parse_hex(struct ts_cpumask *m, const char *s);

@@ -238,6 +238,7 @@ void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *
 	struct cpu_state *c = &tl->cpus[ev->cpu];
 	bool tlb = ev->flags & TS_F_TLB;
 	uint32_t mm;
+	int t;
 
 	if (ev->flags & TS_F_RECV) {
 		if (!tlb)
@@ -257,16 +258,9 @@ void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *
 	mm = ev->u.ipi.src == TS_SRC_SBI && c->kreq_open ? c->kreq_mm : tl_current_mm(tl, ev->cpu);
 	if (ev->u.ipi.src == TS_SRC_SBI)
 		c->kreq_open = false;	/* the request's remote part went to the firmware */
-	for (int t = 0; t < TS_MAX_CPUS; t++) {
-		struct cpu_state *tc;
+	ts_cpumask_for_each(t, &ev->u.ipi.targets) {
+		struct cpu_state *tc = tl_cpu_get(tl, t);
 
-		if (!ev->u.ipi.targets.bits[t / 64]) {
-			t |= 63;
-			continue;
-		}
-		if (!ts_cpumask_test(&ev->u.ipi.targets, t))
-			continue;
-		tc = tl_cpu_get(tl, t);
 		tc->pending_from = ev->cpu;
 		tc->pending_mm = mm;
 		tc->pending_known = true;

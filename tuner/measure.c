@@ -92,10 +92,12 @@ void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, cons
 	if (ev->kind == TS_EV_IPI && (ev->flags & TS_F_TLB) && ev->u.ipi.src == TS_SRC_CSD_QUEUE &&
 	    !(ev->flags & (TS_F_RECV | TS_F_LOCAL))) {
 		/* one event per target; the target's entries come in the order they were queued */
-		for (int t = 0; t < TS_MAX_CPUS; t++) {
+		int t;
+
+		ts_cpumask_for_each(t, &ev->u.ipi.targets) {
 			struct cpu_state *tc = &m->cpu[t];
 
-			if (!ts_cpumask_test(&ev->u.ipi.targets, t) || t == ev->cpu)
+			if (t == ev->cpu)
 				continue;
 			if (tc->len == PENDING) {	/* entries unseen: forget the oldest */
 				tc->head = (tc->head + 1) % PENDING;
