@@ -89,6 +89,11 @@ struct tp_fields {
 	 * the format cannot tell.  May be NULL.
 	 */
 	int (*list)(void *ctx, const char **names, int *sizes, int max);
+	/*
+	 * sym() as the source's string id (0: no symbol), from a cache when the reader keeps
+	 * one (trace.dat: by address).  May be NULL: then sym() and an intern.
+	 */
+	uint32_t (*sym_id)(void *ctx, const char *field);
 	uint32_t name_id;	/* the event name's string id when the reader has it, else 0 */
 };
 
@@ -117,6 +122,7 @@ struct tep_field_cache {
 	struct tep_sym_slot {
 		unsigned long long addr;
 		const char *func;		/* libtraceevent's string, NULL: no symbol */
+		uint32_t id;			/* func interned in the source, 0 not yet */
 		bool used;
 	} sym[TEP_SYM_CACHE];
 	/* event name string ids: interning the same few names per record is a hash lookup */
@@ -142,6 +148,7 @@ struct tep_fields {
 	bool bigendian;			/* byte order of the recorded kernel */
 	struct tep_event *event;
 	struct tep_record *rec;
+	struct ts_source *src;		/* set by tep_fields_bind(): sym_id() interns there */
 };
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */

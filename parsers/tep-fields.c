@@ -92,31 +92,58 @@ static int get_str(void *ctx, const char *name, char *buf, size_t len)
 	return 0;
 }
 
-static int get_sym(void *ctx, const char *name, char *buf, size_t len)
+/* The function field @name points at: 0 and *@fn (NULL: no symbol), -1 no such field. */
+static int sym_of(struct tep_fields *c, const char *name, const char **fn,
+		  struct tep_sym_slot **slot)
 {
-	struct tep_fields *c = ctx;
 	struct tep_format_field *f = field_of(c, name);
 	unsigned long long addr;
-	const char *fn;
+	struct tep_sym_slot *s;
 
+	*slot = NULL;
 	if (!f || tep_read_number_field(f, c->rec->data, &addr))
 		return -1;
-	if (c->cache) {
-		struct tep_sym_slot *s = &c->cache->sym[(addr >> 2) % TEP_SYM_CACHE];
-
-		if (!s->used || s->addr != addr) {
-			s->used = true;
-			s->addr = addr;
-			s->func = tep_find_function(c->tep, addr);
-		}
-		fn = s->func;
-	} else {
-		fn = tep_find_function(c->tep, addr);
+	if (!c->cache) {
+		*fn = tep_find_function(c->tep, addr);
+		return 0;
 	}
-	if (!fn)
+	s = &c->cache->sym[(addr >> 2) % TEP_SYM_CACHE];
+	if (!s->used || s->addr != addr) {
+		s->used = true;
+		s->addr = addr;
+		s->func = tep_find_function(c->tep, addr);
+		s->id = 0;
+	}
+	*fn = s->func;
+	*slot = s;
+	return 0;
+}
+
+static int get_sym(void *ctx, const char *name, char *buf, size_t len)
+{
+	struct tep_sym_slot *s;
+	const char *fn;
+
+	if (sym_of(ctx, name, &fn, &s) || !fn)
 		return -1;
 	strlcpy_ts(buf, fn, len);
 	return 0;
+}
+
+/* get_sym() as a string id, interned once per cached address */
+static uint32_t get_sym_id(void *ctx, const char *name)
+{
+	struct tep_fields *c = ctx;
+	struct tep_sym_slot *s;
+	const char *fn;
+
+	if (sym_of(c, name, &fn, &s) || !fn)
+		return 0;
+	if (!s)
+		return ts_source_intern(c->src, fn);
+	if (!s->id)
+		s->id = ts_source_intern(c->src, fn);
+	return s->id;
 }
 
 static int get_mask(void *ctx, const char *name, struct ts_cpumask *m)
@@ -180,8 +207,10 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 	} else {
 		id = ts_source_intern(src, c->event->name);
 	}
+	c->src = src;
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
-				 .mask = get_mask, .list = get_list, .name_id = id };
+				 .mask = get_mask, .list = get_list,
+				 .sym_id = get_sym_id, .name_id = id };
 }
 
 struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,

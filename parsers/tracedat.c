@@ -102,6 +102,7 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 		td->kprobes[td->nkprobes++] = evs[i]->name;
 		tep_fields_bind(&f, &fc, src);
 		f.sym = NULL;	/* no record: the symbol of __probe_ip comes with the first */
+		f.sym_id = NULL;
 		ts_probe_resolve(src, evs[i]->name, f.name_id, &f);
 	}
 }

@@ -33,6 +33,8 @@ static uint32_t sym_id(struct ts_source *src, const struct tp_fields *f, const c
 {
 	char sym[128];
 
+	if (f->sym_id)
+		return f->sym_id(f->ctx, field);
 	if (f->sym(f->ctx, field, sym, sizeof(sym)) < 0 || !sym[0])
 		return 0;
 	return ts_source_intern(src, sym);
@@ -411,13 +413,11 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		 * a site probe: one executed sfence.vma; its symbol is the function the site
 		 * sits in, never a probed function of tlbscope-probes(7)
 		 */
-		char sym[128];
-
 		ev->kind = TS_EV_SFENCE;
 		ev->u.sfence.cause = (uint8_t)(kind - TPK_SFENCE);
 		ev->u.sfence.count = 1;
-		if (f->sym && f->sym(f->ctx, "__probe_ip", sym, sizeof(sym)) == 0)
-			ev->u.sfence.site = ts_source_intern(src, sym);
+		if (f->sym)
+			ev->u.sfence.site = sym_id(src, f, "__probe_ip");
 		return 0;
 	}
 	if (kind == TPK_KPROBE) {
