@@ -45,11 +45,20 @@ file /etc/tlbscope/kprobe_events $W/kprobe_events 0644 0 0
 file /init $W/init 0755 0 0
 LIST
 "$BUILD/gen_init_cpio" "$W/initramfs.list" > "$W/initramfs.cpio"
+# BOOTCONFIG=1 (the boot-* runs): the same probes and tracepoints set up at boot by
+# the kernel itself (boot-time tracing), from a bootconfig appended to the initramfs
+if [ "${BOOTCONFIG:-0}" = 1 ]; then
+    [ -x "$BUILD/bc-build/bootconfig" ] || { mkdir -p "$BUILD/bc-build"; make -C "$KSRC/tools/bootconfig" OUTPUT="$BUILD/bc-build/" > "$W/bootconfig-build.log" 2>&1; }
+    bkb=8192; for kv in "${PARAMS[@]}"; do case $kv in buf=*) bkb=${kv#buf=};; esac; done
+    "$HERE/gen-bootconfig.sh" "$W/kprobe_events" "$bkb" > "$W/bootconfig"
+    "$BUILD/bc-build/bootconfig" -a "$W/bootconfig" "$W/initramfs.cpio"
+fi
 
 APPEND="console=ttyS0 earlycon=sbi tlbscope.workload=$WORKLOAD tlbscope.cpus=$CPUS"
 for kv in "${PARAMS[@]}"; do APPEND="$APPEND tlbscope.$kv"; done
 # KAPPEND: more kernel parameters (e.g. lazytlb.max_loaded_mm=6 lazytlb.flush_queue=32)
 [ -z "${KAPPEND:-}" ] || APPEND="$APPEND $KAPPEND"
+[ "${BOOTCONFIG:-0}" = 1 ] && APPEND="$APPEND bootconfig"
 # DTB: boot with this device tree instead of QEMU's own (DTB=svvptc: QEMU's
 # own tree for this machine with _svvptc added to every cpu's riscv,isa,
 # made by svvptc-dtb.sh, see README "Svvptc")
@@ -99,6 +108,10 @@ done
 
 # --- host: trace.dat from the raw per-CPU buffers
 X=$W/x
+# boot runs: the probes were registered at boot with 0 hits; /init has no "before"
+if [ "${BOOTCONFIG:-0}" = 1 ] && [ ! -s "$X/kprobe_profile.before" ]; then
+    awk 'NF >= 3 {print $1, 0, 0}' "$X/kprobe_profile.after" > "$X/kprobe_profile.before"
+fi
 cpufiles=()
 for c in $(seq 0 $((CPUS - 1))); do cpufiles+=("$X/per_cpu/cpu$c/trace_pipe_raw"); done
 (cd "$W" && trace-cmd restore -c -t "$X/tracing" -k "$X/kallsyms" -o head.dat > restore.log 2>&1)

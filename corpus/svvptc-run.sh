@@ -1,7 +1,7 @@
 #!/bin/bash
 # One run of runs-svvptc.list (README "Svvptc").
 # Usage: svvptc-run.sh NAME CPUS MACHINE KERNEL DTB WORKLOAD [key=value ...]
-#   KERNEL: base | series | lazy:T:Q     DTB: - | svvptc
+#   KERNEL: base | series | base-boot | series-boot | lazy:T:Q     DTB: - | svvptc
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 NAME=$1 CPUS=$2 MACHINE=$3 KERNEL=$4 DTBSEL=$5 WORKLOAD=$6
@@ -15,13 +15,25 @@ case $KERNEL in
         export KNAME=linux-series
         export KPATCHES="../../patches-sfence/*.patch"
         NOTE="**Kernel \`linux-series\`**: 6.12 as shipped (with the Svvptc series: no preventive \`sfence.vma\` for new vmalloc mappings; none for new user PTEs when the CPU has Svvptc), plus the sfence.vma counter ../../patches-sfence/0001.";;
+    base-boot|series-boot)
+        # boot runs: the same kernels plus boot-time tracing (kernel-boot.config) and
+        # the counter started right after it (patches-boot/0001)
+        export KNAME=linux-$KERNEL BOOTCONFIG=1
+        if [ "$KERNEL" = base-boot ]; then
+            export KPATCHES="../../patches-sfence/*.patch and ../../patches-presvvptc/*.patch and ../../patches-boot/*.patch (kernel-boot.config)"
+            NOTE="**Baseline kernel for boot runs \`linux-base-boot\`**: linux-base (6.12 with the pre-Svvptc-series behaviour, ../../patches-presvvptc/0001, and the sfence.vma counter ../../patches-sfence/0001)"
+        else
+            export KPATCHES="../../patches-sfence/*.patch and ../../patches-boot/*.patch (kernel-boot.config)"
+            NOTE="**Kernel for boot runs \`linux-series-boot\`**: linux-series (6.12 as shipped, with the Svvptc series, and the sfence.vma counter ../../patches-sfence/0001)"
+        fi
+        NOTE="$NOTE plus boot-time tracing (../../kernel-boot.config: \`CONFIG_BOOT_CONFIG\`, \`CONFIG_BOOTTIME_TRACING\`). **Traced from boot**: the kprobes and tracepoints of the other runs are defined and enabled by the kernel at \`core_initcall_sync\` (trace_boot_init) from a bootconfig appended to the initramfs (../../gen-bootconfig.sh; \`bootconfig\` on the command line), so they are in the group \`kprobes\`, not \`tlbscope\`. The sfence.vma counter starts at \`postcore_initcall\`, right after (../../patches-boot/0001; the arming of the boot-time kprobes is before it); \`sfence_vma.before\` and \`kprobe_profile.before\` are that start (zero), \`.after\` are read by /init right after it writes \`tracing_on=0\`, which it does once it has mounted /proc, /sys, /dev, /tmp and tracefs and read its command line: the window is boot to init.";;
     lazy:*)
         IFS=: read -r _ T Q <<<"$KERNEL"
         export KNAME=linux-lazy-sfence
         export KPATCHES="../../patches-sfence/*.patch and ../../patches-lazy/*.patch (kernel-lazy.config)"
         export KAPPEND="lazytlb.max_loaded_mm=$T lazytlb.flush_queue=$Q ${KAPPEND:-}"
         NOTE="**Lazy TLB flush kernel \`linux-lazy-sfence\`**: ../../patches-lazy/*.patch (kernel.config plus ../../kernel-lazy.config, \`CONFIG_RISCV_LAZY_TLB_FLUSH=y\`) plus the sfence.vma counter ../../patches-sfence/0001, booted with \`lazytlb.max_loaded_mm=$T lazytlb.flush_queue=$Q\` (T=$T, Q=$Q); its extra kprobes are those of the \`*-lazy-*\` runs (README section \"Lazy TLB flush kernel\").";;
-    *) echo "kernel: base, series or lazy:T:Q" >&2; exit 2;;
+    *) echo "kernel: base, series, base-boot, series-boot or lazy:T:Q" >&2; exit 2;;
 esac
 if [ "$DTBSEL" = svvptc ]; then
     export DTB=svvptc
