@@ -38,7 +38,7 @@ echo "## Workload"
 echo '```'
 sed -n '/^workload=/,$p' "$X/info.txt"
 echo '```'
-echo "Parameters: \`$WORKLOAD ${PARAMS}\` (see ../../guest/init.c)."
+echo "Parameters: \`$WORKLOAD ${PARAMS}\` (see ../../guest/workloads.c)."
 echo
 echo "## QEMU command"
 echo '```'

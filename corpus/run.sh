@@ -25,7 +25,7 @@ case $MACHINE in
 esac
 
 # --- guest: static /init + generated kprobe definitions -> initramfs
-riscv64-linux-gnu-gcc -static -O2 -Wall -o "$W/init" "$HERE/guest/init.c" -lpthread
+riscv64-linux-gnu-gcc -static -O2 -Wall -o "$W/init" "$HERE/guest/init.c" "$HERE/guest/workloads.c" -lpthread
 "$HERE/gen-probes.sh" "$KSRC/vmlinux" > "$W/kprobe_events"
 # PROBE_SED: a sed script over the definitions (probes-renamed.sed: the hand-named probe set)
 if [ -n "${PROBE_SED:-}" ]; then
