@@ -98,7 +98,7 @@ static void commit_local(struct sfence *s, int c)
 	s->pending_local[c] = 0;
 }
 
-static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_event *ev)
+static void feed_flush(struct sfence *s, const struct ts_event *ev)
 {
 	struct sfence_result *r = &s->r;
 	const char *probe = ev->probe ? ts_source_str(s->o.src, ev->probe) : "";
@@ -139,8 +139,8 @@ static void feed_flush(struct sfence *s, struct timeline *tl, const struct ts_ev
 		/* only this CPU: local_flush_tlb_range_asid() here, no handler runs */
 		if (w == 1 && self)
 			r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
-		else if (w > 1 || !self)
-			r->remote_requests++;
+		else if (w > 1 || (w == 1 && !self))
+			r->remote_requests++;	/* (an empty mask: the kernel flushes nothing) */
 		if (w > 1 && self)
 			s->pending_local[c] = sfence_range_fences(ev, s->o.flush_all_threshold);
 	} else {
@@ -167,7 +167,7 @@ void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		break;
 	case TS_EV_FLUSH:
 		if (timeline_counted(tl, ev->cpu, ev->ts))
-			feed_flush(s, tl, ev);
+			feed_flush(s, ev);
 		else if (ev->u.flush.role == TS_FLUSH_REQUEST)
 			s->vmap_pending[ev->cpu] = false;
 		break;
