@@ -85,8 +85,8 @@ static unsigned key_hash(const char *s, size_t n)
 	return h;
 }
 
-/* The index of @s[0..@n) in known_keys, or -1. */
-static int key_id(const char *s, size_t n)
+/* The index of @s[0..@n) (whose key_hash() is @hash) in known_keys, or -1. */
+static int key_id(const char *s, size_t n, unsigned hash)
 {
 	static bool built;
 	unsigned h;
@@ -101,7 +101,7 @@ static int key_id(const char *s, size_t n)
 		}
 		built = true;
 	}
-	for (h = key_hash(s, n); key_slot[h % KEY_SLOTS]; h++) {
+	for (h = hash; key_slot[h % KEY_SLOTS]; h++) {
 		int k = key_slot[h % KEY_SLOTS] - 1;
 
 		if (key_len[k] == n && !memcmp(known_keys[k], s, n))
@@ -151,18 +151,37 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/*
+ * A string's bytes, one table lookup each: 0 an ordinary character, STR_END the closing
+ * quote, STR_SLOW what the fast path leaves to jansson (escapes, control characters, UTF-8).
+ */
+enum { STR_END = 1, STR_SLOW = 2 };
+static const uint8_t str_class[256] = {
+	[0 ... 0x1f] = STR_SLOW, ['"'] = STR_END, ['\\'] = STR_SLOW, [0x80 ... 0xff] = STR_SLOW,
+};
+
 /* A string without escapes, UTF-8 or control characters: its closing quote, or NULL. */
 static const char *scan_str(const char *p, const char *end)
 {
-	for (; p < end; p++) {
-		unsigned char c = *p;
+	uint8_t c;
 
-		if (c == '"')
-			return p;
-		if (c == '\\' || c < 0x20 || c >= 0x80)
-			return NULL;
+	while (p < end && !(c = str_class[(unsigned char)*p]))
+		p++;
+	return p < end && c == STR_END ? p : NULL;
+}
+
+/* scan_str() of a key, its FNV-1a hash (key_hash()) taken on the way. */
+static const char *scan_key(const char *p, const char *end, unsigned *hash)
+{
+	unsigned h = 2166136261u;
+	uint8_t c;
+
+	while (p < end && !(c = str_class[(unsigned char)*p])) {
+		h = (h ^ (unsigned char)*p) * 16777619u;
+		p++;
 	}
-	return NULL;
+	*hash = h;
+	return p < end && c == STR_END ? p : NULL;
 }
 
 /* An integer as JSON writes it (no leading zeros) that fits int64: past it, or NULL. */
@@ -217,11 +236,13 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 			struct jv *v;
 			const char *q;
 
-			if (l->n == JL_MAX || p >= end || *p != '"' || !(q = scan_str(p + 1, end)))
+			unsigned h;
+
+			if (l->n == JL_MAX || p >= end || *p != '"' || !(q = scan_key(p + 1, end, &h)))
 				return false;
 			v = jline_add(l);
 			v->key = p + 1;
-			v->kid = key_id(p + 1, (size_t)(q - p - 1));
+			v->kid = key_id(p + 1, (size_t)(q - p - 1), h);
 			if (v->kid >= 0 && l->at[v->kid])
 				return false;	/* a duplicate key: jansson's to refuse */
 			if (v->kid >= 0)
@@ -315,7 +336,7 @@ static void view_of(json_t *o, struct jline *l)
 		struct jv *m = jline_add(l);
 
 		m->key = key;
-		m->kid = key_id(key, strlen(key));
+		m->kid = key_id(key, strlen(key), key_hash(key, strlen(key)));
 		if (m->kid >= 0)
 			l->at[m->kid] = l->n;
 		else
