@@ -81,18 +81,30 @@ size_t strlcpy_ts(char *dst, const char *src, size_t size)
 
 struct strtab {
 	char **strs;		/* id -> string */
-	uint32_t nr, alloc;
+	uint32_t *hash, *len;	/* id -> its hash_bytes() and length: a probe compares these */
+	uint32_t nr, alloc, alloc_meta;
 	uint32_t *slots;	/* hash slot -> id + 1, 0 = empty */
 	uint32_t nslots;	/* power of two, kept at most half full */
 };
 
+/* Eight bytes at a time, multiply and fold (the strings are short names: mostly one word). */
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, s, len);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	}
+	h ^= h >> 29;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 struct strtab *strtab_new(void)
@@ -112,6 +124,8 @@ void strtab_free(struct strtab *t)
 	for (uint32_t i = 0; i < t->nr; i++)
 		free(t->strs[i]);
 	free(t->strs);
+	free(t->hash);
+	free(t->len);
 	free(t->slots);
 	free(t);
 }
@@ -122,7 +136,7 @@ static void strtab_rehash(struct strtab *t)
 	uint32_t *slots = xcalloc(n, sizeof(*slots));
 
 	for (uint32_t id = 0; id < t->nr; id++) {
-		uint32_t h = hash_bytes(t->strs[id], strlen(t->strs[id])) & (n - 1);
+		uint32_t h = t->hash[id] & (n - 1);
 
 		while (slots[h])
 			h = (h + 1) & (n - 1);
@@ -133,18 +147,18 @@ static void strtab_rehash(struct strtab *t)
 	t->nslots = n;
 }
 
-static uint32_t *strtab_slot(const struct strtab *t, const char *s, size_t len)
+static uint32_t *strtab_slot(const struct strtab *t, const char *s, size_t len, uint32_t hash)
 {
-	uint32_t h = hash_bytes(s, len) & (t->nslots - 1);
+	uint32_t h = hash & (t->nslots - 1);
 
 	for (;;) {
 		uint32_t *slot = &t->slots[h];
-		const char *cur;
+		uint32_t id;
 
 		if (!*slot)
 			return slot;
-		cur = t->strs[*slot - 1];
-		if (strlen(cur) == len && !memcmp(cur, s, len))
+		id = *slot - 1;
+		if (t->hash[id] == hash && t->len[id] == len && !memcmp(t->strs[id], s, len))
 			return slot;
 		h = (h + 1) & (t->nslots - 1);
 	}
@@ -152,19 +166,26 @@ static uint32_t *strtab_slot(const struct strtab *t, const char *s, size_t len)
 
 uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 {
-	uint32_t *slot;
+	uint32_t hash = hash_bytes(s, len), *slot;
 	char *copy;
 
 	if ((t->nr + 1) * 2 > t->nslots)
 		strtab_rehash(t);
-	slot = strtab_slot(t, s, len);
+	slot = strtab_slot(t, s, len, hash);
 	if (*slot)
 		return *slot - 1;
 	copy = xmalloc(len + 1);
 	memcpy(copy, s, len);
 	copy[len] = '\0';
 	ALLOC_GROW(t->strs, t->nr + 1, t->alloc);
+	if (t->nr + 1 > t->alloc_meta) {
+		t->alloc_meta = t->alloc;
+		t->hash = xrealloc(t->hash, t->alloc_meta * sizeof(*t->hash));
+		t->len = xrealloc(t->len, t->alloc_meta * sizeof(*t->len));
+	}
 	t->strs[t->nr] = copy;
+	t->hash[t->nr] = hash;
+	t->len[t->nr] = (uint32_t)len;
 	*slot = ++t->nr;
 	return t->nr - 1;
 }
@@ -176,7 +197,8 @@ uint32_t strtab_intern(struct strtab *t, const char *s)
 
 uint32_t strtab_lookup(const struct strtab *t, const char *s)
 {
-	uint32_t *slot = strtab_slot(t, s, strlen(s));
+	size_t len = strlen(s);
+	uint32_t *slot = strtab_slot(t, s, len, hash_bytes(s, len));
 
 	return *slot ? *slot - 1 : 0;
 }
