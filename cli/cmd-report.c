@@ -856,14 +856,8 @@ int cmd_report(int argc, char **argv)
 	if (!src)
 		r = error("%s", err);
 	if (!r) {
-		const struct ts_source_info *info = ts_source_info(src);
 		struct sfence_opts so = { .src = src, .flush_all_threshold = 64 };
 
-		for (size_t i = 0; i < info->nkprobes_defined; i++) {
-			so.vmalloc_defined |= !strcmp(info->kprobes_defined[i], "flush_cache_vmap");
-			so.handler_defined |= !strcmp(info->kprobes_defined[i],
-						      "__ipi_flush_tlb_range_asid");
-		}
 
 		c.x = explain_new(src);
 		c.sf = sfence_new(&so);

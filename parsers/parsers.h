@@ -345,6 +345,8 @@ void ts_source_close(struct ts_source *src);
 int ts_source_next(struct ts_source *src, struct ts_event *ev);
 const char *ts_source_error(const struct ts_source *src);
 const struct ts_source_info *ts_source_info(const struct ts_source *src);
+/* Does the input define kprobe event @event (recorded or not; ts_source_info's list)? */
+bool ts_source_defines(const struct ts_source *src, const char *event);
 /* Malformed records that were skipped (text formats), and where the first one was. */
 uint64_t ts_source_skipped(const struct ts_source *src, const char **first_where);
 

@@ -256,6 +256,14 @@ const struct ts_source_info *ts_source_info(const struct ts_source *src)
 	return &src->info;
 }
 
+bool ts_source_defines(const struct ts_source *src, const char *event)
+{
+	for (size_t i = 0; i < src->info.nkprobes_defined; i++)
+		if (!strcmp(src->info.kprobes_defined[i], event))
+			return true;
+	return false;
+}
+
 uint64_t ts_source_skipped(const struct ts_source *src, const char **first_where)
 {
 	if (first_where)

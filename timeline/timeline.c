@@ -265,14 +265,6 @@ void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 	emit(ctx, tl, ev);
 }
 
-static bool defines_probe(const struct ts_source_info *info, const char *func)
-{
-	for (size_t i = 0; i < info->nkprobes_defined; i++)
-		if (!strcmp(info->kprobes_defined[i], func))
-			return true;
-	return false;
-}
-
 struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *filter)
 {
 	struct timeline *tl = xcalloc(1, sizeof(*tl));
@@ -302,7 +294,7 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	 * first switch_mm; for JSON lines of a lazy-flush kernel, whether it reports its
 	 * table's loads before the first switch is replayed
 	 */
-	if (info->has_tgid || !info->normalized || defines_probe(info, "local_load_tlb_mm")) {
+	if (info->has_tgid || !info->normalized || ts_source_defines(src, "local_load_tlb_mm")) {
 		tl->ring_cap = LOOKAHEAD;
 		tl->ring = xcalloc(tl->ring_cap, sizeof(*tl->ring));
 	}
@@ -414,7 +406,7 @@ int timeline_ipi_source(const struct timeline *tl)
 	 * flush).  Counted, 0, not unknown.
 	 */
 	if (tl->evidence[TS_SRC_CSD_ENTRY][0] &&
-	    defines_probe(ts_source_info(tl->src), "sbi_remote_sfence_vma_asid"))
+	    ts_source_defines(tl->src, "sbi_remote_sfence_vma_asid"))
 		return TL_IPI_CSD_ENTRY;
 	return -1;
 }

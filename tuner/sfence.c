@@ -12,8 +12,6 @@
 #include "../lib/lib.h"
 #include "tuner-int.h"
 
-#define FLUSH_IPI_FUNC	"__ipi_flush_tlb_range_asid"
-
 struct sfence {
 	struct sfence_opts o;
 	struct sfence_result r;
@@ -29,6 +27,8 @@ struct sfence {
 	 * the requester directly, with no handler.
 	 */
 	uint64_t pending_local[TS_MAX_CPUS];
+	/* string ids of the probed functions a flush event names (ev->probe) */
+	uint32_t id_handler, id_request, id_flush_all;
 };
 
 struct sfence *sfence_new(const struct sfence_opts *o)
@@ -38,8 +38,12 @@ struct sfence *sfence_new(const struct sfence_opts *o)
 	s->o = *o;
 	if (!s->o.flush_all_threshold)
 		s->o.flush_all_threshold = 64;
-	s->r.vmalloc_known = o->vmalloc_defined;
-	s->r.handler_seen = o->handler_defined;
+	/* a probe the trace defines but never fired: nothing of its kind happened */
+	s->r.vmalloc_known = ts_source_defines(o->src, "flush_cache_vmap");
+	s->r.handler_seen = ts_source_defines(o->src, "__ipi_flush_tlb_range_asid");
+	s->id_handler = ts_source_intern(o->src, "__ipi_flush_tlb_range_asid");
+	s->id_request = ts_source_intern(o->src, "__flush_tlb_range");
+	s->id_flush_all = ts_source_intern(o->src, "flush_tlb_all");
 	return s;
 }
 
@@ -101,12 +105,11 @@ static void commit_local(struct sfence *s, int c)
 static void feed_flush(struct sfence *s, const struct ts_event *ev)
 {
 	struct sfence_result *r = &s->r;
-	const char *probe = ev->probe ? ts_source_str(s->o.src, ev->probe) : "";
 	int c = ev->cpu;
 
-	if (ev->u.flush.src != TS_SRC_KPROBE)
+	if (ev->u.flush.src != TS_SRC_KPROBE || !ev->probe)
 		return;
-	if (!strcmp(probe, FLUSH_IPI_FUNC)) {
+	if (ev->probe == s->id_handler) {
 		/* the handler, on a target or as the requester's own call: its fences here */
 		r->flush_known = r->handler_seen = true;
 		r->inferred_range += sfence_range_fences(ev, s->o.flush_all_threshold);
@@ -117,13 +120,13 @@ static void feed_flush(struct sfence *s, const struct ts_event *ev)
 	if (ev->u.flush.role != TS_FLUSH_REQUEST)
 		return;
 	commit_local(s, c);
-	if (!strcmp(probe, "flush_tlb_all")) {
+	if (ev->probe == s->id_flush_all) {
 		/* on_each_cpu(__ipi_flush_tlb_all): one full fence on every online CPU */
 		r->flush_known = true;
 		r->flush_all_requests++;
 		return;
 	}
-	if (strcmp(probe, "__flush_tlb_range"))
+	if (ev->probe != s->id_request)
 		return;
 	r->flush_known = true;
 	if (ev->u.flush.fflags & TS_FF_KMASK) {
@@ -190,8 +193,7 @@ void sfence_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		r->by_cause[ev->u.sfence.cause < TS_SF__COUNT ? ev->u.sfence.cause :
 			    TS_SF_UNCLASSIFIED] += ev->u.sfence.count;
 		r->total += ev->u.sfence.count;
-		if (ev->cpu < SFENCE_MAX_CPUS)
-			r->by_cpu[ev->cpu] += ev->u.sfence.count;
+		r->by_cpu[ev->cpu] += ev->u.sfence.count;
 		if (ev->cpu >= r->ncpus)
 			r->ncpus = ev->cpu + 1;
 		count_id(&s->site_counts, &s->nsite_ids, &s->site_alloc, ev->u.sfence.site,
@@ -224,11 +226,33 @@ static int cmp_site(const void *a, const void *b)
 	       (x->site > y->site) - (x->site < y->site);
 }
 
+/*
+ * The SFENCE_TOP_SITES largest of @counts[@first..@n) into @out, largest first (ties by
+ * id), by insertion into a sorted array one longer than kept; returns how many.
+ */
+static size_t top_counts(const uint64_t *counts, size_t n, size_t first,
+			 struct sfence_site *out)
+{
+	struct sfence_site all[SFENCE_TOP_SITES + 1];
+	size_t k = 0;
+
+	for (size_t id = first; id < n; id++) {
+		if (!counts[id])
+			continue;
+		all[k].site = (uint32_t)id;
+		all[k].count = counts[id];
+		k++;
+		qsort(all, k, sizeof(all[0]), cmp_site);
+		if (k > SFENCE_TOP_SITES)
+			k = SFENCE_TOP_SITES;
+	}
+	memcpy(out, all, k * sizeof(all[0]));
+	return k;
+}
+
 const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 {
 	struct sfence_result *r = &s->r;
-	struct sfence_site all[SFENCE_TOP_SITES + 1];
-	size_t n = 0;
 
 	for (int c = 0; c < TS_MAX_CPUS; c++)
 		commit_local(s, c);
@@ -239,32 +263,8 @@ const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 	r->rules_complete = r->flush_known && !r->kmask_unknown &&
 			    (!r->remote_requests || r->handler_seen || r->sbi_requests);
 
-	/* the top sites, by insertion into a sorted array one longer than kept */
-	for (size_t id = 0; id < s->nsite_ids; id++) {
-		if (!s->site_counts[id])
-			continue;
-		all[n].site = (uint32_t)id;
-		all[n].count = s->site_counts[id];
-		n++;
-		qsort(all, n, sizeof(all[0]), cmp_site);
-		if (n > SFENCE_TOP_SITES)
-			n = SFENCE_TOP_SITES;
-	}
-	memcpy(r->sites, all, n * sizeof(all[0]));
-	r->nsites = n;
-	n = 0;
-	for (size_t id = 1; id < s->nmm_ids; id++) {
-		if (!s->mm_counts[id])
-			continue;
-		all[n].site = (uint32_t)id;
-		all[n].count = s->mm_counts[id];
-		n++;
-		qsort(all, n, sizeof(all[0]), cmp_site);
-		if (n > SFENCE_TOP_SITES)
-			n = SFENCE_TOP_SITES;
-	}
-	memcpy(r->mms, all, n * sizeof(all[0]));
-	r->nmms = n;
+	r->nsites = top_counts(s->site_counts, s->nsite_ids, 0, r->sites);
+	r->nmms = top_counts(s->mm_counts, s->nmm_ids, 1, r->mms);
 	return r;
 }
 

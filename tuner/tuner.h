@@ -109,16 +109,11 @@ uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened);
 
 /* ---- the sfence.vma account and the Svvptc what-if (sfence.c) ---- */
 
-#define SFENCE_MAX_CPUS		TS_MAX_CPUS
 #define SFENCE_TOP_SITES	12
 
 struct sfence_opts {
-	struct ts_source *src;		/* borrowed: names of probes and sites */
+	struct ts_source *src;		/* borrowed: its probes, names of probes and sites */
 	uint64_t flush_all_threshold;	/* pages: a longer range is one whole-ASID fence (64) */
-	bool vmalloc_defined;		/* the trace defines a flush_cache_vmap probe: none
-					 * recorded means none happened */
-	bool handler_defined;		/* and __ipi_flush_tlb_range_asid: none recorded
-					 * means no handler ran */
 };
 
 struct sfence_site {
@@ -130,7 +125,7 @@ struct sfence_result {
 	/* from site probes (tlbscope-probes(7)): each event one executed fence */
 	bool probed;
 	uint64_t total, by_cause[TS_SF__COUNT];
-	uint64_t by_cpu[SFENCE_MAX_CPUS];
+	uint64_t by_cpu[TS_MAX_CPUS];
 	int ncpus;			/* highest CPU with a fence + 1 */
 	struct sfence_site sites[SFENCE_TOP_SITES];
 	size_t nsites;
