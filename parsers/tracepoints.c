@@ -271,32 +271,36 @@ static uint8_t classify(const char *name, const struct tp_fields *f)
 	return cause >= 0 ? (uint8_t)(TPK_SFENCE + cause) : TPK_KPROBE;
 }
 
+/* The byte of string id @id in a per-id cache (0: not yet known), grown zeroed to hold it. */
+static uint8_t *id_byte(uint8_t **cache, size_t *n, uint32_t id)
+{
+	if (id >= *n) {
+		size_t old = *n;
+
+		ALLOC_GROW(*cache, id + 1, *n);
+		memset(*cache + old, 0, *n - old);
+	}
+	return &(*cache)[id];
+}
+
 static uint8_t kind_of(struct ts_source *src, uint32_t id, const char *name,
 		       const struct tp_fields *f)
 {
-	if (id >= src->ntpk) {
-		size_t old = src->ntpk;
+	uint8_t *k = id_byte(&src->tpk, &src->ntpk, id);
 
-		ALLOC_GROW(src->tpk, id + 1, src->ntpk);
-		memset(src->tpk + old, TPK_UNSEEN, src->ntpk - old);
-	}
-	if (src->tpk[id] == TPK_UNSEEN)
-		src->tpk[id] = classify(name, f);
-	return src->tpk[id];
+	if (*k == TPK_UNSEEN)
+		*k = classify(name, f);
+	return *k;
 }
 
 /* Is the cross-call function of string id @func a TLB flush?  Kept per id in src->tlbfn. */
 static bool tlb_func(struct ts_source *src, uint32_t func)
 {
-	if (func >= src->ntlbfn) {
-		size_t old = src->ntlbfn;
+	uint8_t *t = id_byte(&src->tlbfn, &src->ntlbfn, func);
 
-		ALLOC_GROW(src->tlbfn, func + 1, src->ntlbfn);
-		memset(src->tlbfn + old, 0, src->ntlbfn - old);
-	}
-	if (!src->tlbfn[func])
-		src->tlbfn[func] = ts_func_is_tlb_flush(ts_source_str(src, func)) ? 2 : 1;
-	return src->tlbfn[func] == 2;
+	if (!*t)
+		*t = ts_func_is_tlb_flush(ts_source_str(src, func)) ? 2 : 1;
+	return *t == 2;
 }
 
 /*
