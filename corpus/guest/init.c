@@ -120,20 +120,19 @@ int write_file(const char *path, const char *s, int append)
 	return 0;
 }
 
-/* read a whole file (works for /proc and tracefs files of unknown size) */
-char *read_all(const char *path, size_t *len, int nonblock)
+/*
+ * Read @fd to its end into *@buf (*@cap bytes; doubled while less than 64 KiB is free when
+ * @grow, else what does not fit is left unread), NUL-terminate it, close @fd; the length.
+ */
+static size_t read_rest(int fd, char **buf, size_t *cap, int grow)
 {
-	int fd = open(path, O_RDONLY | (nonblock ? O_NONBLOCK : 0));
-	if (fd < 0)
-		return NULL;
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
+	size_t n = 0;
 	for (;;) {
-		if (cap - n < 65536) {
-			cap *= 2;
-			buf = realloc(buf, cap);
+		if (grow && *cap - n < 65536) {
+			*cap *= 2;
+			*buf = realloc(*buf, *cap);
 		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		ssize_t r = read(fd, *buf + n, *cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -141,8 +140,19 @@ char *read_all(const char *path, size_t *len, int nonblock)
 		n += r;
 	}
 	close(fd);
-	buf[n] = 0;
-	*len = n;
+	(*buf)[n] = 0;
+	return n;
+}
+
+/* read a whole file (works for /proc and tracefs files of unknown size) */
+char *read_all(const char *path, size_t *len, int nonblock)
+{
+	int fd = open(path, O_RDONLY | (nonblock ? O_NONBLOCK : 0));
+	if (fd < 0)
+		return NULL;
+	size_t cap = 65536;
+	char *buf = malloc(cap);
+	*len = read_rest(fd, &buf, &cap, 1);
 	return buf;
 }
 
@@ -338,20 +348,9 @@ static size_t sfence_before_len, sfence_after_len;
 static char *read_static(const char *path, char *buf, size_t cap, size_t *len)
 {
 	int fd = open(path, O_RDONLY);
-	size_t n = 0;
 	if (fd < 0)
 		return NULL;
-	for (;;) {
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
+	*len = read_rest(fd, &buf, &cap, 0);
 	return buf;
 }
 
