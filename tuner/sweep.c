@@ -172,12 +172,21 @@ static void range_add(int64_t *diff, int from, int to)
 void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count)
 {
 	struct stack *st = &s->st[cpu];
-	int dx = pos_of(st, mm), h = 0, e;
+	int dx = 0, h = 0, e;
 	int far = CAP + 1;
 
-	for (int i = 0; i < st->len && !h; i++)
-		if (!st->mm[i])
+	/*
+	 * The mm's depth dx and the topmost hole h in one pass: a hole below dx changes
+	 * nothing (the evictions stop at dx - 1, the hit closes no hole), so it ends at dx.
+	 */
+	for (int i = 0; i < st->len; i++) {
+		if (st->mm[i] == mm) {
+			dx = i + 1;
+			break;
+		}
+		if (!h && !st->mm[i])
 			h = i + 1;
+	}
 	if (count) {
 		s->hist[cpu][dx ? dx : 0]++;
 		/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
