@@ -136,11 +136,17 @@ struct tep_field_cache {
 		bool used;
 		struct tep_event *event;	/* NULL: no such event */
 	} ev[TEP_EVENT_CACHE];
+	/* where records hold common_type and common_pid (tep-fields.c), once asked */
+	bool common_asked, common_ok;
+	int type_off, type_size, pid_off;
 };
 
 /* The event of @rec (tep_find_event_by_record(), cached by type id in @cache). */
 struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
 			       struct tep_record *rec);
+/* tep_data_pid() of @rec, read where @cache has learned the common fields lie. */
+int tep_record_pid(struct tep_field_cache *cache, struct tep_handle *tep,
+		   struct tep_record *rec);
 
 struct tep_fields {
 	struct tep_handle *tep;

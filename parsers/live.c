@@ -194,7 +194,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	l->nrecords++;
 	event = tep_event_of(&l->fields, l->tep, &rec);
 	if (event) {
-		ev->pid = tep_data_pid(l->tep, &rec);
+		ev->pid = tep_record_pid(&l->fields, l->tep, &rec);
 		strlcpy_ts(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
 		/* the recorded kernel is the running one: the host's byte order */
 		fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,

@@ -11,6 +11,45 @@
 #include "../lib/lib.h"
 #include "format.h"
 
+#define HOST_BIGENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+/*
+ * tep_read_number() without the two calls per field: a 1, 2, 4 or 8-byte number at @p in
+ * the recorded kernel's byte order.  0, or -1 for another size (as the library says).
+ */
+static int load_num(const void *p, int size, bool bigendian, unsigned long long *v)
+{
+	bool swap = bigendian != HOST_BIGENDIAN;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (size) {
+	case 1:
+		*v = *(const uint8_t *)p;
+		return 0;
+	case 2:
+		memcpy(&u16, p, 2);
+		*v = swap ? __builtin_bswap16(u16) : u16;
+		return 0;
+	case 4:
+		memcpy(&u32, p, 4);
+		*v = swap ? __builtin_bswap32(u32) : u32;
+		return 0;
+	case 8:
+		memcpy(&u64, p, 8);
+		*v = swap ? __builtin_bswap64(u64) : u64;
+		return 0;
+	}
+	return -1;
+}
+
+/* The value of field @f (field_of() checked it lies in the record). */
+static int read_field(struct tep_fields *c, struct tep_format_field *f, unsigned long long *v)
+{
+	return load_num((const char *)c->rec->data + f->offset, f->size, c->bigendian, v);
+}
+
 /*
  * tep_find_field() compares names one field at a time; the decoder asks for the same
  * (event, field-name literal) pairs again and again, so the answers are cached by address.
@@ -49,7 +88,7 @@ static const void *field_bytes(struct tep_fields *c, struct tep_format_field *f,
 		*len = f->size ? f->size : c->rec->size - f->offset;
 		return (const char *)c->rec->data + f->offset;
 	}
-	if (tep_read_number_field(f, c->rec->data, &loc))
+	if (read_field(c, f, &loc))
 		return NULL;
 	/* __data_loc: offset in the low 16 bits, length in the high 16 */
 	if ((loc & 0xffff) + (loc >> 16) > (unsigned long long)c->rec->size)
@@ -66,7 +105,7 @@ static int get_num(void *ctx, const char *name, int64_t *val)
 
 	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
 		return -1;
-	if (tep_read_number_field(f, c->rec->data, &v))
+	if (read_field(c, f, &v))
 		return -1;
 	/* sign-extend signed fields narrower than 64 bits */
 	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
@@ -101,7 +140,7 @@ static int sym_of(struct tep_fields *c, const char *name, const char **fn,
 	struct tep_sym_slot *s;
 
 	*slot = NULL;
-	if (!f || tep_read_number_field(f, c->rec->data, &addr))
+	if (!f || read_field(c, f, &addr))
 		return -1;
 	if (!c->cache) {
 		*fn = tep_find_function(c->tep, addr);
@@ -213,12 +252,56 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 				 .sym_id = get_sym_id, .name_id = id };
 }
 
+/*
+ * Where every record has its common_type and common_pid (the common fields of any event's
+ * format), learned once: the library's tep_data_type() and tep_data_pid() are two calls
+ * and a switch each, per record.  false when the formats do not say (read by the library).
+ */
+static bool common_layout(struct tep_field_cache *cache, struct tep_handle *tep)
+{
+	if (!cache->common_asked) {
+		struct tep_event *e = tep_get_events_count(tep) > 0 ? tep_get_event(tep, 0) : NULL;
+		struct tep_format_field *t = e ? tep_find_common_field(e, "common_type") : NULL;
+		struct tep_format_field *p = e ? tep_find_common_field(e, "common_pid") : NULL;
+
+		cache->common_asked = true;
+		cache->common_ok = t && p && t->offset >= 0 && p->offset >= 0 &&
+				   (t->size == 1 || t->size == 2 || t->size == 4) && p->size == 4;
+		if (cache->common_ok) {
+			cache->type_off = t->offset;
+			cache->type_size = t->size;
+			cache->pid_off = p->offset;
+		}
+	}
+	return cache->common_ok;
+}
+
+int tep_record_pid(struct tep_field_cache *cache, struct tep_handle *tep,
+		   struct tep_record *rec)
+{
+	unsigned long long v;
+
+	if (!common_layout(cache, tep) || cache->pid_off + 4 > rec->size)
+		return tep_data_pid(tep, rec);
+	load_num((const char *)rec->data + cache->pid_off, 4, tep_is_file_bigendian(tep), &v);
+	return (int)(int32_t)v;
+}
+
 struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
 			       struct tep_record *rec)
 {
-	int type = tep_data_type(tep, rec);
-	struct tep_event_slot *slot = &cache->ev[(unsigned)type % TEP_EVENT_CACHE];
+	struct tep_event_slot *slot;
+	unsigned long long v;
+	int type;
 
+	if (common_layout(cache, tep) && cache->type_off + cache->type_size <= rec->size) {
+		load_num((const char *)rec->data + cache->type_off, cache->type_size,
+			 tep_is_file_bigendian(tep), &v);
+		type = (int)v;
+	} else {
+		type = tep_data_type(tep, rec);
+	}
+	slot = &cache->ev[(unsigned)type % TEP_EVENT_CACHE];
 	if (!slot->used || slot->type != type) {
 		slot->type = type;
 		slot->used = true;

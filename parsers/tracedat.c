@@ -217,7 +217,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       (unsigned long long)td->nrecords, rec->offset);
 		return -1;
 	}
-	ev->pid = tep_data_pid(td->tep, rec);
+	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
 	comm = ev->pid == 0 ? "<idle>" : comm_of(td, ev->pid);
 	strlcpy_ts(ev->comm, comm, TS_COMM_LEN);
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
