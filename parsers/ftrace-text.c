@@ -64,20 +64,32 @@ struct line_hdr {
 
 int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
 {
+	static const uint32_t scale[10] = { 1000000000, 100000000, 10000000, 1000000, 100000,
+					    10000, 1000, 100, 10, 1 };
 	size_t ilen, flen;
-	uint64_t sec, frac;
+	uint64_t sec = 0, frac = 0;
+	unsigned d;
 
-	/* "SECONDS.FRACTION": the first '.' ends the seconds, all digits on either side */
-	for (ilen = 0; ilen < len && is_dig((unsigned char)s[ilen]); ilen++)
-		;
+	/*
+	 * "SECONDS.FRACTION": the first '.' ends the seconds, all digits on either side; the
+	 * digits are summed as they are checked (up to 19 seconds digits cannot overflow)
+	 */
+	for (ilen = 0; ilen < len && (d = (unsigned char)s[ilen] - '0') < 10; ilen++)
+		sec = sec * 10 + d;
 	if (!ilen || ilen == len || s[ilen] != '.')
 		return -1;
 	flen = len - ilen - 1;
-	if (!flen || flen > 9 || dec_u64(s + ilen + 1, flen, &frac) ||
-	    span_u64(s, ilen, 10, &sec))
+	if (!flen || flen > 9)
 		return -1;
-	for (size_t i = flen; i < 9; i++)
-		frac *= 10;
+	for (size_t i = ilen + 1; i < len; i++) {
+		d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return -1;
+		frac = frac * 10 + d;
+	}
+	frac *= scale[flen];
+	if (ilen > 19 && span_u64(s, ilen, 10, &sec))	/* leading zeros, or past 64 bits */
+		return -1;
 	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
 	    __builtin_add_overflow(sec, frac, ns))
 		return -1;
