@@ -128,6 +128,13 @@ struct jline {
 	int n, alloc;
 	int at[N_KEYS];		/* the member of each known key + 1, 0 none */
 	bool others;		/* some key is not a known one */
+	/*
+	 * The known key + 1 that member i had on the last line of the same kind (0: none;
+	 * row 0 before the "kind" member, then a row per hash of its value): tlbscope writes
+	 * its keys in one order per kind, so the key is mostly that one, checked by a compare
+	 * instead of a hash and a table probe
+	 */
+	uint8_t guess[16][JL_MAX];
 };
 
 static void jline_reset(struct jline *l)
@@ -222,7 +229,7 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 {
 	const char *p = line, *end = line + len;
 	char *term[2 * JL_MAX];
-	int nterm = 0;
+	int nterm = 0, row = 0;
 
 	jline_reset(l);
 	p = skip_ws(p, end);
@@ -235,14 +242,24 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 		for (;;) {
 			struct jv *v;
 			const char *q;
-
 			unsigned h;
+			int g;
 
-			if (l->n == JL_MAX || p >= end || *p != '"' || !(q = scan_key(p + 1, end, &h)))
+			if (l->n == JL_MAX || p >= end || *p != '"')
 				return false;
+			g = l->guess[row][l->n] - 1;
+			if (g >= 0 && (size_t)(end - p) > key_len[g] + 1u && p[1 + key_len[g]] == '"' &&
+			    !memcmp(p + 1, known_keys[g], key_len[g])) {
+				q = p + 1 + key_len[g];		/* what scan_key() would find */
+			} else {
+				if (!(q = scan_key(p + 1, end, &h)))
+					return false;
+				g = key_id(p + 1, (size_t)(q - p - 1), h);
+				l->guess[row][l->n] = (uint8_t)(g + 1);
+			}
 			v = jline_add(l);
 			v->key = p + 1;
-			v->kid = key_id(p + 1, (size_t)(q - p - 1), h);
+			v->kid = g;
 			if (v->kid >= 0 && l->at[v->kid])
 				return false;	/* a duplicate key: jansson's to refuse */
 			if (v->kid >= 0)
@@ -262,6 +279,9 @@ static bool scan_line(char *line, size_t len, struct jline *l)
 				v->type = JV_STR;
 				v->s = p + 1;
 				term[nterm++] = (char *)q;
+				if (v->kid == K_KIND && q > v->s)
+					row = ((unsigned char)v->s[0] * 3 + (unsigned char)v->s[q - v->s - 1] +
+					       (unsigned)(q - v->s)) & 15;
 				p = q + 1;
 			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
 				v->type = JV_INT;
