@@ -138,6 +138,7 @@ struct tep_field_cache {
 	} ev[TEP_EVENT_CACHE];
 	/* where records hold common_type and common_pid (tep-fields.c), once asked */
 	bool common_asked, common_ok;
+	bool common_big;		/* the file's byte order (tep_is_file_bigendian()) */
 	int type_off, type_size, pid_off;
 };
 

@@ -257,21 +257,24 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
  * format), learned once: the library's tep_data_type() and tep_data_pid() are two calls
  * and a switch each, per record.  false when the formats do not say (read by the library).
  */
-static bool common_layout(struct tep_field_cache *cache, struct tep_handle *tep)
+static inline bool common_layout(struct tep_field_cache *cache, struct tep_handle *tep)
 {
-	if (!cache->common_asked) {
-		struct tep_event *e = tep_get_events_count(tep) > 0 ? tep_get_event(tep, 0) : NULL;
-		struct tep_format_field *t = e ? tep_find_common_field(e, "common_type") : NULL;
-		struct tep_format_field *p = e ? tep_find_common_field(e, "common_pid") : NULL;
+	struct tep_event *e;
+	struct tep_format_field *t, *p;
 
-		cache->common_asked = true;
-		cache->common_ok = t && p && t->offset >= 0 && p->offset >= 0 &&
-				   (t->size == 1 || t->size == 2 || t->size == 4) && p->size == 4;
-		if (cache->common_ok) {
-			cache->type_off = t->offset;
-			cache->type_size = t->size;
-			cache->pid_off = p->offset;
-		}
+	if (cache->common_asked)
+		return cache->common_ok;
+	e = tep_get_events_count(tep) > 0 ? tep_get_event(tep, 0) : NULL;
+	t = e ? tep_find_common_field(e, "common_type") : NULL;
+	p = e ? tep_find_common_field(e, "common_pid") : NULL;
+	cache->common_asked = true;
+	cache->common_ok = t && p && t->offset >= 0 && p->offset >= 0 &&
+			   (t->size == 1 || t->size == 2 || t->size == 4) && p->size == 4;
+	if (cache->common_ok) {
+		cache->type_off = t->offset;
+		cache->type_size = t->size;
+		cache->pid_off = p->offset;
+		cache->common_big = tep_is_file_bigendian(tep);
 	}
 	return cache->common_ok;
 }
@@ -283,7 +286,7 @@ int tep_record_pid(struct tep_field_cache *cache, struct tep_handle *tep,
 
 	if (!common_layout(cache, tep) || cache->pid_off + 4 > rec->size)
 		return tep_data_pid(tep, rec);
-	load_num((const char *)rec->data + cache->pid_off, 4, tep_is_file_bigendian(tep), &v);
+	load_num((const char *)rec->data + cache->pid_off, 4, cache->common_big, &v);
 	return (int)(int32_t)v;
 }
 
@@ -296,7 +299,7 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 
 	if (common_layout(cache, tep) && cache->type_off + cache->type_size <= rec->size) {
 		load_num((const char *)rec->data + cache->type_off, cache->type_size,
-			 tep_is_file_bigendian(tep), &v);
+			 cache->common_big, &v);
 		type = (int)v;
 	} else {
 		type = tep_data_type(tep, rec);

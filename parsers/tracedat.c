@@ -31,6 +31,7 @@ struct tracedat {
 	struct tep_handle *tep;
 	int ncpus;
 	int page_size;			/* sub-buffer size: no record crosses one */
+	bool bigendian;			/* the recorded kernel's byte order */
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	uint64_t nrecords;
@@ -59,6 +60,7 @@ static const char *comm_of(struct tracedat *td, int pid)
 		return c->comm;
 	comm = tep_data_comm_from_pid(td->tep, pid);
 	c->pid = pid;
+	memset(c->comm, 0, TS_COMM_LEN);	/* copied whole per record: no stale bytes */
 	strlcpy_ts(c->comm, comm ? comm : "<...>", TS_COMM_LEN);
 	return c->comm;
 }
@@ -150,6 +152,7 @@ static int tracedat_open(struct ts_source *src)
 		}
 	}
 	td->page_size = tracecmd_page_size(td->in);
+	td->bigendian = tep_is_file_bigendian(td->tep);
 	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
 	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
 	for (int cpu = 0; cpu < td->ncpus; cpu++)
@@ -218,10 +221,11 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 		return -1;
 	}
 	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
+	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
 	comm = ev->pid == 0 ? "<idle>" : comm_of(td, ev->pid);
-	strlcpy_ts(ev->comm, comm, TS_COMM_LEN);
+	memcpy(ev->comm, comm, ev->pid == 0 ? sizeof("<idle>") : TS_COMM_LEN);
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
-				  .bigendian = tep_is_file_bigendian(td->tep), .event = event,
+				  .bigendian = td->bigendian, .event = event,
 				  .rec = rec };
 	tep_fields_bind(&fields, &fc, src);
 	if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
