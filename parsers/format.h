@@ -25,8 +25,13 @@ struct ts_format {
 };
 
 extern const struct ts_format ts_format_tracedat;
-/* tracedat-check.c: the headers of the trace.dat open as @fd bounded by its size; 0 or -1 */
-int tracedat_check(struct ts_source *src, int fd);
+/*
+ * tracedat-check.c: the headers of the trace.dat open as @fd bounded by its size; 0 or -1.
+ * @layout (may be NULL): where its ring-buffer data lies (struct tdc_layout), to be
+ * released with tdc_layout_release().
+ */
+struct tdc_layout;
+int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout);
 extern const struct ts_format ts_format_ftrace_text;
 extern const struct ts_format ts_format_jsonl;
 extern const struct ts_format ts_format_perf_text;

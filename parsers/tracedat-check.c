@@ -28,8 +28,10 @@
 
 /* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
 enum {
-	OPT_DONE = 0, OPT_BUFFER = 3, OPT_CPUCOUNT = 8, OPT_STRINGS = 15, OPT_HEADER_INFO = 16,
-	OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
+	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
+	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
+	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_CMDLINES = 21,
+	OPT_BUFFER_TEXT = 22,
 };
 #define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
@@ -452,6 +454,9 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 					   (unsigned long long)start - 6);
 			return 0;
 		}
+		if (c->layout && (id == OPT_DATE || id == OPT_OFFSET || id == OPT_TIME_SHIFT ||
+				  id == OPT_GUEST || id == OPT_TSC2NSEC))
+			c->layout->direct = false;	/* timestamps the library corrects */
 		if (id == OPT_CPUCOUNT) {
 			uint64_t n;
 
@@ -590,18 +595,26 @@ static int check_v7(struct cur *c)
 		if (!tdc_inside(c, c->off, size))
 			return tdc_bad(c, "options section at offset %llu: %llu bytes run past the end "
 				   "of the file", (unsigned long long)next, (unsigned long long)size);
-		if (flags & SEC_FL_COMPRESS)	/* its options are the library's to read */
+		if (flags & SEC_FL_COMPRESS) {	/* its options are the library's to read */
+			if (c->layout)
+				c->layout->direct = false;
 			return tdc_check_zsection(c, size, "options section");
+		}
 		if (check_options(c, c->off + size, NULL, NULL, &next))
 			return -1;
 	}
 	return 0;
 }
 
-/* The structure of the file, bounded by its size; 0 or -1 with the message on @src. */
-static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd)
+/*
+ * The structure of the file, bounded by its size; 0 or -1 with the message on @src.
+ * @layout (may be NULL) gets where the ring-buffer data lies.
+ */
+static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd,
+		      struct tdc_layout *layout)
 {
-	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd };
+	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd,
+			 .layout = layout };
 	char magic[10], ver[8];
 	uint8_t endian, lsize;
 	uint64_t ps;
@@ -624,6 +637,11 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 			   endian, lsize);
 	c.big = endian;
 	c.lsize = lsize;
+	if (layout) {
+		layout->direct = true;
+		layout->big = endian;
+		layout->lsize = lsize;
+	}
 	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
 		return -1;
 	c.page_size = (uint32_t)ps;
@@ -667,7 +685,7 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);	/* the libraries' own complaints */
 	if (formats) {
-		if (!tep || check_file(src, fd, tep, note_fd)) {
+		if (!tep || check_file(src, fd, tep, note_fd, NULL)) {
 			char msg[TS_ERR_LEN + 2];
 			int n = snprintf(msg, sizeof(msg), "E%s\n",
 					 tep ? src->err : "out of memory");
@@ -777,13 +795,13 @@ static int run_child(struct ts_source *src, int fd, bool formats, char *last, si
  * that parses the event formats one by one, to name the one at fault.  Returns 0, or -1
  * with the message (naming the part of the file) set on @src.
  */
-int tracedat_check(struct ts_source *src, int fd)
+int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout)
 {
 	char last[TS_ERR_LEN + 2], where[TS_ERR_LEN + 2];
 	bool hung, hung2;
 	int r;
 
-	if (check_file(src, fd, NULL, -1))
+	if (check_file(src, fd, NULL, -1, layout))
 		return -1;
 	r = run_child(src, fd, false, last, sizeof(last), &hung);
 	if (r < 2)

@@ -18,6 +18,32 @@
 
 enum { Z_NONE, Z_ZSTD, Z_ZLIB };
 
+/*
+ * Where each buffer's per-CPU ring-buffer data lies, as the checks found it (the parent's
+ * walk), for a reader of the sub-buffers themselves (tracedat.c).  @direct is false when
+ * the file says something that reader does not do as libtracecmd does: compressed data or
+ * options, or timestamps the library corrects (options DATE, OFFSET, TIME_SHIFT, GUEST,
+ * TSC2NSEC).
+ */
+struct tdc_buffer {
+	char name[64];			/* "" the top level */
+	uint32_t page_size;
+	int ncpus;			/* entries in cpu[], in the file's order */
+	struct tdc_cpu {
+		uint64_t cpu, off, size;
+	} *cpu;
+};
+
+struct tdc_layout {
+	bool direct;
+	bool big;			/* big-endian file */
+	int lsize;			/* bytes in the recorded kernel's long */
+	int nbuf;
+	struct tdc_buffer *buf;
+};
+
+void tdc_layout_release(struct tdc_layout *l);
+
 struct cur {
 	struct ts_source *src;
 	int fd;
@@ -34,6 +60,7 @@ struct cur {
 	int note_fd;		/* in the child: where it says what it reads next */
 	char *in, *out;		/* compressed block read, inflated (reused) */
 	size_t in_alloc, out_alloc, out_len;
+	struct tdc_layout *layout;	/* in the parent: where the data lies, NULL not asked */
 };
 
 /* tracedat-check.c: reading the file at the cursor, bounded by its size */

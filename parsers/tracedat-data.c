@@ -140,6 +140,36 @@ static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_
 	return 0;
 }
 
+/* Note @cpu's data of @buffer in the layout: a new buffer when the name changes. */
+static void layout_add(struct tdc_layout *l, const char *buffer, uint64_t cpu, uint64_t off,
+		       uint64_t size, uint32_t page_size, bool compressed)
+{
+	struct tdc_buffer *b = l->nbuf ? &l->buf[l->nbuf - 1] : NULL;
+
+	if (compressed)
+		l->direct = false;
+	if (!b || strcmp(b->name, buffer) || b->page_size != page_size) {
+		l->buf = xrealloc(l->buf, (l->nbuf + 1) * sizeof(*l->buf));
+		b = &l->buf[l->nbuf++];
+		memset(b, 0, sizeof(*b));
+		strlcpy_ts(b->name, buffer, sizeof(b->name));
+		b->page_size = page_size;
+	}
+	b->cpu = xrealloc(b->cpu, (b->ncpus + 1) * sizeof(*b->cpu));
+	b->cpu[b->ncpus++] = (struct tdc_cpu){ .cpu = cpu, .off = off, .size = size };
+}
+
+void tdc_layout_release(struct tdc_layout *l)
+{
+	for (int i = 0; l && i < l->nbuf; i++)
+		free(l->buf[i].cpu);
+	if (l) {
+		free(l->buf);
+		l->buf = NULL;
+		l->nbuf = 0;
+	}
+}
+
 /* One CPU's ring-buffer data: inside the file, and whole sub-buffers when not compressed. */
 int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
 			  uint64_t size, uint32_t page_size, bool compressed)
@@ -147,6 +177,8 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 	if (cpu >= TS_MAX_CPUS)
 		return tdc_bad(c, "buffer '%s': CPU %llu (supported: 0..%d)", buffer,
 			   (unsigned long long)cpu, TS_MAX_CPUS - 1);
+	if (c->layout)
+		layout_add(c->layout, buffer, cpu, off, size, page_size, compressed);
 	if (!size || c->tep)	/* the child parses formats; the parent checked the data */
 		return 0;
 	if (compressed)

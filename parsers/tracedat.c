@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * trace.dat reader: libtracecmd opens the file, libtraceevent decodes every field from the
- * event formats the file carries (no printing and re-parsing of text).  The per-CPU record
- * streams are merged here by timestamp, one head record per CPU, so the reader pulls one
- * event at a time and memory stays flat in the trace length.  Sub-buffers that the kernel
- * marked as having missed events become TS_EV_LOST events in front of their first record.
+ * event formats the file carries (no printing and re-parsing of text); the records of an
+ * uncompressed top-level buffer are read from its sub-buffers here (direct_open()).  The
+ * per-CPU record streams are merged by timestamp, one head record per CPU, so the reader
+ * pulls one event at a time and memory stays flat in the trace length.  Sub-buffers that
+ * the kernel marked as having missed events become TS_EV_LOST events in front of their
+ * first record.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
+#include <kbuffer.h>
 #include <trace-cmd.h>
 
 #include "../lib/lib.h"
-#include "format.h"
+#include "tracedat-check.h"
 
 /*
  * Exported by libtracecmd (1.2 and later) but absent from its public header: the uname
@@ -34,6 +38,24 @@ struct tracedat {
 	bool bigendian;			/* the recorded kernel's byte order */
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
 	bool *lost_told;		/* the head's missed-events mark was emitted */
+	/*
+	 * Read directly: each CPU's sub-buffers read from the file 256 KiB at a time and
+	 * parsed by kbuffer, as libtracecmd's tracecmd_read_data() parses them, without its
+	 * allocation per record and its pages of the file left mapped (memory that grew with
+	 * the file).  For the files whose records it gives alike (direct_open()); the others
+	 * go through tracecmd_read_data().
+	 */
+	bool direct;
+	struct direct_cpu {
+		struct kbuffer *kbuf;
+		char *chunk;			/* sub-buffers read at once, chunk_size bytes */
+		uint64_t chunk_off, chunk_len;	/* where they are in the file */
+		uint64_t page_off;		/* the sub-buffer parsed: its offset in the file */
+		uint64_t next_off, end;		/* the next sub-buffer, the end of the CPU's data */
+		struct tep_record rec;		/* the next record (data NULL: drained) */
+	} *dc;
+	uint32_t chunk_size;
+	struct tdc_layout layout;
 	uint64_t nrecords;
 	char buffer_name[64];
 	char detail[160];
@@ -109,6 +131,100 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 	}
 }
 
+/* Sub-buffers read per read(2) and CPU: a 4 KiB read each was a third of the time. */
+#define DIRECT_CHUNK	(256u << 10)
+
+/*
+ * The next record of CPU @cpu into dc[cpu].rec, reading sub-buffers as needed: the steps
+ * of libtracecmd's tracecmd_peek_data() (the record's offset is its sub-buffer's plus its
+ * place in it; missed events are the kbuffer's of the record read).  0, or -1 read error.
+ */
+static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
+{
+	struct direct_cpu *c = &td->dc[cpu];
+	unsigned long long ts;
+	void *data;
+
+	while (!(data = c->page_off != UINT64_MAX ? kbuffer_read_event(c->kbuf, &ts) : NULL)) {
+		if (c->next_off >= c->end) {
+			c->rec.data = NULL;
+			return 0;
+		}
+		if (c->next_off >= c->chunk_off + c->chunk_len) {
+			uint64_t n = c->end - c->next_off;
+
+			if (n > td->chunk_size)
+				n = td->chunk_size;
+			if (pread(src->fd, c->chunk, n, (off_t)c->next_off) != (ssize_t)n)
+				return ts_source_fail(src, "cpu %d: cannot read %llu bytes of sub-buffers "
+						      "at offset %llu", cpu, (unsigned long long)n,
+						      (unsigned long long)c->next_off);
+			c->chunk_off = c->next_off;
+			c->chunk_len = n;
+		}
+		c->page_off = c->next_off;
+		c->next_off += td->page_size;
+		kbuffer_load_subbuffer(c->kbuf, c->chunk + (c->page_off - c->chunk_off));
+		/* the library ends a CPU's data at a sub-buffer longer than it (checked: none) */
+		if (kbuffer_subbuffer_size(c->kbuf) > td->page_size) {
+			c->next_off = c->end;
+			c->page_off = UINT64_MAX;
+		}
+	}
+	c->rec = (struct tep_record){
+		.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(c->kbuf),
+		.offset = c->page_off + kbuffer_curr_offset(c->kbuf),
+		.missed_events = kbuffer_missed_events(c->kbuf),
+	};
+	return 0;
+}
+
+/*
+ * Read the chosen buffer's sub-buffers directly when the checks' layout allows it: the
+ * data not compressed, no timestamp the library corrects, every CPU's data where the
+ * header's CPU count and sub-buffer size say.  Returns 1 direct, 0 not, -1 read error.
+ */
+static int direct_open(struct ts_source *src, struct tracedat *td)
+{
+	const struct tdc_buffer *b = NULL;
+
+	if (!td->layout.direct || tep_get_header_timestamp_size(td->tep) != 8 ||
+	    td->layout.big != td->bigendian || getenv("TLBSCOPE_TRACEDAT_LIBRARY"))
+		return 0;
+	/* the top-level buffer only: no instance file was at hand to prove the other path */
+	for (int i = 0; i < td->layout.nbuf && !b && !td->buffer_name[0]; i++)
+		if (!td->layout.buf[i].name[0])
+			b = &td->layout.buf[i];
+	if (!b || b->ncpus != td->ncpus || b->page_size != (uint32_t)td->page_size)
+		return 0;
+	for (int i = 0; i < b->ncpus; i++)
+		if (b->cpu[i].cpu != (uint64_t)i)
+			return 0;
+	td->dc = xcalloc(td->ncpus, sizeof(*td->dc));
+	td->direct = true;
+	/* whole sub-buffers (the checks found each CPU's data to be whole ones) */
+	td->chunk_size = (uint32_t)td->page_size >= DIRECT_CHUNK ? (uint32_t)td->page_size :
+			 DIRECT_CHUNK / (uint32_t)td->page_size * (uint32_t)td->page_size;
+	for (int i = 0; i < td->ncpus; i++) {
+		struct direct_cpu *c = &td->dc[i];
+
+		c->kbuf = kbuffer_alloc(td->layout.lsize == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
+					td->bigendian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
+		if (!c->kbuf)
+			return ts_source_fail(src, "out of memory");
+		if (tep_is_old_format(td->tep))
+			kbuffer_set_old_format(c->kbuf);
+		c->chunk = xmalloc(td->chunk_size);
+		c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
+		c->next_off = b->cpu[i].off;
+		c->end = b->cpu[i].off + b->cpu[i].size;
+		if (direct_fill(src, td, i))
+			return -1;
+		td->heads[i] = c->rec.data ? &c->rec : NULL;
+	}
+	return 1;
+}
+
 static int tracedat_open(struct ts_source *src)
 {
 	struct tracedat *td = xcalloc(1, sizeof(*td));
@@ -117,7 +233,7 @@ static int tracedat_open(struct ts_source *src)
 
 	src->priv = td;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	if (tracedat_check(src, src->fd))
+	if (tracedat_check(src, src->fd, &td->layout))
 		return -1;
 	if (src->spooled) {
 		/* stdin or a FIFO was spooled to an unlinked temporary file */
@@ -155,8 +271,14 @@ static int tracedat_open(struct ts_source *src)
 	td->bigendian = tep_is_file_bigendian(td->tep);
 	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
 	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
-	for (int cpu = 0; cpu < td->ncpus; cpu++)
-		td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
+	switch (direct_open(src, td)) {
+	case -1:
+		return -1;
+	case 0:
+		for (int cpu = 0; cpu < td->ncpus; cpu++)
+			td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
+		break;
+	}
 	snprintf(td->detail, sizeof(td->detail), "%s%s", td->buffer_name[0] ? "buffer " : "",
 		 td->buffer_name[0] ? td->buffer_name : "top-level buffer");
 	src->info.detail = td->detail;
@@ -233,9 +355,18 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       (unsigned long long)td->nrecords, rec->offset, why);
 		return -1;
 	}
+	td->lost_told[cpu] = false;
+	if (td->direct) {
+		struct direct_cpu *c = &td->dc[cpu];
+
+		kbuffer_next_event(c->kbuf, NULL);
+		if (direct_fill(src, td, cpu))
+			return -1;
+		td->heads[cpu] = c->rec.data ? &c->rec : NULL;
+		return 1;
+	}
 	tracecmd_free_record(rec);
 	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
-	td->lost_told[cpu] = false;
 	return 1;
 }
 
@@ -245,8 +376,14 @@ static void tracedat_close(struct ts_source *src)
 
 	if (!td)
 		return;
-	for (int cpu = 0; td->heads && cpu < td->ncpus; cpu++)
+	for (int cpu = 0; td->heads && !td->direct && cpu < td->ncpus; cpu++)
 		tracecmd_free_record(td->heads[cpu]);
+	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++) {
+		kbuffer_free(td->dc[cpu].kbuf);
+		free(td->dc[cpu].chunk);
+	}
+	free(td->dc);
+	tdc_layout_release(&td->layout);
 	free(td->heads);
 	free(td->lost_told);
 	free(td->kprobes);
