@@ -2,7 +2,7 @@
 /*
  * trace.dat reader: libtracecmd opens the file, libtraceevent decodes every field from the
  * event formats the file carries (no printing and re-parsing of text); the records of an
- * uncompressed top-level buffer are read from its sub-buffers here (direct_open()).  The
+ * uncompressed buffer are read from its sub-buffers here (direct_open()).  The
  * per-CPU record streams are merged by timestamp, one head record per CPU, so the reader
  * pulls one event at a time and memory stays flat in the trace length.  Sub-buffers that
  * the kernel marked as having missed events become TS_EV_LOST events in front of their
@@ -191,10 +191,14 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 	if (!td->layout.direct || tep_get_header_timestamp_size(td->tep) != 8 ||
 	    td->layout.big != td->bigendian || getenv("TLBSCOPE_TRACEDAT_LIBRARY"))
 		return 0;
-	/* the top-level buffer only: no instance file was at hand to prove the other path */
-	for (int i = 0; i < td->layout.nbuf && !b && !td->buffer_name[0]; i++)
-		if (!td->layout.buf[i].name[0])
-			b = &td->layout.buf[i];
+	/* the buffer read ("" the top level), if the file names it once */
+	for (int i = 0; i < td->layout.nbuf; i++) {
+		if (strcmp(td->layout.buf[i].name, td->buffer_name))
+			continue;
+		if (b)
+			return 0;
+		b = &td->layout.buf[i];
+	}
 	if (!b || b->ncpus != td->ncpus || b->page_size != (uint32_t)td->page_size)
 		return 0;
 	for (int i = 0; i < b->ncpus; i++)

@@ -11,25 +11,21 @@ T=tracedat-direct
 lib() { TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1; echo "status $?"; }
 own() { tls "$@" 2>&1; echo "status $?"; }
 
-# files of this machine (v6, as record and capture.sh write them), one with lost events
-for f in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.dat; do
-	same "${f##*/}: the same events as through libtracecmd" "$(lib events "$f")" \
-		"$(own events "$f")"
-done
-same "x86-lost.dat: its lost events are there" "true" \
+same "x86-lost.dat: it has lost events" "true" \
 	"$(tls info --json "$fx/x86-lost.dat" | jq '.lost_events > 0')"
-
 if ! command -v trace-cmd > /dev/null; then
-	skip "RISC-V corpus uncompressed" "trace-cmd is not installed (its convert makes the files)"
+	skip "uncompressed files" "trace-cmd is not installed (its convert makes the files)"
 	echo "1..$n"
 	exit 0
 fi
-# the RISC-V corpus (v7, zstd: read by the library) uncompressed, as v7 and as v6
-for run in hackbench-aia-4cpu mmapstress-lazy-t6q32-aia-4cpu hackbench-renamed-aia-4cpu; do
-	orig=$top/corpus/traces/$run/trace.dat
+# compressed v7 files (read by the library) uncompressed, as v7 and as v6: captures of
+# this machine in an instance buffer (one with lost events) and RISC-V corpus runs
+for orig in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.dat \
+	"$top"/corpus/traces/{hackbench-aia-4cpu,mmapstress-lazy-t6q32-aia-4cpu,hackbench-renamed-aia-4cpu}/trace.dat; do
+	run=${orig#"$top"/}
 	want=$(own events "$orig")
 	for v in 6 7; do
-		f=$tmp/$run-v$v.dat
+		f=$tmp/$(echo "$run" | tr / _)-v$v.dat
 		if [ $v = 7 ]; then
 			trace-cmd convert -i "$orig" --file-version 7 --compression none -o "$f" \
 				> /dev/null 2>&1
@@ -44,7 +40,7 @@ for run in hackbench-aia-4cpu mmapstress-lazy-t6q32-aia-4cpu hackbench-renamed-a
 done
 
 # a record whose length runs past its sub-buffer, in the middle of the data
-f=$tmp/hackbench-aia-4cpu-v6.dat
+f=$tmp/corpus_traces_hackbench-aia-4cpu_trace.dat-v6.dat
 cp "$f" "$tmp/bad.dat"
 ps=4096
 off=$(( ($(stat -c %s "$f") / ps - 40) * ps + 16 ))
@@ -52,16 +48,19 @@ printf '\377\377\377\377' | dd of="$tmp/bad.dat" bs=1 seek=$off conv=notrunc sta
 same "a corrupt record: the same message and status either way" "$(lib report "$tmp/bad.dat")" \
 	"$(own report "$tmp/bad.dat")"
 
-# read in pieces of 256 KiB (libtracecmd maps each CPU's data at open, and its pages are
-# read, and stay in memory, only as tracecmd_read_data() touches them)
+# read in pieces (256 KiB, or a CPU's whole data when smaller), not a sub-buffer per
+# read as through libtracecmd, in the top-level buffer and in an instance
 if command -v strace > /dev/null; then
-	strace -e trace=pread64 -o "$tmp/st" "$prog" events "$f" > /dev/null 2>&1
-	big=$(grep -c 'pread64(.*, 262144,' "$tmp/st")
-	TLBSCOPE_TRACEDAT_LIBRARY=1 strace -e trace=pread64 -o "$tmp/st-lib" "$prog" events "$f" \
-		> /dev/null 2>&1
-	lbig=$(grep -c 'pread64(.*, 262144,' "$tmp/st-lib")
-	sized() { [ "$big" -gt 4 ] && [ "$lbig" = 0 ]; }
-	check "the sub-buffers come in reads of 256 KiB ($big; through libtracecmd $lbig)" sized
+	big_reads() {	# reads of more than 8 KiB, of a run of tlbscope events on $1
+		strace -e trace=pread64 -o "$tmp/st" "$@" events "$f" > /dev/null 2>&1
+		awk -F', ' '$3 + 0 > 8192' "$tmp/st" | wc -l
+	}
+	for f in "$f" "$tmp/tests_fixtures_x86-lost.dat-v7.dat"; do
+		own_n=$(big_reads "$prog")
+		lib_n=$(big_reads env TLBSCOPE_TRACEDAT_LIBRARY=1 "$prog")
+		pieces() { [ "$own_n" -gt 1 ] && [ "$lib_n" = 0 ]; }
+		check "${f##*/}: sub-buffers read many at a time ($own_n reads; through libtracecmd $lib_n)" pieces
+	done
 else
 	skip "reads in pieces" "strace is not installed"
 fi
