@@ -3,20 +3,16 @@
 # A trace.dat of gigabytes: tlbscope report against the bare libtracecmd iteration
 # (bench/floor.c) on it, as a ratio, with the throughput, and memory sampled every 0.1 s
 # through each run: anonymous memory (the heap: tlbscope's state and the libraries') apart
-# from file-backed pages (libtracecmd maps each CPU's data of the file whole, so those
-# follow the file's size in both; they are page cache, dropped under memory pressure).
+# from file-backed pages (libtracecmd leaves the pages of the file it has read mapped, so
+# in the floor those follow the file's size; they are page cache, dropped under memory
+# pressure; tlbscope reads an uncompressed buffer itself and maps none of it).
 # Flat means report's anonymous memory at a quarter of its run is what it is at the end.
 # Without an argument it records one of this machine first (root; `tlbscope record`
 # under hackbench, LARGE_SECONDS long, default 480: about 1.5 GB).  Nothing is asserted.
 #   usage: bench/large.sh [TRACE.dat]
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-prog=$top/tlbscope
-make -s -C "$top" bench
-floor=$top/${BUILD:-build}/bench/floor
+. "$(dirname "$0")/lib.sh"
 trace=${1:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 if [ -z "$trace" ]; then
 	trace=$work/large.dat
 	"$prog" record -o "$trace" -m 65536 -D "${LARGE_SECONDS:-480}" -- \

@@ -8,13 +8,8 @@
 # (root and tracefs needed).
 #   usage: bench/run.sh [TRACE.dat]
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-prog=$top/tlbscope
-make -s -C "$top" bench
-floor=$top/${BUILD:-build}/bench/floor
+. "$(dirname "$0")/lib.sh"
 trace=${1:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 if [ -z "$trace" ]; then
 	trace=$work/big.dat
 	"$top/tests/fixtures/capture.sh" "$work/big" 131072 0 -- \

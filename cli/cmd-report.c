@@ -858,7 +858,6 @@ int cmd_report(int argc, char **argv)
 	if (!r) {
 		struct sfence_opts so = { .src = src, .flush_all_threshold = 64 };
 
-
 		c.x = explain_new(src);
 		c.sf = sfence_new(&so);
 		r = analyze_run(&o.c, src, feed_all, &c, &tl);

@@ -354,9 +354,10 @@ static void view_of(json_t *o, struct jline *l)
 	jline_reset(l);
 	json_object_foreach(o, key, v) {
 		struct jv *m = jline_add(l);
+		size_t n = strlen(key);
 
 		m->key = key;
-		m->kid = key_id(key, strlen(key), key_hash(key, strlen(key)));
+		m->kid = key_id(key, n, key_hash(key, n));
 		if (m->kid >= 0)
 			l->at[m->kid] = l->n;
 		else
