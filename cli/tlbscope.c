@@ -42,6 +42,12 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	char err[TS_ERR_LEN];
+
+	/* re-executed after libtracecmd died on a trace.dat: say where, as for bad input */
+	if (ts_tracedat_died_main(argc, argv, err))
+		return error("%s", err);
+	ts_tracedat_guard_here();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_BAD;

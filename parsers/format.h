@@ -26,12 +26,23 @@ struct ts_format {
 
 extern const struct ts_format ts_format_tracedat;
 /*
- * tracedat-check.c: the headers of the trace.dat open as @fd bounded by its size; 0 or -1.
- * @layout (may be NULL): where its ring-buffer data lies (struct tdc_layout), to be
- * released with tdc_layout_release().
+ * tracedat-check.c: the headers of the trace.dat open as @fd bounded by its size, and with
+ * @libraries what libtracecmd makes of them in a child process; 0 or -1.  @layout (may be
+ * NULL): where its ring-buffer data lies (struct tdc_layout), to be released with
+ * tdc_layout_release().  tracedat_died(): the message when the libraries died on it.
  */
 struct tdc_layout;
-int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout);
+int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout, bool libraries);
+int tracedat_died(struct ts_source *src, int fd, bool hung, const char *last);
+/*
+ * tracedat-guard.c: when the program asked for it (ts_tracedat_guard_here()), the
+ * library's steps between tracedat_guard() and tracedat_unguard() run in this process,
+ * a crash or hang in them ending the run with the message of tracedat_died().
+ */
+bool tracedat_guarded_here(void);
+void tracedat_guard(struct ts_source *src, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tracedat_unguard(void);
 extern const struct ts_format ts_format_ftrace_text;
 extern const struct ts_format ts_format_jsonl;
 extern const struct ts_format ts_format_perf_text;

@@ -338,6 +338,18 @@ struct ts_source_info {
 struct ts_source *ts_source_open(const char *path, char *err);
 void ts_source_close(struct ts_source *src);
 
+/*
+ * ts_tracedat_guard_here - parse a trace.dat's headers once, in this process
+ * A program's main() may call it so that the trace.dat reader runs libtracecmd's parse of
+ * the headers here instead of first in a child process (which doubles the parse): a crash
+ * or hang of the library then re-executes the program (its /proc/self/exe) to name the part
+ * of the file at fault.  Such a main() must first pass its arguments to
+ * ts_tracedat_died_main(): when it returns 1 the run is that re-execution, and @err (of
+ * TS_ERR_LEN bytes) holds the message to print before exiting as for bad input.
+ */
+void ts_tracedat_guard_here(void);
+int ts_tracedat_died_main(int argc, char **argv, char *err);
+
 /**
  * ts_source_next - read the next event in time order
  * Returns 1 and fills @ev, 0 at the end, -1 on bad input (message in ts_source_error()).

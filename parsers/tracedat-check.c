@@ -6,7 +6,8 @@
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
  * count and offset bounded by the file's size, and names the part that is wrong; the data
  * they point at is tracedat-data.c's.  What only the libraries can parse (event formats,
- * kallsyms) they parse first in a child process, which may die without harm.
+ * kallsyms) they parse first in a child process, which may die without harm; or, in a
+ * program that asked for it, in its own process under tracedat-guard.c's guard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -789,26 +790,40 @@ static int run_child(struct ts_source *src, int fd, bool formats, char *last, si
 }
 
 /*
- * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
- * The structure is checked here, what only the libraries can parse in a child process
- * (check_in_child()): libtracecmd's open first, and only when that dies a second child
- * that parses the event formats one by one, to name the one at fault.  Returns 0, or -1
- * with the message (naming the part of the file) set on @src.
+ * tracedat_died - the message for a file the tracing libraries died on (@hung: by the
+ * alarm) while reading @last ("" unknown): a child that parses the event formats one by
+ * one names the format at fault, if a format it is.  Returns -1.
  */
-int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout)
+int tracedat_died(struct ts_source *src, int fd, bool hung, const char *last)
 {
-	char last[TS_ERR_LEN + 2], where[TS_ERR_LEN + 2];
-	bool hung, hung2;
+	char where[TS_ERR_LEN + 2];
+	bool hung2;
+
+	if (run_child(src, fd, true, where, sizeof(where), &hung2) == 2 && where[0])
+		last = where;
+	return ts_source_fail(src, "corrupt trace.dat: the tracing libraries %s reading %s",
+			      hung ? "hang" : "crash", last[0] ? last : "its headers");
+}
+
+/*
+ * tracedat_check - is the trace.dat open as @fd safe to hand to libtracecmd?
+ * The structure is checked here; with @libraries, what only the libraries can parse too,
+ * in a child process (check_in_child()): libtracecmd's open first, and only when that
+ * dies a second child that parses the event formats one by one, to name the one at fault.
+ * Returns 0, or -1 with the message (naming the part of the file) set on @src.
+ */
+int tracedat_check(struct ts_source *src, int fd, struct tdc_layout *layout, bool libraries)
+{
+	char last[TS_ERR_LEN + 2];
+	bool hung;
 	int r;
 
 	if (check_file(src, fd, NULL, -1, layout))
 		return -1;
+	if (!libraries)
+		return 0;
 	r = run_child(src, fd, false, last, sizeof(last), &hung);
 	if (r < 2)
 		return -r;
-	/* it died: find the format at fault, if a format it is */
-	if (run_child(src, fd, true, where, sizeof(where), &hung2) == 2 && where[0])
-		strlcpy_ts(last, where, sizeof(last));
-	return ts_source_fail(src, "corrupt trace.dat: the tracing libraries %s reading %s",
-			      hung ? "hang" : "crash", last[0] ? last : "its headers");
+	return tracedat_died(src, fd, hung, last);
 }

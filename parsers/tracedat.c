@@ -229,7 +229,7 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 	return 1;
 }
 
-static int tracedat_open(struct ts_source *src)
+static int open_file(struct ts_source *src)
 {
 	struct tracedat *td = xcalloc(1, sizeof(*td));
 	char path[64];
@@ -237,8 +237,9 @@ static int tracedat_open(struct ts_source *src)
 
 	src->priv = td;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
-	if (tracedat_check(src, src->fd, &td->layout))
+	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
 		return -1;
+	tracedat_guard(src, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
 	if (src->spooled) {
 		/* stdin or a FIFO was spooled to an unlinked temporary file */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", src->fd);
@@ -258,7 +259,10 @@ static int tracedat_open(struct ts_source *src)
 	ninst = tracecmd_buffer_instances(td->top);
 	if (ninst > 0 && !buffer_has_data(td->top, td->ncpus)) {
 		for (int i = 0; i < ninst; i++) {
-			struct tracecmd_input *b = tracecmd_buffer_instance_handle(td->top, i);
+			struct tracecmd_input *b;
+
+			tracedat_guard(src, "buffer instance %d with libtracecmd", i);
+			b = tracecmd_buffer_instance_handle(td->top, i);
 
 			if (!b)
 				continue;
@@ -292,6 +296,15 @@ static int tracedat_open(struct ts_source *src)
 	src->info.kprobes_defined = td->kprobes;
 	src->info.nkprobes_defined = td->nkprobes;
 	return 0;
+}
+
+/* libtracecmd's parse of the headers and first records, guarded (tracedat-guard.c) */
+static int tracedat_open(struct ts_source *src)
+{
+	int r = open_file(src);
+
+	tracedat_unguard();
+	return r;
 }
 
 static int tracedat_next(struct ts_source *src, struct ts_event *ev)
@@ -391,10 +404,13 @@ static void tracedat_close(struct ts_source *src)
 	free(td->heads);
 	free(td->lost_told);
 	free(td->kprobes);
+	if (td->top)
+		tracedat_guard(src, "the file with libtracecmd (closing it)");
 	if (td->in && td->in != td->top)
 		tracecmd_close(td->in);
 	if (td->top)
 		tracecmd_close(td->top);
+	tracedat_unguard();
 	free(td);
 }
 
