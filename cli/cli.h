@@ -87,6 +87,11 @@ int common_opt(struct common_opts *o, int key, const char *val);
 
 /* Option @opt's value @v as an int in @lo..@hi into *@out: 0, or -1 (message printed as @cmd). */
 int opt_int_in(const char *cmd, const char *opt, const char *v, int lo, int hi, int *out);
+/*
+ * The lazy model's point of diff, export and top: --threshold T (1..TUNER_MAX_T) into *@T
+ * when @threshold, else --queue Q (0..TUNER_MAX_Q) into *@Q.  0, or -1 (message printed).
+ */
+int opt_lazy_point(const char *cmd, bool threshold, const char *v, int *T, int *Q);
 
 /*
  * Arguments of an analysis command, one trace: 1 taken, -1 (message printed) when a trace

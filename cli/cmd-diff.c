@@ -482,11 +482,8 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 				return error("diff: --top: '%s' is not a count (0 = all)", v), -1;
 			break;
 		case OPT_THRESHOLD:
-			if (opt_int_in("diff", "--threshold", v, 1, TUNER_MAX_T, &o->T))
-				return -1;
-			break;
 		case OPT_QUEUE:
-			if (opt_int_in("diff", "--queue", v, 0, 4096, &o->Q))
+			if (opt_lazy_point("diff", key == OPT_THRESHOLD, v, &o->T, &o->Q))
 				return -1;
 			break;
 		case OPT_FAIL_ON: {

@@ -297,11 +297,8 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 					     v), -1;
 			break;
 		case OPT_THRESHOLD:
-			if (opt_int_in("export", "--threshold", v, 1, TUNER_MAX_T, &o->T))
-				return -1;
-			break;
 		case OPT_QUEUE:
-			if (opt_int_in("export", "--queue", v, 0, 4096, &o->Q))
+			if (opt_lazy_point("export", key == OPT_THRESHOLD, v, &o->T, &o->Q))
 				return -1;
 			break;
 		default:

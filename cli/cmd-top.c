@@ -103,11 +103,8 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_THRESHOLD:
-			if (opt_int_in("top", "--threshold", v, 1, TUNER_MAX_T, &o->T))
-				return -1;
-			break;
 		case OPT_QUEUE:
-			if (opt_int_in("top", "--queue", v, 0, 4096, &o->Q))
+			if (opt_lazy_point("top", key == OPT_THRESHOLD, v, &o->T, &o->Q))
 				return -1;
 			break;
 		case OPT_PLATFORM:

@@ -161,8 +161,9 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_QUEUE:
-			if (parse_list(v, 0, 4096, o->Q, &o->nQ)) {
-				error("--queue: '%s' is not a list of 0..4096 like 0,8,32 or 0-8", v);
+			if (parse_list(v, 0, TUNER_MAX_Q, o->Q, &o->nQ)) {
+				error("--queue: '%s' is not a list of 0..%d like 0,8,32 or 0-8", v,
+				      TUNER_MAX_Q);
 				return -1;
 			}
 			break;
@@ -194,9 +195,9 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		case OPT_BASE:
 			if (sscanf(v, "%d,%d%n", &o->base[0], &o->base[1], &end) != 2 ||
 			    v[end] != '\0' || o->base[0] < 1 || o->base[0] > TUNER_MAX_T ||
-			    o->base[1] < 0 || o->base[1] > 4096) {
-				error("--base: '%s' is not T,Q (T in 1..%d, Q in 0..4096)", v,
-				      TUNER_MAX_T);
+			    o->base[1] < 0 || o->base[1] > TUNER_MAX_Q) {
+				error("--base: '%s' is not T,Q (T in 1..%d, Q in 0..%d)", v,
+				      TUNER_MAX_T, TUNER_MAX_Q);
 				return -1;
 			}
 			o->has_base = true;

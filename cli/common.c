@@ -14,6 +14,7 @@
 #include "../lib/lib.h"
 #include "cli.h"
 #include "probes.h"
+#include "../tuner/tuner.h"
 
 int error(const char *fmt, ...)
 {
@@ -102,6 +103,13 @@ int opt_int_in(const char *cmd, const char *opt, const char *v, int lo, int hi, 
 	if (parse_int(v, out) || *out < lo || *out > hi)
 		return error("%s: %s: '%s' is not a number in %d..%d", cmd, opt, v, lo, hi), -1;
 	return 0;
+}
+
+int opt_lazy_point(const char *cmd, bool threshold, const char *v, int *T, int *Q)
+{
+	if (threshold)
+		return opt_int_in(cmd, "--threshold", v, 1, TUNER_MAX_T, T);
+	return opt_int_in(cmd, "--queue", v, 0, TUNER_MAX_Q, Q);
 }
 
 int common_input(struct common_opts *o, const char *cmd, const char *arg)

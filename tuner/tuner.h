@@ -14,6 +14,7 @@
 #include "../timeline/timeline.h"
 
 #define TUNER_MAX_T	64	/* thresholds the sweep can answer for */
+#define TUNER_MAX_Q	4096	/* queue sizes the options take */
 
 enum tuner_model {
 	TUNER_STOCK_ASID,	/* mask = CPUs that ever ran the mm (until it exits) */
