@@ -192,9 +192,15 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 	return 0;
 }
 
-static bool is_name_char(int c)
+/* [A-Za-z0-9_.-], by table below 0x80; the locale's isalnum() past it, as is_alnum() */
+static const bool name_ascii[128] = {
+	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
+	['_'] = true, ['-'] = true, ['.'] = true,
+};
+
+static inline bool is_name_char(int c)
 {
-	return is_alnum(c) || c == '_' || c == '-' || c == '.';
+	return c < 0x80 ? name_ascii[c] : isalnum(c);
 }
 
 /*
@@ -204,8 +210,11 @@ static bool is_name_char(int c)
  */
 static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 {
-	size_t b, e;
-	uint64_t us;
+	static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
+					    10000000, 100000000, 1000000000 };
+	uint64_t us, sec = 0, frac = 0;
+	size_t b, e, flen;
+	unsigned d;
 
 	if (c >= 4 && s[c - 3] == 'u' && s[c - 2] == 's' && s[c - 1] &&
 	    strchr(" !#$@*+", s[c - 1])) {
@@ -218,11 +227,30 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		*start = b;
 		return true;
 	}
-	if (!c || !is_dig((unsigned char)s[c - 1]))
+	/*
+	 * "SECONDS.FRACTION" read from the ':' back, in the one pass that finds its start: what
+	 * ftext_parse_ts() takes of the token of digits and dots before @c, and nothing else
+	 */
+	for (b = c; b && (d = (unsigned char)s[b - 1] - '0') < 10; b--)
+		if (c - b < 9)
+			frac += d * pow10[c - b];
+	flen = c - b;
+	if (!flen || flen > 9 || b < 2 || s[b - 1] != '.')
 		return false;
-	for (b = c; b && (is_dig((unsigned char)s[b - 1]) || s[b - 1] == '.'); b--)
-		;
-	if (!b || !is_blank(s[b - 1]) || ftext_parse_ts(s + b, c - b, ns))
+	e = --b;
+	while (b && is_dig((unsigned char)s[b - 1]))
+		b--;
+	/* a second '.' is not a blank either: "1.2.3" is no timestamp */
+	if (b == e || !b || !is_blank(s[b - 1]))
+		return false;
+	if (e - b <= 19) {
+		for (size_t i = b; i < e; i++)
+			sec = sec * 10 + (uint64_t)(s[i] - '0');
+	} else if (span_u64(s + b, e - b, 10, &sec)) {	/* leading zeros, or past 64 bits */
+		return false;
+	}
+	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
+	    __builtin_add_overflow(sec, frac * pow10[9 - flen], ns))
 		return false;
 	*start = b;
 	return true;
