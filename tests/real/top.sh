@@ -203,13 +203,15 @@ if command -v tmux > /dev/null; then
 	pid=$(cat "$tmp/live.pid")
 	pids="$pids $pid"
 	ok_screen=1
-	for _ in $(seq 50); do
+	# up to a minute: under AddressSanitizer libtracefs's read of /proc/kallsyms (a
+	# realloc per 8 KiB, each a copy there) took 15 s on a host with slow page faults
+	for _ in $(seq 600); do
 		tmux capture-pane -p -t "$s" | grep -q "tlbscope top - live .*instance tlbscope-top-" && ok_screen=0 && break
 		sleep 0.1
 	done
 	check "live screen: header names host, kernel and instance" [ $ok_screen = 0 ]
 	tmux send-keys -t "$s" C-c
-	for _ in $(seq 50); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
+	for _ in $(seq 300); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
 	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" sh -c "[ -n \"$pid\" ] && [ ! -d /proc/$pid ]"
 	same "tracefs is as it was after Ctrl-C on the live screen" "$before" "$(state)"
 	tmux kill-session -t "$s" 2> /dev/null
