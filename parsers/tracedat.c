@@ -43,9 +43,8 @@ struct tracedat {
 	 * parsed by kbuffer, as libtracecmd's tracecmd_read_data() parses them, without its
 	 * allocation per record and its pages of the file left mapped (memory that grew with
 	 * the file).  For the files whose records it gives alike (direct_open()); the others
-	 * go through tracecmd_read_data().
+	 * go through tracecmd_read_data().  NULL: not read directly.
 	 */
-	bool direct;
 	struct direct_cpu {
 		struct kbuffer *kbuf;
 		char *chunk;			/* sub-buffers read at once, chunk_size bytes */
@@ -205,7 +204,6 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 		if (b->cpu[i].cpu != (uint64_t)i)
 			return 0;
 	td->dc = xcalloc(td->ncpus, sizeof(*td->dc));
-	td->direct = true;
 	/* whole sub-buffers (the checks found each CPU's data to be whole ones) */
 	td->chunk_size = (uint32_t)td->page_size >= DIRECT_CHUNK ? (uint32_t)td->page_size :
 			 DIRECT_CHUNK / (uint32_t)td->page_size * (uint32_t)td->page_size;
@@ -373,7 +371,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 		return -1;
 	}
 	td->lost_told[cpu] = false;
-	if (td->direct) {
+	if (td->dc) {
 		struct direct_cpu *c = &td->dc[cpu];
 
 		kbuffer_next_event(c->kbuf, NULL);
@@ -393,7 +391,7 @@ static void tracedat_close(struct ts_source *src)
 
 	if (!td)
 		return;
-	for (int cpu = 0; td->heads && !td->direct && cpu < td->ncpus; cpu++)
+	for (int cpu = 0; td->heads && !td->dc && cpu < td->ncpus; cpu++)
 		tracecmd_free_record(td->heads[cpu]);
 	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++) {
 		kbuffer_free(td->dc[cpu].kbuf);
