@@ -62,10 +62,12 @@ struct line_hdr {
 	const char *payload;	/* the event's text, up to the end of the line */
 };
 
+/* ten_to[n] = 10^n: a fraction of n digits is ten_to[9 - n] nanoseconds a unit */
+static const uint32_t ten_to[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				     100000000, 1000000000 };
+
 int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
 {
-	static const uint32_t scale[10] = { 1000000000, 100000000, 10000000, 1000000, 100000,
-					    10000, 1000, 100, 10, 1 };
 	size_t ilen, flen;
 	uint64_t sec = 0, frac = 0;
 	unsigned d;
@@ -87,7 +89,7 @@ int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
 			return -1;
 		frac = frac * 10 + d;
 	}
-	frac *= scale[flen];
+	frac *= ten_to[9 - flen];
 	if (ilen > 19 && span_u64(s, ilen, 10, &sec))	/* leading zeros, or past 64 bits */
 		return -1;
 	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
@@ -210,8 +212,6 @@ static inline bool is_name_char(int c)
  */
 static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 {
-	static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
-					    10000000, 100000000, 1000000000 };
 	uint64_t us, sec = 0, frac = 0;
 	size_t b, e, flen;
 	unsigned d;
@@ -233,7 +233,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 	 */
 	for (b = c; b && (d = (unsigned char)s[b - 1] - '0') < 10; b--)
 		if (c - b < 9)
-			frac += d * pow10[c - b];
+			frac += d * ten_to[c - b];
 	flen = c - b;
 	if (!flen || flen > 9 || b < 2 || s[b - 1] != '.')
 		return false;
@@ -250,7 +250,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		return false;
 	}
 	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
-	    __builtin_add_overflow(sec, frac * pow10[9 - flen], ns))
+	    __builtin_add_overflow(sec, frac * ten_to[9 - flen], ns))
 		return false;
 	*start = b;
 	return true;
