@@ -640,6 +640,7 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	c.lsize = lsize;
 	if (layout) {
 		layout->direct = true;
+		layout->version = c.version;
 		layout->big = endian;
 		layout->lsize = lsize;
 	}

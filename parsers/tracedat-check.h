@@ -31,11 +31,20 @@ struct tdc_buffer {
 	int ncpus;			/* entries in cpu[], in the file's order */
 	struct tdc_cpu {
 		uint64_t cpu, off, size;
+		bool unchecked;		/* sub-buffers after the first left to the reader */
 	} *cpu;
 };
 
 struct tdc_layout {
+	/*
+	 * Set by the caller: the checks look at each CPU's first sub-buffer only (the one
+	 * libtracecmd loads as it opens the file) and leave the others' commits to the reader:
+	 * tdc_check_subbuffer() as it loads each, or tdc_check_subbuffers() before the
+	 * library reads them.  A header read per sub-buffer was a sixth of a 2 GB file's time.
+	 */
+	bool defer_pages;
 	bool direct;
+	int version;			/* 6 or 7, for the messages */
 	bool big;			/* big-endian file */
 	int lsize;			/* bytes in the recorded kernel's long */
 	int nbuf;
@@ -43,6 +52,15 @@ struct tdc_layout {
 };
 
 void tdc_layout_release(struct tdc_layout *l);
+/*
+ * The commit of sub-buffer @page of @buffer's CPU @cpu, whose header (timestamp, commit) is
+ * at @hdr: 0, or -1 with the checks' message on @src.
+ */
+int tdc_check_subbuffer(struct ts_source *src, const struct tdc_layout *l, const char *buffer,
+			uint64_t cpu, uint64_t page, const unsigned char *hdr, uint32_t page_size);
+/* Every sub-buffer the checks left unchecked, of @buffer ("" the top level; NULL: all). */
+int tdc_check_subbuffers(struct ts_source *src, int fd, const struct tdc_layout *l,
+			 const char *buffer);
 
 struct cur {
 	struct ts_source *src;

@@ -37,6 +37,36 @@ static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_siz
 	return 0;
 }
 
+/* Sub-buffer headers read at once: a read(2) each was most of a 2 GB file's checks. */
+#define PAGES_CHUNK	(256u << 10)
+
+/*
+ * The commits of the whole sub-buffers of @size bytes at @off from sub-buffer @first on,
+ * read PAGES_CHUNK at a time (into c->in).
+ */
+static int check_pages(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
+		       uint64_t size, uint32_t page_size, uint64_t first)
+{
+	uint64_t per = page_size >= PAGES_CHUNK ? 1 : PAGES_CHUNK / page_size;
+
+	for (uint64_t p = first; p < size / page_size; ) {
+		uint64_t n = size / page_size - p < per ? size / page_size - p : per;
+		/* a sub-buffer bigger than the chunk: its header alone */
+		size_t len = per == 1 ? 16 : (size_t)(n * page_size);
+		uint64_t at = off + p * page_size;
+
+		ALLOC_GROW(c->in, len, c->in_alloc);
+		if (pread(c->fd, c->in, len, (off_t)at) != (ssize_t)len)
+			return ts_source_fail(c->src, "read error at offset %llu",
+					      (unsigned long long)at);
+		for (uint64_t i = 0; i < n; i++, p++)
+			if (check_page(c, (unsigned char *)c->in + i * page_size, page_size,
+				       buffer, cpu, p))
+				return -1;
+	}
+	return 0;
+}
+
 /*
  * One compressed block of @zsize bytes at @off that must inflate to exactly @usize bytes.
  * @what names it in the message.
@@ -156,7 +186,9 @@ static void layout_add(struct tdc_layout *l, const char *buffer, uint64_t cpu, u
 		b->page_size = page_size;
 	}
 	b->cpu = xrealloc(b->cpu, (b->ncpus + 1) * sizeof(*b->cpu));
-	b->cpu[b->ncpus++] = (struct tdc_cpu){ .cpu = cpu, .off = off, .size = size };
+	b->cpu[b->ncpus++] = (struct tdc_cpu){ .cpu = cpu, .off = off, .size = size,
+					       .unchecked = !compressed && l->defer_pages &&
+							    size > page_size };
 }
 
 void tdc_layout_release(struct tdc_layout *l)
@@ -192,14 +224,34 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 		return tdc_bad(c, "buffer '%s', cpu %llu: data at offset %llu, %llu bytes, is not "
 			   "whole %u-byte sub-buffers", buffer, (unsigned long long)cpu,
 			   (unsigned long long)off, (unsigned long long)size, page_size);
-	for (uint64_t p = 0; p < size / page_size; p++) {
-		unsigned char hdr[16];
+	/* the first sub-buffer always: libtracecmd loads it as it opens the file */
+	return check_pages(c, buffer, cpu, off, c->layout && c->layout->defer_pages ?
+			   page_size : size, page_size, 0);
+}
 
-		if (pread(c->fd, hdr, sizeof(hdr), (off_t)(off + p * page_size)) != sizeof(hdr))
-			return ts_source_fail(c->src, "read error at offset %llu",
-					      (unsigned long long)(off + p * page_size));
-		if (check_page(c, hdr, page_size, buffer, cpu, p))
-			return -1;
+int tdc_check_subbuffer(struct ts_source *src, const struct tdc_layout *l, const char *buffer,
+			uint64_t cpu, uint64_t page, const unsigned char *hdr, uint32_t page_size)
+{
+	struct cur c = { .src = src, .version = l->version, .big = l->big, .lsize = l->lsize };
+
+	return check_page(&c, hdr, page_size, buffer, cpu, page);
+}
+
+int tdc_check_subbuffers(struct ts_source *src, int fd, const struct tdc_layout *l,
+			 const char *buffer)
+{
+	struct cur c = { .src = src, .fd = fd, .version = l->version, .big = l->big,
+			 .lsize = l->lsize };
+	int r = 0;
+
+	for (int i = 0; !r && i < l->nbuf; i++) {
+		const struct tdc_buffer *b = &l->buf[i];
+
+		for (int j = 0; !r && j < b->ncpus && (!buffer || !strcmp(buffer, b->name)); j++)
+			if (b->cpu[j].unchecked)
+				r = check_pages(&c, b->name, b->cpu[j].cpu, b->cpu[j].off,
+						b->cpu[j].size, b->page_size, 1);
 	}
-	return 0;
+	free(c.in);
+	return r;
 }

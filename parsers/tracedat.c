@@ -49,6 +49,7 @@ struct tracedat {
 		struct kbuffer *kbuf;
 		char *chunk;			/* sub-buffers read at once, chunk_size bytes */
 		uint64_t chunk_off, chunk_len;	/* where they are in the file */
+		uint64_t start;			/* the CPU's data: its offset in the file */
 		uint64_t page_off;		/* the sub-buffer parsed: its offset in the file */
 		uint64_t next_off, end;		/* the next sub-buffer, the end of the CPU's data */
 		struct tep_record rec;		/* the next record (data NULL: drained) */
@@ -142,6 +143,7 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 {
 	struct direct_cpu *c = &td->dc[cpu];
 	unsigned long long ts;
+	unsigned char *page;
 	void *data;
 
 	while (!(data = c->page_off != UINT64_MAX ? kbuffer_read_event(c->kbuf, &ts) : NULL)) {
@@ -163,7 +165,13 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 		}
 		c->page_off = c->next_off;
 		c->next_off += td->page_size;
-		kbuffer_load_subbuffer(c->kbuf, c->chunk + (c->page_off - c->chunk_off));
+		page = (unsigned char *)c->chunk + (c->page_off - c->chunk_off);
+		/* its commit, which the checks left to this reader (defer_pages) */
+		if (tdc_check_subbuffer(src, &td->layout, td->buffer_name, (uint64_t)cpu,
+					(c->page_off - c->start) / (uint64_t)td->page_size, page,
+					(uint32_t)td->page_size))
+			return -1;
+		kbuffer_load_subbuffer(c->kbuf, page);
 		/* the library ends a CPU's data at a sub-buffer longer than it (checked: none) */
 		if (kbuffer_subbuffer_size(c->kbuf) > td->page_size) {
 			c->next_off = c->end;
@@ -218,7 +226,7 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 			kbuffer_set_old_format(c->kbuf);
 		c->chunk = xmalloc(td->chunk_size);
 		c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
-		c->next_off = b->cpu[i].off;
+		c->start = c->next_off = b->cpu[i].off;
 		c->end = b->cpu[i].off + b->cpu[i].size;
 		if (direct_fill(src, td, i))
 			return -1;
@@ -235,6 +243,7 @@ static int open_file(struct ts_source *src)
 
 	src->priv = td;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	td->layout.defer_pages = true;
 	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
 		return -1;
 	tracedat_guard(src, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
@@ -255,6 +264,9 @@ static int open_file(struct ts_source *src)
 	td->in = td->top;
 	/* The top-level buffer unless it is empty and an instance has the data. */
 	ninst = tracecmd_buffer_instances(td->top);
+	/* the library may read past a CPU's first sub-buffer looking for a record */
+	if (ninst > 0 && tdc_check_subbuffers(src, src->fd, &td->layout, NULL))
+		return -1;
 	if (ninst > 0 && !buffer_has_data(td->top, td->ncpus)) {
 		for (int i = 0; i < ninst; i++) {
 			struct tracecmd_input *b;
@@ -281,6 +293,9 @@ static int open_file(struct ts_source *src)
 	case -1:
 		return -1;
 	case 0:
+		/* read by the library: every commit checked before it loads the sub-buffer */
+		if (ninst <= 0 && tdc_check_subbuffers(src, src->fd, &td->layout, td->buffer_name))
+			return -1;
 		for (int cpu = 0; cpu < td->ncpus; cpu++)
 			td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
 		break;

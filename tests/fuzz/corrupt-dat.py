@@ -3,7 +3,8 @@
 """Write a copy of a trace.dat with one header field made wrong, the way the fuzzer found
 libtracecmd crashing on them, for tests/real/bad-input.sh.
   usage: corrupt-dat.py IN.dat KIND OUT.dat
-KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge timestamp-size
+KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge commit-huge-late
+  timestamp-size
 KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-huge chunk-garbage
 """
 import struct
@@ -90,6 +91,10 @@ def main():
         elif kind == "commit-huge":
             off = struct.unpack_from("<Q", d, fly)[0]
             struct.pack_into("<Q", d, off + 8, 70000)
+        elif kind == "commit-huge-late":
+            # CPU 1's second sub-buffer: found as the reader comes to it
+            off = struct.unpack_from("<Q", d, fly + 16)[0]
+            struct.pack_into("<Q", d, off + struct.unpack_from("<I", d, page)[0] + 8, 70000)
         elif kind == "timestamp-size":
             i = d.index(b"size:8;", hp[0])
             d[i:i + 7] = b"size:4;"

@@ -73,6 +73,7 @@ hackbench-aia-4cpu-v6.dat cpus-huge header: 100000000 CPUs
 hackbench-aia-4cpu-v6.dat pagesize3 sub-buffer size 3
 hackbench-aia-4cpu-v6.dat cpudata-past-end run past the end of the file
 hackbench-aia-4cpu-v6.dat commit-huge cpu 0, sub-buffer 0: 70000 bytes of events
+hackbench-aia-4cpu-v6.dat commit-huge-late cpu 1, sub-buffer 1: 70000 bytes of events
 hackbench-aia-4cpu-v6.dat timestamp-size header_page: no 8-byte timestamp
 hackbench-aia-4cpu-v7-zstd.dat options-loop options sections (a loop?)
 hackbench-aia-4cpu-v7-zstd.dat options-past-end options section at offset
@@ -80,6 +81,13 @@ hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER: 100000000 CPUs
 hackbench-aia-4cpu-v7-zstd.dat chunk-inflate-huge said to inflate to 2147479552
 hackbench-aia-4cpu-v7-zstd.dat chunk-garbage zstd: Data corruption detected
 EOF
+
+# a later sub-buffer's commit is checked as tlbscope's reader loads it; through the library
+# (TLBSCOPE_TRACEDAT_LIBRARY) all are checked before it reads one: the same message
+TLBSCOPE_TRACEDAT_LIBRARY=1 tls report "$tmp/commit-huge-late.dat" > /dev/null 2> "$tmp/err"
+rc=$?
+check "commit-huge-late through libtracecmd: exit 2, the same message ($rc)" \
+	[ $rc -eq 2 -a -n "$(grep -F "cpu 1, sub-buffer 1: 70000 bytes of events" "$tmp/err")" ]
 
 # a trace.dat through a FIFO: read once, spooled, not reopened by path (which blocked)
 mkfifo "$tmp/fifo"
