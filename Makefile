@@ -211,4 +211,5 @@ $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-reader.c $(FUZZ_OBJ)
 clean:
 	rm -rf build build-asan build-fuzz $(PROG) tlbscope-asan
 
--include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/*/*.d)
+-include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/*/*.d) \
+	$(wildcard $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <trace-cmd.h>
 
 #include "../lib/lib.h"
+#include "ringbuf.h"
 #include "tracedat-check.h"
 
 /*
@@ -40,13 +40,14 @@ struct tracedat {
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	/*
 	 * Read directly: each CPU's sub-buffers read from the file 256 KiB at a time and
-	 * parsed by kbuffer, as libtracecmd's tracecmd_read_data() parses them, without its
-	 * allocation per record and its pages of the file left mapped (memory that grew with
-	 * the file).  For the files whose records it gives alike (direct_open()); the others
-	 * go through tracecmd_read_data().  NULL: not read directly.
+	 * walked in place (ringbuf.h) as libtracecmd's tracecmd_read_data() walks them with
+	 * kbuffer, without its allocation per record, its pages of the file left mapped
+	 * (memory that grew with the file) and kbuffer's calls through pointers per record.
+	 * For the files whose records it gives alike (direct_open()); the others go through
+	 * tracecmd_read_data().  NULL: not read directly.
 	 */
 	struct direct_cpu {
-		struct kbuffer *kbuf;
+		struct rb_subbuf sb;		/* the sub-buffer walked */
 		char *chunk;			/* sub-buffers read at once, chunk_size bytes */
 		uint64_t chunk_off, chunk_len;	/* where they are in the file */
 		uint64_t start;			/* the CPU's data: its offset in the file */
@@ -142,11 +143,10 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 {
 	struct direct_cpu *c = &td->dc[cpu];
-	unsigned long long ts;
 	unsigned char *page;
-	void *data;
+	const void *data;
 
-	while (!(data = c->page_off != UINT64_MAX ? kbuffer_read_event(c->kbuf, &ts) : NULL)) {
+	while (!(data = c->page_off != UINT64_MAX ? rb_event(&c->sb) : NULL)) {
 		if (c->next_off >= c->end) {
 			c->rec.data = NULL;
 			return 0;
@@ -171,17 +171,12 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 					(c->page_off - c->start) / (uint64_t)td->page_size, page,
 					(uint32_t)td->page_size))
 			return -1;
-		kbuffer_load_subbuffer(c->kbuf, page);
-		/* the library ends a CPU's data at a sub-buffer longer than it (checked: none) */
-		if (kbuffer_subbuffer_size(c->kbuf) > td->page_size) {
-			c->next_off = c->end;
-			c->page_off = UINT64_MAX;
-		}
+		rb_load(&c->sb, page, td->bigendian, td->layout.lsize == 8);
 	}
 	c->rec = (struct tep_record){
-		.ts = ts, .cpu = cpu, .data = data, .size = kbuffer_event_size(c->kbuf),
-		.offset = c->page_off + kbuffer_curr_offset(c->kbuf),
-		.missed_events = kbuffer_missed_events(c->kbuf),
+		.ts = c->sb.ts, .cpu = cpu, .data = (void *)data, .size = rb_event_size(&c->sb),
+		.offset = c->page_off + c->sb.curr + c->sb.start,
+		.missed_events = rb_missed(&c->sb),
 	};
 	return 0;
 }
@@ -196,7 +191,8 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 	const struct tdc_buffer *b = NULL;
 
 	if (!td->layout.direct || tep_get_header_timestamp_size(td->tep) != 8 ||
-	    td->layout.big != td->bigendian || getenv("TLBSCOPE_TRACEDAT_LIBRARY"))
+	    td->layout.big != td->bigendian || tep_is_old_format(td->tep) ||
+	    getenv("TLBSCOPE_TRACEDAT_LIBRARY"))
 		return 0;
 	/* the buffer read ("" the top level), if the file names it once */
 	for (int i = 0; i < td->layout.nbuf; i++) {
@@ -218,13 +214,8 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 	for (int i = 0; i < td->ncpus; i++) {
 		struct direct_cpu *c = &td->dc[i];
 
-		c->kbuf = kbuffer_alloc(td->layout.lsize == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-					td->bigendian ? KBUFFER_ENDIAN_BIG : KBUFFER_ENDIAN_LITTLE);
-		if (!c->kbuf)
-			return ts_source_fail(src, "out of memory");
-		if (tep_is_old_format(td->tep))
-			kbuffer_set_old_format(c->kbuf);
-		c->chunk = xmalloc(td->chunk_size);
+		/* the walk reads up to 8 bytes past a sub-buffer, as kbuffer does */
+		c->chunk = xcalloc(1, td->chunk_size + 8);
 		c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
 		c->start = c->next_off = b->cpu[i].off;
 		c->end = b->cpu[i].off + b->cpu[i].size;
@@ -389,7 +380,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	if (td->dc) {
 		struct direct_cpu *c = &td->dc[cpu];
 
-		kbuffer_next_event(c->kbuf, NULL);
+		rb_next(&c->sb);
 		if (direct_fill(src, td, cpu))
 			return -1;
 		td->heads[cpu] = c->rec.data ? &c->rec : NULL;
@@ -408,10 +399,8 @@ static void tracedat_close(struct ts_source *src)
 		return;
 	for (int cpu = 0; td->heads && !td->dc && cpu < td->ncpus; cpu++)
 		tracecmd_free_record(td->heads[cpu]);
-	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++) {
-		kbuffer_free(td->dc[cpu].kbuf);
+	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
 		free(td->dc[cpu].chunk);
-	}
 	free(td->dc);
 	tdc_layout_release(&td->layout);
 	free(td->heads);
