@@ -14,20 +14,20 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "../lib/lib.h"
 #include "format.h"
+#include "ringbuf.h"
 
 /* How far behind "now" the merge stays: an event is committed well within this (ns). */
 #define LIVE_LAG_NS	2000000ULL
 
 struct live_cpu {
 	struct tracefs_cpu *tcpu;
-	struct kbuffer *kbuf;
-	void *page;			/* the sub-buffer last read, parsed by kbuf */
-	void *head;			/* next record in the page, NULL none */
+	struct rb_subbuf sb;		/* the sub-buffer last read, walked (ringbuf.h) */
+	void *page;			/* its bytes: the read size and 8 more */
+	const void *head;		/* next record in the page, NULL none */
 	unsigned long long ts;		/* its timestamp, ns of the mono clock */
 	bool drained;			/* nothing more to read in this round */
 	int lost_pending;		/* the page's missed-events mark, not yet emitted; -1 none */
@@ -44,6 +44,7 @@ struct live {
 	struct tracefs_instance *inst;	/* borrowed */
 	struct tep_handle *tep;
 	int ncpus, page_size;
+	bool long8;			/* the kernel's long (the commit word) is 8 bytes */
 	struct live_cpu *cpu;
 	bool in_round;
 	uint64_t watermark;
@@ -98,7 +99,7 @@ static void load_kallsyms(struct tep_handle *tep)
 	fclose(f);
 }
 
-/* Next page of @c's ring buffer into its kbuffer; 0 ok (maybe drained), -1 read error. */
+/* Next page of @c's ring buffer, walked; 0 ok (maybe drained), -1 read error. */
 static int refill(struct ts_source *src, struct live *l, int cpu)
 {
 	struct live_cpu *c = &l->cpu[cpu];
@@ -115,11 +116,14 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 						      strerror(errno));
 			return 0;
 		}
-		if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
-			return ts_source_fail(src, "cpu %d: malformed ring-buffer page", cpu);
-		if (kbuffer_missed_events(c->kbuf))
-			c->lost_pending = kbuffer_missed_events(c->kbuf);
-		c->head = kbuffer_read_event(c->kbuf, &c->ts);
+		rb_load(&c->sb, c->page, tep_is_bigendian(), l->long8);
+		if (c->sb.start + c->sb.size > (uint32_t)r)
+			return ts_source_fail(src, "cpu %d: malformed ring-buffer page (%u bytes of "
+					      "events in %d)", cpu, c->sb.size, r);
+		if (rb_missed(&c->sb))
+			c->lost_pending = rb_missed(&c->sb);
+		c->head = rb_event(&c->sb);
+		c->ts = c->sb.ts;
 	}
 	return 0;
 }
@@ -189,8 +193,8 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	}
 	rec.ts = c->ts;
 	rec.cpu = best;
-	rec.data = c->head;
-	rec.size = kbuffer_event_size(c->kbuf);
+	rec.data = (void *)c->head;
+	rec.size = rb_event_size(&c->sb);
 	l->nrecords++;
 	event = tep_event_of(&l->fields, l->tep, &rec);
 	if (event) {
@@ -218,7 +222,9 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 		ev->pid = -1;
 		ev->name = ts_source_intern(src, "unknown");
 	}
-	c->head = kbuffer_next_event(c->kbuf, &c->ts);
+	rb_next(&c->sb);
+	c->head = rb_event(&c->sb);
+	c->ts = c->sb.ts;
 	return 1;
 }
 
@@ -230,7 +236,6 @@ static void live_close(struct ts_source *src)
 		return;
 	for (int i = 0; l->cpu && i < l->ncpus; i++) {
 		tracefs_cpu_close(l->cpu[i].tcpu);
-		kbuffer_free(l->cpu[i].kbuf);
 		free(l->cpu[i].page);
 	}
 	free(l->cpu);
@@ -253,6 +258,10 @@ static int live_open(struct ts_source *src)
 	l->ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpus <= 0 || l->ncpus > TS_MAX_CPUS)
 		return ts_source_fail(src, "%d CPUs (supported: 1..%d)", l->ncpus, TS_MAX_CPUS);
+	if (tep_is_old_format(l->tep) ||
+	    (tep_get_header_page_size(l->tep) != 4 && tep_get_header_page_size(l->tep) != 8))
+		return ts_source_fail(src, "a ring-buffer page format this reader does not know");
+	l->long8 = tep_get_header_page_size(l->tep) == 8;
 	l->cpu = xcalloc(l->ncpus, sizeof(*l->cpu));
 	for (int i = 0; i < l->ncpus; i++) {
 		struct live_cpu *c = &l->cpu[i];
@@ -260,10 +269,8 @@ static int live_open(struct ts_source *src)
 		c->tcpu = tracefs_cpu_open(l->inst, i, true);
 		if (!c->tcpu)
 			continue;	/* offline CPU */
-		c->kbuf = tep_kbuffer(l->tep);
-		if (!c->kbuf)
-			return ts_source_fail(src, "cannot set up a ring-buffer page parser");
-		c->page = xmalloc(tracefs_cpu_read_size(c->tcpu));
+		/* the walk reads up to 8 bytes past the page's events */
+		c->page = xcalloc(1, (size_t)tracefs_cpu_read_size(c->tcpu) + 8);
 		opened++;
 	}
 	if (!opened)
