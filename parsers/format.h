@@ -110,6 +110,16 @@ struct tp_fields {
 	 * one (trace.dat: by address).  May be NULL: then sym() and an intern.
 	 */
 	uint32_t (*sym_id)(void *ctx, const char *field);
+	/*
+	 * The fields of a frequent event at once: the numbers named by @names[0..nn), then
+	 * the strings named by the @ns names after them into @strs (each of @len bytes), as
+	 * num() and str() give them.  @names is a static array: its address is the key of a
+	 * plan the reader keeps per event.  1 when it read them all; 0 when it cannot (a field
+	 * missing, dynamic, an array, past the record), and then nothing is to be taken from
+	 * it: the single getters say what there is.  May be NULL.
+	 */
+	int (*many)(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+		    char **strs, size_t len);
 	uint32_t name_id;	/* the event name's string id when the reader has it, else 0 */
 };
 
@@ -127,6 +137,7 @@ struct tep_format_field;
 #define TEP_SYM_CACHE	1024
 #define TEP_NAME_CACHE	64
 #define TEP_EVENT_CACHE	256
+#define TEP_PLAN_FIELDS	6
 
 struct tep_field_cache {
 	struct tep_field_slot {
@@ -151,6 +162,13 @@ struct tep_field_cache {
 		int type;
 		bool used;
 		struct tep_event *event;	/* NULL: no such event */
+		/* many()'s plan for its names: where each field lies, 0 bytes: no plan */
+		const char *const *plan_names;
+		int plan_end;			/* the bytes a record needs for all of them */
+		struct tep_plan_field {
+			int off, size;
+			bool sign;
+		} plan[TEP_PLAN_FIELDS];
 	} ev[TEP_EVENT_CACHE];
 	/* where records hold common_type and common_pid (tep-fields.c), once asked */
 	bool common_asked, common_ok;

@@ -4,6 +4,7 @@
  * records (trace.dat, live tracefs): every read is bounds-checked against the record, so
  * a corrupt record is a missing field, never a read past its end.
  */
+#include <limits.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -97,21 +98,38 @@ static const void *field_bytes(struct tep_fields *c, struct tep_format_field *f,
 	return (const char *)c->rec->data + (loc & 0xffff);
 }
 
+/* The number of @size bytes at @p, sign-extended when @sign and narrower than 64 bits. */
+static inline int num_at(const void *p, int size, bool sign, bool bigendian, int64_t *val)
+{
+	unsigned long long v;
+
+	if (load_num(p, size, bigendian, &v))
+		return -1;
+	if (sign && size < 8 && (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	*val = (int64_t)v;
+	return 0;
+}
+
+/* The string of at most @n bytes at @p into @buf of @len bytes, cut to fit, NUL-ended. */
+static inline void str_at(const char *p, int n, char *buf, size_t len)
+{
+	n = (int)strnlen(p, n);
+	if ((size_t)n >= len)
+		n = (int)len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+}
+
 static int get_num(void *ctx, const char *name, int64_t *val)
 {
 	struct tep_fields *c = ctx;
 	struct tep_format_field *f = field_of(c, name);
-	unsigned long long v;
 
 	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
 		return -1;
-	if (read_field(c, f, &v))
-		return -1;
-	/* sign-extend signed fields narrower than 64 bits */
-	if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-		v |= ~0ULL << (f->size * 8);
-	*val = (int64_t)v;
-	return 0;
+	return num_at((const char *)c->rec->data + f->offset, f->size,
+		      f->flags & TEP_FIELD_IS_SIGNED, c->bigendian, val);
 }
 
 static int get_str(void *ctx, const char *name, char *buf, size_t len)
@@ -123,12 +141,59 @@ static int get_str(void *ctx, const char *name, char *buf, size_t len)
 
 	if (!f || !(p = field_bytes(c, f, &n)))
 		return -1;
-	n = (int)strnlen(p, n);
-	if ((size_t)n >= len)
-		n = (int)len - 1;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
+	str_at(p, n, buf, len);
 	return 0;
+}
+
+/*
+ * many()'s plan: each field where get_num() or get_str() reads it whenever the record holds
+ * it (numbers of 1, 2, 4 or 8 bytes, neither arrays nor dynamic; strings of a fixed size),
+ * else none (plan_end 0).
+ */
+static void plan_fields(struct tep_event_slot *s, const char *const *names, int nn, int ns)
+{
+	s->plan_names = names;
+	s->plan_end = 0;
+	for (int i = 0; i < nn + ns; i++) {
+		struct tep_format_field *f = tep_find_field(s->event, names[i]);
+		bool num = i < nn;
+
+		if (!f || f->offset < 0 || f->size <= 0 || f->offset > INT_MAX - f->size ||
+		    (f->flags & TEP_FIELD_IS_DYNAMIC) ||
+		    (num && ((f->flags & TEP_FIELD_IS_ARRAY) ||
+			     (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)))) {
+			s->plan_end = 0;
+			return;
+		}
+		s->plan[i] = (struct tep_plan_field){ .off = f->offset, .size = f->size,
+						      .sign = f->flags & TEP_FIELD_IS_SIGNED };
+		if (f->offset + f->size > s->plan_end)
+			s->plan_end = f->offset + f->size;
+	}
+}
+
+static int get_many(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+		    char **strs, size_t len)
+{
+	struct tep_fields *c = ctx;
+	struct tep_event_slot *s;
+	const char *data = c->rec->data;
+
+	if (!c->cache || nn + ns > TEP_PLAN_FIELDS)
+		return 0;
+	s = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
+	if (s->event != c->event)
+		return 0;
+	if (s->plan_names != names)
+		plan_fields(s, names, nn, ns);
+	if (!s->plan_end || s->plan_end > c->rec->size)
+		return 0;
+	for (int i = 0; i < nn; i++)
+		num_at(data + s->plan[i].off, s->plan[i].size, s->plan[i].sign, c->bigendian,
+		       &vals[i]);
+	for (int i = 0; i < ns; i++)
+		str_at(data + s->plan[nn + i].off, s->plan[nn + i].size, strs[i], len);
+	return 1;
 }
 
 /* The function field @name points at: 0 and *@fn (NULL: no symbol), -1 no such field. */
@@ -249,7 +314,7 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 	c->src = src;
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
 				 .mask = get_mask, .list = get_list,
-				 .sym_id = get_sym_id, .name_id = id };
+				 .sym_id = get_sym_id, .many = get_many, .name_id = id };
 }
 
 /*
@@ -309,6 +374,7 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 		slot->type = type;
 		slot->used = true;
 		slot->event = tep_find_event(tep, type);
+		slot->plan_names = NULL;	/* another event's plan */
 	}
 	return slot->event;
 }

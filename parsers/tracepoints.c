@@ -446,18 +446,31 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		return 0;
 	}
 	switch (kind) {
-	case TPK_SWITCH:
+	case TPK_SWITCH: {
+		/* the most frequent event: its fields at once where the reader can (many()) */
+		static const char *const names[] = { "prev_pid", "next_pid", "prev_state",
+						       "prev_comm", "next_comm" };
+		char *comms[] = { ev->u.sw.prev_comm, ev->u.sw.next_comm };
+		int64_t n[3];
+
 		ev->kind = TS_EV_SWITCH;
+		ev->u.sw.next_tgid = -1;
+		if (f->many && f->many(f->ctx, names, 3, n, 2, comms, TS_COMM_LEN)) {
+			ev->u.sw.prev_pid = (int32_t)n[0];
+			ev->u.sw.next_pid = (int32_t)n[1];
+			ev->u.sw.prev_state = n[2];
+			break;
+		}
 		NEED(need_num(f, "prev_pid", &v), "prev_pid");
 		NEED(need_num(f, "next_pid", &w), "next_pid");
 		ev->u.sw.prev_pid = (int32_t)v;
 		ev->u.sw.next_pid = (int32_t)w;
-		ev->u.sw.next_tgid = -1;
 		if (need_num(f, "prev_state", &v) == 0)
 			ev->u.sw.prev_state = v;
 		opt_str(f, "prev_comm", ev->u.sw.prev_comm, TS_COMM_LEN);
 		opt_str(f, "next_comm", ev->u.sw.next_comm, TS_COMM_LEN);
 		break;
+	}
 	case TPK_FORK:
 		ev->kind = TS_EV_FORK;
 		NEED(need_num(f, "parent_pid", &v), "parent_pid");
@@ -535,10 +548,18 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			tgid_marker(src, buf, ev);
 		break;
 	}
-	case TPK_TLB_FLUSH:
+	case TPK_TLB_FLUSH: {
+		static const char *const names[] = { "reason", "pages" };
+		int64_t n[2];
+
 		ev->kind = TS_EV_FLUSH;
-		NEED(need_num(f, "reason", &v), "reason");
-		NEED(need_num(f, "pages", &w), "pages");
+		if (f->many && f->many(f->ctx, names, 2, n, 0, NULL, 0)) {
+			v = n[0];
+			w = n[1];
+		} else {
+			NEED(need_num(f, "reason", &v), "reason");
+			NEED(need_num(f, "pages", &w), "pages");
+		}
 		ev->u.flush.src = TS_SRC_TLB_FLUSH;
 		ev->u.flush.reason = (uint8_t)v;
 		/* pages is TLB_FLUSH_ALL (-1) for a whole-mm flush */
@@ -549,6 +570,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			ev->u.flush.pages = (uint64_t)w;
 		}
 		break;
+	}
 	default:
 		break;
 	}
