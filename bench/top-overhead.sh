@@ -1,16 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tlbscope top's own CPU use, live under a hackbench load (root): utime + stime from
-# /proc/PID/stat between its 3rd and 12th batch snapshots, and the events it read in that
-# window (from the same snapshots).  Prints one line; nothing is asserted.
-#   usage: bench/top-overhead.sh [TLBSCOPE]
+# tlbscope top's own CPU use, live under a load (root): utime + stime from /proc/PID/stat
+# between its 3rd and 12th batch snapshots, and the events it read in that window (from the
+# same snapshots).  Prints one line; nothing is asserted.  The load is hackbench unless
+# TOP_LOAD names another command, run again and again: on a machine where hackbench makes
+# fewer than 100k events a second, TOP_LOAD='perf bench sched pipe -l 200000' (two tasks
+# waking each other through a pipe) makes more.
+#   usage: [TOP_LOAD=CMD] bench/top-overhead.sh [TLBSCOPE]
 prog=${1:-./tlbscope}
+load_cmd=${TOP_LOAD:-hackbench -g 4 -l 5000}
 out=$(mktemp)
 trap 'rm -f "$out" "$out.pid"' EXIT
 # the load in a process group of its own, so that it goes whole at the end (a plain
 # background loop leaves its running hackbench and workers behind); the group is named by
 # the pid the load writes (setsid forks when it is a group leader already, under job control)
-setsid sh -c 'echo $$ > "$1"; while :; do hackbench -g 4 -l 5000; done' sh "$out.pid" \
+setsid sh -c 'echo $$ > "$1"; while :; do sh -c "$2"; done' sh "$out.pid" "$load_cmd" \
 	> /dev/null 2>&1 &
 load=$!
 sleep 1
