@@ -116,10 +116,9 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 						      strerror(errno));
 			return 0;
 		}
-		rb_load(&c->sb, c->page, tep_is_bigendian(), l->long8);
-		if (c->sb.start + c->sb.size > (uint32_t)r)
-			return ts_source_fail(src, "cpu %d: malformed ring-buffer page (%u bytes of "
-					      "events in %d)", cpu, c->sb.size, r);
+		if (rb_load(&c->sb, c->page, (uint32_t)r, tep_is_bigendian(), l->long8))
+			return ts_source_fail(src, "cpu %d: malformed ring-buffer page (its commit "
+					      "runs past the %d bytes read)", cpu, r);
 		if (rb_missed(&c->sb))
 			c->lost_pending = rb_missed(&c->sb);
 		c->head = rb_event(&c->sb);

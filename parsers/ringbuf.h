@@ -113,10 +113,12 @@ static inline int rb_next(struct rb_subbuf *s)
 }
 
 /*
- * Take the sub-buffer at @page, of a @big-endian file whose kernel's long is 8 bytes
- * (@long8) or 4, and step to its first event.  The caller checked its commit.
+ * Take the sub-buffer at @page, of @len bytes, of a @big-endian kernel whose long is 8
+ * bytes (@long8) or 4, and step to its first event.  -1 when its commit runs past @len:
+ * then it has no event.
  */
-static inline void rb_load(struct rb_subbuf *s, const void *page, bool big, bool long8)
+static inline int rb_load(struct rb_subbuf *s, const void *page, uint32_t len, bool big,
+			  bool long8)
 {
 	uint64_t commit;
 
@@ -128,14 +130,19 @@ static inline void rb_load(struct rb_subbuf *s, const void *page, bool big, bool
 	s->ts = rb_u64(s, page);
 	commit = rb_long(s, (const unsigned char *)page + 8);
 	s->size = (uint32_t)commit & RB_COMMIT_MASK;
+	s->curr = s->index = s->next = 0;
+	if (len < s->start || s->size > len - s->start) {
+		s->size = 0;
+		return -1;
+	}
 	if (!(commit & RB_MISSED_EVENTS))
 		s->lost = 0;
 	else if (commit & RB_MISSED_STORED)
 		s->lost = (long long)rb_long(s, s->data + s->size);
 	else
 		s->lost = -1;
-	s->curr = s->index = s->next = 0;
 	rb_next(s);
+	return 0;
 }
 
 /* The current event's payload, or NULL when the sub-buffer has no more. */

@@ -171,7 +171,9 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 					(c->page_off - c->start) / (uint64_t)td->page_size, page,
 					(uint32_t)td->page_size))
 			return -1;
-		rb_load(&c->sb, page, td->bigendian, td->layout.lsize == 8);
+		/* checked above, to the stricter bound of the checks */
+		rb_load(&c->sb, page, (uint32_t)td->page_size, td->bigendian,
+			td->layout.lsize == 8);
 	}
 	c->rec = (struct tep_record){
 		.ts = c->sb.ts, .cpu = cpu, .data = (void *)data, .size = rb_event_size(&c->sb),

@@ -105,7 +105,7 @@ static int compare(struct page *p)
 
 	assert_non_null(kb);
 	kbuffer_load_subbuffer(kb, p->b);
-	rb_load(&s, p->b, p->big, p->long8);
+	assert_int_equal(rb_load(&s, p->b, PAGE, p->big, p->long8), 0);
 	for (;;) {
 		unsigned long long kts = 0;
 		void *kd = kbuffer_read_event(kb, &kts);
@@ -146,7 +146,7 @@ static void test_kinds(void **state)
 			event(&p, 2, 112, 0xa3);		/* 28 words: the last short type_len */
 			commit(&p, 0, 0);
 			assert_int_equal(compare(&p), 3);
-			rb_load(&s, p.b, big, long8);
+			rb_load(&s, p.b, PAGE, big, long8);
 			assert_int_equal(s.ts, 1005);
 			assert_int_equal(rb_event_size(&s), 8);
 			rb_next(&s);
@@ -174,14 +174,14 @@ static void test_missed(void **state)
 		event(&p, 1, 4, 2);
 		commit(&p, RB_MISSED_EVENTS | RB_MISSED_STORED, 4242);
 		assert_int_equal(compare(&p), 2);
-		rb_load(&s, p.b, false, long8);
+		rb_load(&s, p.b, PAGE, false, long8);
 		assert_int_equal(rb_missed(&s), 4242);
 		rb_next(&s);
 		assert_int_equal(rb_missed(&s), 0);
 
 		commit(&p, RB_MISSED_EVENTS, 0);
 		assert_int_equal(compare(&p), 2);
-		rb_load(&s, p.b, false, long8);
+		rb_load(&s, p.b, PAGE, false, long8);
 		assert_int_equal(rb_missed(&s), -1);
 	}
 	/* kbuffer's quirk, kept: a time extension first hides the missed events */
@@ -190,7 +190,7 @@ static void test_missed(void **state)
 	event(&p, 1, 4, 1);
 	commit(&p, RB_MISSED_EVENTS | RB_MISSED_STORED, 9);
 	assert_int_equal(compare(&p), 1);
-	rb_load(&s, p.b, false, true);
+	rb_load(&s, p.b, PAGE, false, true);
 	assert_int_equal(rb_missed(&s), 0);
 }
 
@@ -207,7 +207,7 @@ static void test_stamp_msb(void **state)
 	event(&p, 1, 4, 2);
 	commit(&p, 0, 0);
 	assert_int_equal(compare(&p), 2);
-	rb_load(&s, p.b, false, true);
+	rb_load(&s, p.b, PAGE, false, true);
 	rb_next(&s);
 	assert_int_equal(s.ts, 0xf800000000000124ull);
 }
@@ -235,6 +235,19 @@ static void test_corrupt(void **state)
 	event(&p, 1, 4, 2);
 	commit(&p, 0, 0);
 	assert_int_equal(compare(&p), 1);
+
+	/* a commit past the bytes given: refused, no event, nothing read past them */
+	page_init(&p, false, true, 1);
+	event(&p, 1, 4, 1);
+	put64(&p, 8, PAGE);
+	{
+		struct rb_subbuf s;
+
+		assert_int_equal(rb_load(&s, p.b, PAGE, false, true), -1);
+		assert_null(rb_event(&s));
+		assert_int_equal(rb_load(&s, p.b, 8, false, true), -1);
+		assert_null(rb_event(&s));
+	}
 }
 
 /* Random sub-buffers, commit anywhere in the page: the two walks never differ. */
