@@ -390,6 +390,8 @@ static int live_setup(struct top_run *r)
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF), kb = ncpus > 16 ? 65536 / ncpus : 4096;
 	const struct rec_config rc = {
 		.who = "top", .prefix = "tlbscope-top", .buffer_kb = kb < 512 ? 512 : kb,
+		/* a read(2) of trace_pipe_raw takes one sub-buffer: 16 times fewer reads */
+		.subbuf_kb = 64,
 		.buffer_soft = true, .mono_clock = true, .events = REC_EVENTS_LIVE,
 	};
 	struct utsname un;

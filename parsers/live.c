@@ -7,6 +7,7 @@
  * is handed on only once no CPU can still produce an earlier one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 
 struct live_cpu {
 	struct tracefs_cpu *tcpu;
+	int fd;				/* its trace_pipe_raw, -1 none (offline) */
 	struct rb_subbuf sb;		/* the sub-buffer last read, walked (ringbuf.h) */
 	void *page;			/* its bytes: the read size and 8 more */
 	const void *head;		/* next record in the page, NULL none */
@@ -234,7 +236,10 @@ static void live_close(struct ts_source *src)
 	if (!l)
 		return;
 	for (int i = 0; l->cpu && i < l->ncpus; i++) {
-		tracefs_cpu_close(l->cpu[i].tcpu);
+		if (l->cpu[i].tcpu)
+			tracefs_cpu_free_fd(l->cpu[i].tcpu);
+		if (l->cpu[i].fd >= 0)
+			close(l->cpu[i].fd);
 		free(l->cpu[i].page);
 	}
 	free(l->cpu);
@@ -246,7 +251,8 @@ static int live_open(struct ts_source *src)
 {
 	static const char *const systems[] = { "sched", "task", "ipi", "csd", "tlb", NULL };
 	struct live *l = src->priv;
-	int opened = 0;
+	int opened = 0, subbuf = getpagesize();
+	long long kb;
 
 	l->tep = tracefs_local_events_system(NULL, systems);
 	if (!l->tep)
@@ -262,12 +268,31 @@ static int live_open(struct ts_source *src)
 		return ts_source_fail(src, "a ring-buffer page format this reader does not know");
 	l->long8 = tep_get_header_page_size(l->tep) == 8;
 	l->cpu = xcalloc(l->ncpus, sizeof(*l->cpu));
+	for (int i = 0; i < l->ncpus; i++)
+		l->cpu[i].fd = -1;
+	/*
+	 * the instance's sub-buffer size where the kernel lets it choose (libtracefs 1.6
+	 * reads a page at a time whatever it is): a read takes one whole sub-buffer
+	 */
+	if (tracefs_file_exists(l->inst, "buffer_subbuf_size_kb") &&
+	    !tracefs_instance_file_read_number(l->inst, "buffer_subbuf_size_kb", &kb) &&
+	    kb >= 1 && kb <= 4096)
+		subbuf = (int)kb * 1024;
 	for (int i = 0; i < l->ncpus; i++) {
 		struct live_cpu *c = &l->cpu[i];
+		char name[64];
+		char *path;
 
-		c->tcpu = tracefs_cpu_open(l->inst, i, true);
-		if (!c->tcpu)
+		snprintf(name, sizeof(name), "per_cpu/cpu%d/trace_pipe_raw", i);
+		path = tracefs_instance_get_file(l->inst, name);
+		c->fd = path ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+		tracefs_put_tracing_file(path);
+		if (c->fd < 0)
 			continue;	/* offline CPU */
+		c->tcpu = tracefs_cpu_alloc_fd(c->fd, subbuf, true);
+		if (!c->tcpu)
+			return ts_source_fail(src, "cpu %d: cannot read trace_pipe_raw: %s", i,
+					      strerror(errno));
 		/* the walk reads up to 8 bytes past the page's events */
 		c->page = xcalloc(1, (size_t)tracefs_cpu_read_size(c->tcpu) + 8);
 		opened++;

@@ -41,6 +41,11 @@ struct rec_config {
 	const char *prefix;		/* the instance is "<prefix>-<pid>" */
 	unsigned long buffer_kb;	/* ring buffer per CPU */
 	bool buffer_soft;		/* a size refused is a warning, not a failure */
+	/*
+	 * Sub-buffers of this many KiB where the kernel lets an instance choose
+	 * (buffer_subbuf_size_kb, Linux 6.8 and later); 0 or elsewhere: the page size
+	 */
+	unsigned long subbuf_kb;
 	const struct ts_cpumask *cpus;	/* record only these; NULL all */
 	bool mono_clock;		/* trace_clock "mono" (the live reader merges against now) */
 	bool tgid;			/* options/record-tgid */

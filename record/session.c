@@ -216,6 +216,15 @@ static int setup(struct rec *r)
 		rec_warning("%s: cannot set the ring buffers to %lu KiB per CPU: %s", c->who,
 			    c->buffer_kb, strerror(errno));
 	}
+	/* an older kernel has no such file: its sub-buffers are pages, as before */
+	if (c->subbuf_kb && tracefs_file_exists(r->inst, "buffer_subbuf_size_kb")) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%lu", c->subbuf_kb);
+		if (tracefs_instance_file_write(r->inst, "buffer_subbuf_size_kb", kb) < 0)
+			rec_warning("%s: cannot set the sub-buffers to %lu KiB: %s", c->who,
+				    c->subbuf_kb, strerror(errno));
+	}
 	if (r->has_cpus && set_cpus(r))
 		return -1;
 	if (c->tgid && tracefs_option_enable(r->inst, TRACEFS_OPTION_RECORD_TGID))

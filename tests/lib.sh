@@ -52,7 +52,7 @@ tracefs_state() {
 	cat $tr/dynamic_events $tr/set_event $tr/tracing_on $tr/buffer_size_kb \
 		$tr/buffer_total_size_kb $tr/current_tracer $tr/trace_options $tr/trace_clock \
 		$tr/tracing_cpumask $tr/saved_cmdlines_size /proc/sys/kernel/kptr_restrict
-	cat $tr/set_event_pid $tr/set_ftrace_pid 2> /dev/null
+	cat $tr/set_event_pid $tr/set_ftrace_pid $tr/buffer_subbuf_size_kb 2> /dev/null
 	grep -r -v -x none $tr/events --include=filter
 	if [ "$(cat $tr/tracing_on)" = 0 ]; then grep -H '^entries' $tr/per_cpu/cpu*/stats; fi
 }

@@ -160,6 +160,15 @@ tlb0=$(tlb_irqs)
 ${TLBSCOPE_WRAP:-} "$prog" top -b -d 1 -n 2 > "$tmp/live.txt" 2> "$tmp/live.err" &
 pid=$!
 pids="$pids $pid"
+# its instance's sub-buffers are 64 KiB where the kernel lets an instance choose (a read of
+# trace_pipe_raw takes one sub-buffer); the top level's stay as they were (state below)
+sub=$tr/instances/tlbscope-top-$pid/buffer_subbuf_size_kb
+if [ -e $tr/buffer_subbuf_size_kb ]; then
+	for _ in $(seq 250); do [ "$(cat "$sub" 2> /dev/null)" = 64 ] && break; sleep 0.02; done
+	same "live: its instance's sub-buffers are 64 KiB" 64 "$(cat "$sub" 2> /dev/null)"
+else
+	skip "live: its instance's sub-buffers are 64 KiB" "this kernel has no buffer_subbuf_size_kb"
+fi
 wait $pid
 rc=$?
 kill -TERM -- -"$(cat "$tmp/load.pid")" 2> /dev/null
