@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Live input: events as they arrive in a tracefs instance's per-CPU ring buffers, read
- * through libtracefs (trace_pipe_raw, non-blocking) and decoded by libtraceevent field by
- * field as the trace.dat reader does.  The instance must use the "mono" trace clock: the
+ * through libtracefs (trace_pipe_raw, non-blocking, a whole sub-buffer a read), walked in
+ * place (ringbuf.h) and decoded field by field as the trace.dat reader does.  The instance must use the "mono" trace clock: the
  * CPUs are merged by timestamp up to a watermark just behind CLOCK_MONOTONIC, so an event
  * is handed on only once no CPU can still produce an earlier one.
  */

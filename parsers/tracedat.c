@@ -138,7 +138,8 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 /*
  * The next record of CPU @cpu into dc[cpu].rec, reading sub-buffers as needed: the steps
  * of libtracecmd's tracecmd_peek_data() (the record's offset is its sub-buffer's plus its
- * place in it; missed events are the kbuffer's of the record read).  0, or -1 read error.
+ * place in it; missed events are those of the record read, rb_missed()).  0, or -1 read
+ * error.
  */
 static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 {
