@@ -454,21 +454,17 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		int64_t n[3];
 
 		ev->kind = TS_EV_SWITCH;
-		ev->u.sw.next_tgid = -1;
-		if (f->many && f->many(f->ctx, names, 3, n, 2, comms, TS_COMM_LEN)) {
-			ev->u.sw.prev_pid = (int32_t)n[0];
-			ev->u.sw.next_pid = (int32_t)n[1];
-			ev->u.sw.prev_state = n[2];
-			break;
+		if (!f->many || !f->many(f->ctx, names, 3, n, 2, comms, TS_COMM_LEN)) {
+			NEED(need_num(f, "prev_pid", &n[0]), "prev_pid");
+			NEED(need_num(f, "next_pid", &n[1]), "next_pid");
+			n[2] = need_num(f, "prev_state", &v) == 0 ? v : ev->u.sw.prev_state;
+			opt_str(f, "prev_comm", ev->u.sw.prev_comm, TS_COMM_LEN);
+			opt_str(f, "next_comm", ev->u.sw.next_comm, TS_COMM_LEN);
 		}
-		NEED(need_num(f, "prev_pid", &v), "prev_pid");
-		NEED(need_num(f, "next_pid", &w), "next_pid");
-		ev->u.sw.prev_pid = (int32_t)v;
-		ev->u.sw.next_pid = (int32_t)w;
-		if (need_num(f, "prev_state", &v) == 0)
-			ev->u.sw.prev_state = v;
-		opt_str(f, "prev_comm", ev->u.sw.prev_comm, TS_COMM_LEN);
-		opt_str(f, "next_comm", ev->u.sw.next_comm, TS_COMM_LEN);
+		ev->u.sw.prev_pid = (int32_t)n[0];
+		ev->u.sw.next_pid = (int32_t)n[1];
+		ev->u.sw.prev_state = n[2];
+		ev->u.sw.next_tgid = -1;
 		break;
 	}
 	case TPK_FORK:
@@ -553,21 +549,18 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		int64_t n[2];
 
 		ev->kind = TS_EV_FLUSH;
-		if (f->many && f->many(f->ctx, names, 2, n, 0, NULL, 0)) {
-			v = n[0];
-			w = n[1];
-		} else {
-			NEED(need_num(f, "reason", &v), "reason");
-			NEED(need_num(f, "pages", &w), "pages");
+		if (!f->many || !f->many(f->ctx, names, 2, n, 0, NULL, 0)) {
+			NEED(need_num(f, "reason", &n[0]), "reason");
+			NEED(need_num(f, "pages", &n[1]), "pages");
 		}
 		ev->u.flush.src = TS_SRC_TLB_FLUSH;
-		ev->u.flush.reason = (uint8_t)v;
+		ev->u.flush.reason = (uint8_t)n[0];
 		/* pages is TLB_FLUSH_ALL (-1) for a whole-mm flush */
-		if (w < 0) {
+		if (n[1] < 0) {
 			ev->u.flush.scope = TS_SCOPE_MM;
 		} else {
 			ev->u.flush.scope = TS_SCOPE_RANGE;
-			ev->u.flush.pages = (uint64_t)w;
+			ev->u.flush.pages = (uint64_t)n[1];
 		}
 		break;
 	}
