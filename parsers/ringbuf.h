@@ -20,7 +20,8 @@ enum {
 	RB_TYPE_TIME_EXTEND = 30,	/* a delta of 59 bits: 27 + the next word's 32 */
 	RB_TYPE_TIME_STAMP = 31,	/* an absolute timestamp, its 5 top bits the page's */
 };
-#define RB_COMMIT_MASK		((1u << 27) - 1)
+#define RB_COMMIT_MASK		((1u << 27) - 1)	/* the commit word's bytes of events */
+#define RB_DELTA_MASK		((1u << 27) - 1)	/* a header's time delta */
 #define RB_MISSED_EVENTS	(1ull << 31)
 #define RB_MISSED_STORED	(1ull << 30)	/* their count after the last event */
 #define RB_TS_MSB		(0xf8ull << 56)
@@ -83,7 +84,7 @@ static inline int rb_next(struct rb_subbuf *s)
 		word = rb_u32(s, p);
 		p += 4;
 		type_len = s->big ? word >> 27 : word & 31;
-		delta = s->big ? word & RB_COMMIT_MASK : word >> 5;
+		delta = s->big ? word & RB_DELTA_MASK : word >> 5;
 		switch (type_len) {
 		case RB_TYPE_PADDING:
 			length = (int)rb_u32(s, p);

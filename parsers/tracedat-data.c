@@ -14,14 +14,15 @@
 #include <zlib.h>
 
 #include "../lib/lib.h"
+#include "ringbuf.h"
 #include "tracedat-check.h"
 
 /*
  * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events
- * that follow, with flags in bits 27 and up (missed events).  libtracecmd reads a page's
- * events up to commit, and a page it cannot load ends that CPU's data without a word.
+ * that follow, with flags in bits 27 and up (missed events; ringbuf.h).  libtracecmd reads
+ * a page's events up to commit, and a page it cannot load ends that CPU's data without a
+ * word.
  */
-#define COMMIT_MASK	((1u << 27) - 1)
 
 static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_size,
 		      const char *buffer, uint64_t cpu, uint64_t page)
@@ -29,7 +30,7 @@ static int check_page(struct cur *c, const unsigned char *hdr, uint32_t page_siz
 	uint64_t commit = 0;
 
 	memcpy(&commit, hdr + 8, c->lsize);
-	commit = tdc_swap(c, commit, c->lsize) & COMMIT_MASK;
+	commit = tdc_swap(c, commit, c->lsize) & RB_COMMIT_MASK;
 	if (commit > page_size - 8 - c->lsize)
 		return tdc_bad(c, "buffer '%s', cpu %llu, sub-buffer %llu: %llu bytes of events in a "
 			   "%u-byte sub-buffer", buffer, (unsigned long long)cpu,
