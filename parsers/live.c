@@ -45,7 +45,7 @@ struct comm_slot {
 struct live {
 	struct tracefs_instance *inst;	/* borrowed */
 	struct tep_handle *tep;
-	int ncpus, page_size;
+	int ncpus;
 	bool long8;			/* the kernel's long (the commit word) is 8 bytes */
 	struct live_cpu *cpu;
 	bool in_round;
@@ -251,7 +251,7 @@ static int live_open(struct ts_source *src)
 {
 	static const char *const systems[] = { "sched", "task", "ipi", "csd", "tlb", NULL };
 	struct live *l = src->priv;
-	int opened = 0, subbuf = getpagesize();
+	int opened = 0, subbuf = getpagesize(), lsize;
 	long long kb;
 
 	l->tep = tracefs_local_events_system(NULL, systems);
@@ -263,10 +263,10 @@ static int live_open(struct ts_source *src)
 	l->ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpus <= 0 || l->ncpus > TS_MAX_CPUS)
 		return ts_source_fail(src, "%d CPUs (supported: 1..%d)", l->ncpus, TS_MAX_CPUS);
-	if (tep_is_old_format(l->tep) ||
-	    (tep_get_header_page_size(l->tep) != 4 && tep_get_header_page_size(l->tep) != 8))
+	lsize = tep_get_header_page_size(l->tep);	/* the commit word's: a long */
+	if (tep_is_old_format(l->tep) || (lsize != 4 && lsize != 8))
 		return ts_source_fail(src, "a ring-buffer page format this reader does not know");
-	l->long8 = tep_get_header_page_size(l->tep) == 8;
+	l->long8 = lsize == 8;
 	l->cpu = xcalloc(l->ncpus, sizeof(*l->cpu));
 	for (int i = 0; i < l->ncpus; i++)
 		l->cpu[i].fd = -1;
