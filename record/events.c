@@ -153,6 +153,35 @@ static bool in_file(const char *path, const char *fn, bool kallsyms)
 	return found;
 }
 
+/*
+ * Is the kprobe "tlbscope/@fn" defined?  @path is the top-level kprobe_events, whose lines
+ * read "p:GROUP/EVENT PLACE ARGS" ("r[N]:" for a return probe).  Read here rather than by
+ * tracefs_dynevent_get(): libtracefs 1.8.1's frees a list that is not NULL-terminated (a
+ * crash) when the event asked is not the first of two or more dynamic events.
+ */
+static bool kprobe_defined(const char *path, const char *fn)
+{
+	FILE *f = fopen(path, "re");
+	char line[1024];
+	size_t glen = strlen(KP_GROUP), n = strlen(fn);
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		const char *p = strchr(line, ':');
+
+		if (!p || (line[0] != 'p' && line[0] != 'r'))
+			continue;
+		p++;
+		found = !strncmp(p, KP_GROUP, glen) && p[glen] == '/' &&
+			!strncmp(p + glen + 1, fn, n) &&
+			(p[glen + 1 + n] == ' ' || p[glen + 1 + n] == '\n' || !p[glen + 1 + n]);
+	}
+	fclose(f);
+	return found;
+}
+
 static void say_kprobes_missing(const char *why, size_t from)
 {
 	fprintf(stderr, "tlbscope: record: kprobes not added (%s):", why);
@@ -171,7 +200,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 			const char *machine, struct tracefs_dynevent **added)
 {
 	bool riscv = !strcmp(machine, "riscv64");
-	char path[PATH_MAX], dropped[512];
+	char path[PATH_MAX], defined[PATH_MAX], dropped[512];
 	long offs[RECORD_N_OFFS];
 
 	if (!tracefs_file_exists(NULL, "kprobe_events")) {
@@ -192,6 +221,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 		rec_warning("record: no kernel BTF (/sys/kernel/btf/vmlinux): kprobe arguments "
 			"that read struct members (cpumasks, vma->vm_mm) are left out");
 	snprintf(path, sizeof(path), "%s/available_filter_functions", tracing_dir);
+	snprintf(defined, sizeof(defined), "%s/kprobe_events", tracing_dir);
 	for (size_t i = 0; i < N_KP; i++) {
 		const struct kp *k = &kprobes[i];
 		struct tracefs_dynevent *ev;
@@ -207,9 +237,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 				"not see %s", k->fn, k->what);
 			continue;
 		}
-		ev = tracefs_dynevent_get(TRACEFS_DYNEVENT_KPROBE, KP_GROUP, k->fn);
-		if (ev) {	/* someone else's (another tlbscope): use it, leave it */
-			tracefs_dynevent_free(ev);
+		if (kprobe_defined(defined, k->fn)) {	/* someone else's: use it, leave it */
 			fprintf(stderr, "tlbscope: record: kprobe %s/%s already exists; using it\n",
 				KP_GROUP, k->fn);
 		} else {
