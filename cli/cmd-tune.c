@@ -26,7 +26,13 @@ static const char tune_usage[] =
 	"usage: tlbscope tune [options] TRACE|PROFILE...\n"
 	"\n"
 	"  --threshold LIST   MAX_LOADED_MM values: 1,2,4,6 or 1-16 (default 1-16,24,32)\n"
-	"  --queue LIST       MAX_TLB_FLUSH_TASK values (default 0,1,2,4,8,16,32,64,128)\n"
+	"  --queue LIST       MAX_TLB_FLUSH_TASK values, each >= 1\n"
+	"                     (default 1,2,4,8,16,32,64,128,256)\n"
+	"  --machine M        auto (default): detect a virtual machine from the trace; vm or\n"
+	"                     metal: say where it was recorded (a VM's timings price nothing)\n"
+	"  --patch FILE       write the patch of the advice to FILE (git apply takes it)\n"
+	"  -v, --verbose      every detail after the summary: costs, models, grid, quarters,\n"
+	"                     sensitivity, the patch\n"
 	"  --platform P       a profile name (generic, sifive-u74, thead-c910) or a JSON file\n"
 	"                     whose figures override the generic ones\n"
 	"  --warmup T         count from T after the first event (state still replayed)\n"
@@ -99,11 +105,11 @@ static int cmp_int(const void *a, const void *b)
 int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 {
 	static const int dT[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32 };
-	static const int dQ[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
+	static const int dQ[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
 	enum {
 		OPT_THRESHOLD = OPT_COMMON_END, OPT_QUEUE, OPT_PLATFORM, OPT_WARMUP,
 		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG, OPT_BASE,
-		OPT_WEIGHT, OPT_SAVE
+		OPT_WEIGHT, OPT_SAVE, OPT_MACHINE, OPT_PATCH
 	};
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
@@ -111,7 +117,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		{ "flush-all-threshold", OPT_FLUSH_ALL, true }, { "direct", OPT_DIRECT, true },
 		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
 		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { "weight", OPT_WEIGHT, true },
-		{ "save-profile", OPT_SAVE, true }, { NULL }
+		{ "save-profile", OPT_SAVE, true }, { "machine", OPT_MACHINE, true },
+		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false }, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *weights[MAX_INPUTS];
@@ -161,8 +168,9 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_QUEUE:
-			if (parse_list(v, 0, TUNER_MAX_Q, o->Q, &o->nQ)) {
-				error("--queue: '%s' is not a list of 0..%d like 0,8,32 or 0-8", v,
+			if (parse_list(v, 1, TUNER_MAX_Q, o->Q, &o->nQ)) {
+				error("--queue: '%s' is not a list of 1..%d like 1,8,32 or 1-8 (a "
+				      "zero-length queue is not a setting of the series)", v,
 				      TUNER_MAX_Q);
 				return -1;
 			}
@@ -195,8 +203,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		case OPT_BASE:
 			if (sscanf(v, "%d,%d%n", &o->base[0], &o->base[1], &end) != 2 ||
 			    v[end] != '\0' || o->base[0] < 1 || o->base[0] > TUNER_MAX_T ||
-			    o->base[1] < 0 || o->base[1] > TUNER_MAX_Q) {
-				error("--base: '%s' is not T,Q (T in 1..%d, Q in 0..%d)", v,
+			    o->base[1] < 1 || o->base[1] > TUNER_MAX_Q) {
+				error("--base: '%s' is not T,Q (T in 1..%d, Q in 1..%d)", v,
 				      TUNER_MAX_T, TUNER_MAX_Q);
 				return -1;
 			}
@@ -210,6 +218,24 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_SVG:
 			o->svg = v;
+			break;
+		case OPT_PATCH:
+			o->patch = v;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_MACHINE:
+			if (!strcmp(v, "auto"))
+				o->machine = TUNE_MACHINE_AUTO;
+			else if (!strcmp(v, "vm"))
+				o->machine = TUNE_MACHINE_VM;
+			else if (!strcmp(v, "metal"))
+				o->machine = TUNE_MACHINE_METAL;
+			else {
+				error("--machine: '%s' is not auto, vm or metal", v);
+				return -1;
+			}
 			break;
 		default:
 			if (common_opt(&o->c, key, v) < 0)
@@ -260,10 +286,15 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* The recommendation and the verdict again with each unit cost halved and doubled. */
+/*
+ * The recommendation and the verdict again with each unit cost, the TLB's size and the
+ * working set halved and doubled.
+ */
 static void sensitivity(struct tune_run *r)
 {
-	for (int f = 0; f < PF__COSTS; f++)
+	bool riscv = strcmp(r->arch, "x86_64") && strcmp(r->arch, "other");
+
+	for (int f = 0; f < PF__COUNT; f++)
 		for (int k = 0; k < 2; k++) {
 			struct platform p = r->pf;
 			struct tuner_advice a;
@@ -271,17 +302,22 @@ static void sensitivity(struct tune_run *r)
 			p.v[f] *= k ? 2.0 : 0.5;
 			tuner_recommend(r->tu, &p, &r->sens[f][k]);
 			tuner_advise(r->tu, &p, &r->sens[f][k], r->adv.base_ti, r->adv.base_qi,
-				     r->lazy_kernel, &a);
+				     r->lazy_kernel, riscv, &a);
 			r->sens_verdict[f][k] = a.verdict;
+			r->sens_ti[f][k] = a.ti >= 0 ? a.ti : r->sens[f][k].small_ti;
+			r->sens_qi[f][k] = a.ti >= 0 ? a.qi : r->sens[f][k].small_qi;
 		}
 }
 
 double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi)
 {
-	struct tuner_counts c;
+	return tuner_point_cost(r->tu, pf, ti, qi);
+}
 
-	tuner_grid_point(r->tu, ti, qi, &c);
-	return tuner_cost(pf, &c, r->o->T[ti], r->o->Q[qi], tuner_mm_switches(r->tu), r->ncpus);
+void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi)
+{
+	*ti = r->adv.ti >= 0 ? r->adv.ti : rec->small_ti;
+	*qi = r->adv.ti >= 0 ? r->adv.qi : rec->small_qi;
 }
 
 /*
@@ -428,11 +464,10 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 
 		while (k < TUNER_MAX_T && tuner_evictions_at(r->tu, k))
 			k++;
+		/* its T is only known from below: the least T that evicts nothing */
 		r->base_T_min = k;
-		if (T < k) {
-			T = k;
-			r->base_T_how = "trace";
-		}
+		T = k;
+		r->base_T_how = "trace (at least)";
 	}
 	r->base_T_seen = T;
 	*ti = nearest(r->o->T, r->o->nT, T);
@@ -458,6 +493,37 @@ const char *tune_arch_of(const struct ts_source_info *info)
 	if (strstr(info->uname, "x86_64"))
 		return "x86_64";
 	return "other";
+}
+
+/*
+ * The traced kernel's architecture: its kernel string, else the flush functions its
+ * probes name (RISC-V's own: the IPI handler, the SBI fence, the lazy table's load).
+ */
+static void find_arch(struct tune_run *r)
+{
+	static const char *const riscv_fns[] = {
+		"__ipi_flush_tlb_range_asid", "__ipi_flush_tlb_all", "sbi_remote_sfence_vma_asid",
+		"local_load_tlb_mm", "lazy_tlb_defer"
+	};
+	const struct ts_source_info *info;
+
+	r->arch = "unknown";
+	r->arch_how = "neither a kernel string nor a RISC-V flush function in the input";
+	if (!r->src)
+		return;
+	info = ts_source_info(r->src);
+	r->arch = tune_arch_of(info);
+	if (info->uname) {
+		r->arch_how = "the kernel string";
+		return;
+	}
+	for (size_t i = 0; i < info->nkprobes_defined; i++)
+		for (size_t k = 0; k < sizeof(riscv_fns) / sizeof(riscv_fns[0]); k++)
+			if (!strcmp(info->kprobes_defined[i], riscv_fns[k])) {
+				r->arch = "riscv";
+				r->arch_how = "its probes name RISC-V's flush functions";
+				return;
+			}
 }
 
 static int verify_grid(struct tune_run *r)
@@ -486,7 +552,8 @@ static int verify_grid(struct tune_run *r)
 			bad++;							\
 		}
 		CMP(ipis) CMP(deferred) CMP(deferred_flushes) CMP(overflows) CMP(evictions)
-		CMP(table_resets) CMP(local_flushes)
+		CMP(table_resets) CMP(local_flushes) CMP(ipi_requests) CMP(replayed)
+		CMP(replayed_pages) CMP(drain_max) CMP(drain_max_pages)
 #undef CMP
 	}
 	return bad;
@@ -568,6 +635,9 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 	tuner_finish(r->tu);
 	if (ts_source_info(r->src)->cpus <= 0)
 		r->ncpus = timeline_cpus(r->tl);
+	find_arch(r);
+	free(r->uname);
+	r->uname = ts_source_info(r->src)->uname ? xstrdup(ts_source_info(r->src)->uname) : NULL;
 	r->lazy_kernel = timeline_load_commits(r->tl);
 	r->observed = observed_ipis(r, &r->obs_how);
 	return EXIT_OK;
@@ -772,21 +842,42 @@ int cmd_tune(int argc, char **argv)
 	ret = r.aggregate ? aggregate_inputs(&r, &to) : replay_trace(&r, o.c.input, &to);
 	if (ret)
 		goto out;
-	/* what the trace measured replaces the profile's figure; the user's own file wins */
-	tuner_measure_apply(r.meas, &r.pf);
+	/*
+	 * What the trace measured replaces the profile's figure, unless it came from a
+	 * virtual machine (its timings are the host's scheduling); the user's own file wins
+	 */
+	tuner_host_detect(r.meas, r.uname, &r.host);
+	if (o.machine != TUNE_MACHINE_AUTO) {
+		r.host.vm = o.machine == TUNE_MACHINE_VM;
+		r.host.user = true;
+		snprintf(r.host.how, sizeof(r.host.how), "--machine %s",
+			 r.host.vm ? "vm" : "metal");
+	}
+	tuner_measure_apply(r.meas, &r.pf, !r.host.vm);
+	if (!r.arch)
+		r.arch = "unknown", r.arch_how = "a sum of inputs";
 	if (o.verify)
 		bad = verify_grid(&r);
 	tuner_recommend(r.tu, &r.pf, &rec);
 	find_base(&r, &base_ti, &base_qi);
-	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel, &r.adv);
+	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel,
+		     strcmp(r.arch, "x86_64") && strcmp(r.arch, "other"), &r.adv);
 	tuner_reuse_hist(r.tu, -1, hist);
 	for (int d = 0; d <= TUNER_MAX_T; d++) {
 		den += hist[d];
 		if (d && d <= o.T[r.adv.ti >= 0 ? r.adv.ti : rec.small_ti])
 			cov += hist[d];
 	}
+	r.span_ns = tuner_span(r.tu);
 	sensitivity(&r);
 	r.nwin = tuner_windows(r.tu, &r.pf, 4, r.win, r.until);
+	{
+		int pti, pqi;
+
+		tune_point(&r, &rec, &pti, &pqi);
+		for (int k = 0; k < r.nwin; k++)
+			r.same_quarters += r.win[k].small_ti == pti && r.win[k].small_qi == pqi;
+	}
 	tune_reason(why, sizeof(why), &r, &rec, cov, den);
 	if (o.save_profile) {
 		json_t *pj = profile_json(&r);
@@ -800,6 +891,10 @@ int cmd_tune(int argc, char **argv)
 	}
 	if (o.svg)
 		tune_write_svg(&r, o.svg, &rec);
+	if (o.patch && tune_save_patch(&r, o.patch, tuner_flush_all_threshold(r.tu, &r.pf))) {
+		ret = EXIT_BAD;
+		goto out;
+	}
 	if (o.c.json)
 		tune_print_json(&r, &rec, r.observed, r.obs_how,
 				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
@@ -815,5 +910,6 @@ out:
 	timeline_free(r.tl);
 	ts_source_close(r.src);
 	free(r.replay);
+	free(r.uname);
 	return ret;
 }

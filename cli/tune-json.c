@@ -41,7 +41,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		     const char *obs_how, uint64_t fat, const char *why, int verified)
 {
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
-	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
+	/* what every lazy point sends, and what lazy is checked against on a lazy kernel */
+	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_LAZY);
 	json_t *root = json_object(), *j, *arr;
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 	/* per-CPU arrays: a sum of traces has none (their CPUs are not the same CPUs) */
@@ -194,10 +195,31 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			    json_real(100.0 * ((double)(r->lazy_kernel ? ideal->ipis : stock->ipis) -
 					       observed) / observed) : json_null());
 	json_object_set_new(root, "observed", j);
+	json_object_set_new(root, "machine", json_pack("{s:b,s:b,s:s,s:s,s:s}", "vm", r->host.vm,
+			    "given", r->host.user, "how", r->host.how, "arch", r->arch,
+			    "arch_how", r->arch_how));
+	arr = json_array();
+	for (int k = 0; k < r->pf.nseen; k++) {
+		const struct pf_seen *m = &r->pf.seen[k];
+
+		json_array_append_new(arr, json_pack("{s:s,s:s,s:I,s:f,s:f,s:f,s:b}", "name", m->name,
+				      "how", m->how, "samples", (json_int_t)m->samples, "median_ns",
+				      m->median, "p25", m->p25, "p75", m->p75, "used", m->used));
+	}
+	json_object_set_new(root, "measured", arr);
+	{
+		uint64_t split[TUNER_TGT__COUNT];
+
+		tuner_lazy_split(r->tu, split);
+		json_object_set_new(root, "lazy_ipis_by_target", json_pack("{s:I,s:I,s:I}",
+				    "running", (json_int_t)split[TUNER_TGT_RUNNING],
+				    "idle", (json_int_t)split[TUNER_TGT_IDLE],
+				    "kernel_thread", (json_int_t)split[TUNER_TGT_KTHREAD]));
+	}
 
 	{
 		const struct tuner_advice *a = &r->adv;
-		bool point = a->ti >= 0 && (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP);
+		bool point = a->ti >= 0;
 		bool priced = a->verdict != TUNER_INSUFFICIENT;
 		char *patch = NULL;
 		size_t plen = 0;
@@ -227,8 +249,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		json_object_set_new(j, "base_cost_ns", priced ? json_real(a->base_cost) : json_null());
 		json_object_set_new(j, "ipis_saved", json_integer((json_int_t)(stock->ipis > ideal->ipis ?
 				    stock->ipis - ideal->ipis : 0)));
-		json_object_set_new(j, "ipis_saved_ns", json_real((stock->ipis > ideal->ipis ?
-				    stock->ipis - ideal->ipis : 0) * tuner_ipi_unit(&r->pf)));
+		json_object_set_new(j, "ipis_saved_ns", json_real(a->ipis_saved_ns));
 		json_object_set_new(j, "ipi_reduction", stock->ipis ?
 				    json_real((double)(stock->ipis - ideal->ipis) / stock->ipis) :
 				    json_null());
@@ -242,12 +263,12 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				    rec->nflat, "threshold", r->o->T[rec->lo_ti], r->o->T[rec->hi_ti],
 				    "queue", r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]));
 		arr = json_array();
-		for (int f = 0; point && f < PF__COSTS; f++)
+		for (int f = 0; point && f < PF__COUNT; f++)
 			for (int k = 0; k < 2; k++)
 				json_array_append_new(arr, json_pack("{s:s,s:f,s:i,s:i,s:s}", "figure",
 					platform_fig_name(f), "factor", k ? 2.0 : 0.5, "threshold",
-					r->o->T[r->sens[f][k].small_ti], "queue",
-					r->o->Q[r->sens[f][k].small_qi], "verdict",
+					r->o->T[r->sens_ti[f][k]], "queue",
+					r->o->Q[r->sens_qi[f][k]], "verdict",
 					tuner_verdict_name(r->sens_verdict[f][k])));
 		json_object_set_new(j, "sensitivity", arr);
 		arr = json_array();
@@ -255,8 +276,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			int same = 0;
 
 			for (int k = 0; point && k < r->nwin; k++) {
-				same += r->win[k].small_ti == rec->small_ti &&
-					r->win[k].small_qi == rec->small_qi;
+				same += r->win[k].small_ti == a->ti && r->win[k].small_qi == a->qi;
 				json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
 					(json_int_t)r->until[k], "threshold",
 					r->o->T[r->win[k].small_ti], "queue",
@@ -265,6 +285,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			json_object_set_new(j, "stability", arr);
 			json_object_set_new(j, "stable", point && r->nwin ?
 					    json_boolean(same == r->nwin) : json_null());
+			json_object_set_new(j, "quarters_agreeing", point && r->nwin ?
+					    json_integer(same) : json_null());
 		}
 		pf = open_memstream(&patch, &plen);
 		if (pf) {
@@ -274,6 +296,28 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			json_object_set_new(j, "patch", any ? json_string(patch) : json_null());
 		}
 		free(patch);
+		{
+			struct tuner_counts c;
+			int pti, pqi;
+
+			tune_point(r, rec, &pti, &pqi);
+			tuner_point_counts(r->tu, &r->pf, pti, pqi, &c);
+			json_object_set_new(j, "counts", json_pack(
+				"{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i}",
+				"threshold", r->o->T[pti], "queue", r->o->Q[pqi],
+				"ipis", (json_int_t)c.ipis, "evictions", (json_int_t)c.evictions,
+				"refills", (json_int_t)c.refills, "deferred", (json_int_t)c.deferred,
+				"replayed", (json_int_t)c.replayed,
+				"replayed_pages", (json_int_t)c.replayed_pages,
+				"drain_max", (json_int_t)c.drain_max,
+				"drain_max_pages", (json_int_t)c.drain_max_pages,
+				"overflows", (json_int_t)c.overflows,
+				"table_resets", (json_int_t)c.table_resets,
+				"mm_structs_pinned", r->o->T[pti] * r->ncpus));
+		}
+		json_object_set_new(j, "tlb_reach_mms", json_integer(rec->reach));
+		json_object_set_new(j, "on_grid_edge", json_boolean(rec->edge_T || rec->edge_Q));
+		json_object_set_new(j, "base_above_stock", json_boolean(a->base_above_stock));
 		json_object_set_new(root, "recommendation", j);
 	}
 	if (r->o->verify)

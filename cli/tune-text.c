@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,29 +15,32 @@
 #include "../lib/lib.h"
 #include "tune.h"
 
+static void say(int indent, const char *first, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Known reasons why the stock model and the kernel differ, in plain words. */
-static void explain(FILE *out, const struct tune_run *r, int64_t observed, uint64_t predicted)
+static void explain(const struct tune_run *r, int64_t observed, uint64_t predicted)
 {
 	const char *arch = tune_arch_of(ts_source_info(r->src));
 	uint64_t unattr;
 
 	tuner_requests(r->tu, &unattr);
 	if (!strcmp(arch, "x86_64"))
-		fprintf(out, "  - this is an x86 kernel: it trims mm_cpumask and skips CPUs in lazy TLB "
+		say(6, "  - ", "this is an x86 kernel: it trims mm_cpumask and skips CPUs in lazy TLB "
 			"mode, while the model is upstream RISC-V's mask that never shrinks, so the "
-			"model predicts more than x86 sends\n");
-	fprintf(out, "  - CPUs that ran a process before the trace began are in its real mask but "
-		"not in the model's (the model under-predicts at the start of a trace)\n");
+			"model predicts more than x86 sends");
+	say(6, "  - ", "CPUs that ran a process before the trace began are in its real mask but "
+		"not in the model's (the model under-predicts at the start of a trace)");
 	if (unattr)
-		fprintf(out, "  - %llu requests had no user mm to attribute (kernel threads flushing "
-			"a user mm) and were not replayed\n", (unsigned long long)unattr);
+		say(6, "  - ", "%llu requests had no user mm to attribute (kernel threads flushing "
+			"a user mm) and were not replayed", (unsigned long long)unattr);
 	if (timeline_requests_mm_guessed(r->tl))
-		fprintf(out, "  - requests are attributed to the requesting task's mm (the events "
-			"name no mm): flushes of another process's mm are misattributed\n");
+		say(6, "  - ", "requests are attributed to the requesting task's mm (the events "
+			"name no mm): flushes of another process's mm are misattributed");
 	if (timeline_lost(r->tl, NULL))
-		fprintf(out, "  - events were lost: some requests and IPIs are missing on both sides\n");
+		say(6, "  - ", "events were lost: some requests and IPIs are missing on both sides");
 	if (observed >= 0 && (uint64_t)observed > predicted && strcmp(arch, "x86_64"))
-		fprintf(out, "  - flush_tlb_all and kernel-range flushes reach every online CPU\n");
+		say(6, "  - ", "flush_tlb_all and kernel-range flushes reach every online CPU");
 }
 
 const char *tune_percent(char *buf, size_t len, double part, double whole)
@@ -167,18 +171,20 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 			 "a remote target (the stock kernel sends no flush IPI), so there is "
 			 "nothing to defer; lazy flush would only add its table (%.3f ms at T=%d "
 			 "Q=%d against %.3f ms for stock).", a->point_cost / 1e6,
-			 r->o->T[a->ti], r->o->Q[a->qi], a->stock_cost / 1e6);
+			 r->o->T[rec->small_ti], r->o->Q[rec->small_qi], a->stock_cost / 1e6);
 		return;
-	case TUNER_WHY_ALL_RUNNING:
-		snprintf(buf, len, "Lazy flush does not help this workload: every target was "
-			 "running the mm. %llu of the stock kernel's %llu flush IPIs go to CPUs "
-			 "that are running the flushed mm at that moment, which lazy flush must "
-			 "interrupt too: it can queue %llu of them, and would add its table "
-			 "(%.3f ms at T=%d Q=%d against %.3f ms for stock).",
-			 (unsigned long long)(stock->ipis - a->ipis_saved),
-			 (unsigned long long)stock->ipis, (unsigned long long)a->ipis_saved,
-			 a->point_cost / 1e6, r->o->T[a->ti], r->o->Q[a->qi], a->stock_cost / 1e6);
+	case TUNER_WHY_ALL_RUNNING: {
+		uint64_t split[TUNER_TGT__COUNT];
+
+		tuner_lazy_split(r->tu, split);
+		snprintf(buf, len, "Lazy flush does not help this workload: every target of the "
+			 "stock kernel's %llu flush IPIs had the mm active (%llu of them only "
+			 "lazily, idle or in a kernel thread, which the series still interrupts), "
+			 "so it queues none and only adds its table.",
+			 (unsigned long long)stock->ipis,
+			 (unsigned long long)(split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD]));
 		return;
+	}
 	case TUNER_WHY_COSTS_MORE:
 		snprintf(buf, len, "Lazy flush does not pay for this workload: it would avoid "
 			 "%llu of the stock kernel's %llu flush IPIs (%s), worth %.3f ms, but its "
@@ -186,8 +192,17 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 			 "T=%d Q=%d against %.3f ms for stock.", (unsigned long long)a->ipis_saved,
 			 (unsigned long long)stock->ipis,
 			 tune_percent(pct, sizeof(pct), -(double)a->ipis_saved, stock->ipis),
-			 a->ipis_saved_ns / 1e6, a->point_cost / 1e6, r->o->T[a->ti],
-			 r->o->Q[a->qi], a->stock_cost / 1e6);
+			 a->ipis_saved_ns / 1e6, a->point_cost / 1e6, r->o->T[rec->small_ti],
+			 r->o->Q[rec->small_qi], a->stock_cost / 1e6);
+		return;
+	case TUNER_WHY_NOT_RISCV:
+		snprintf(buf, len, "Not applicable: this is a%s %s kernel (%s), and the lazy TLB "
+			 "flush series is RISC-V's. The models ran as what-ifs of the mechanism "
+			 "(lazy sends %llu flush IPIs where RISC-V's stock mask would send %llu), "
+			 "but there is no RISC-V setting or patch to give.",
+			 !strcmp(r->arch, "x86_64") ? "n" : "", r->arch, r->arch_how,
+			 (unsigned long long)tuner_model(r->tu, TUNER_LAZY)->ipis,
+			 (unsigned long long)stock->ipis);
 		return;
 	case TUNER_WHY_PAYS:
 		reason_pays(buf, len, r, rec, reach_cov_num, reach_den);
@@ -196,37 +211,243 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 	}
 }
 
+/*
+ * The series' arch/riscv/include/asm/tlbflush.h (RFC v2): the two #defines at lines 77
+ * and 78, under CONFIG_RISCV_LAZY_TLB_FLUSH, the values tab-aligned.  Context and line
+ * numbers are the header's own, so git apply takes the hunk.
+ */
+#define HDR_LINE_T	77
+static void header_line(FILE *out, char mark, int line, int T, int Q)
+{
+	switch (line) {
+	case 74: case 76: case 80:
+		fprintf(out, "%c\n", mark);
+		break;
+	case 75:
+		fprintf(out, "%c#ifdef CONFIG_RISCV_LAZY_TLB_FLUSH\n", mark);
+		break;
+	case 77:
+		fprintf(out, "%c#define MAX_LOADED_MM\t\t\t\t\t%d\n", mark, T);
+		break;
+	case 78:
+		fprintf(out, "%c#define MAX_TLB_FLUSH_TASK\t\t\t\t%d\n", mark, Q);
+		break;
+	case 79:
+		fprintf(out, "%c#define FLUSH_TLB_ALL_ASID\t\t\t\t0x1\n", mark);
+		break;
+	case 81:
+		fprintf(out, "%cstruct tlb_context {\n", mark);
+		break;
+	}
+}
+
+/* Does the traced kernel take the lazy flush's settings as boot parameters? */
+static bool boot_params(const struct tune_run *r)
+{
+	const struct ts_source_info *info = r->src ? ts_source_info(r->src) : NULL;
+
+	/* lazy_tlb_defer is this project's lazy kernel's (tlbscope-probes(7)) */
+	for (size_t i = 0; info && i < info->nkprobes_defined; i++)
+		if (!strcmp(info->kprobes_defined[i], "lazy_tlb_defer"))
+			return true;
+	return false;
+}
+
 bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
 {
 	const struct tuner_advice *a = &r->adv;
-	int bT, bQ, T, Q;
-	bool fat_changes = fat && fat != 64;
+	int bT, bQ, T, Q, first, last;
 
-	if (a->verdict != TUNER_ENABLE || a->ti < 0)
+	if ((a->verdict != TUNER_ENABLE && a->verdict != TUNER_RETUNE) || a->ti < 0 ||
+	    boot_params(r))
 		return false;
 	bT = r->o->T[a->base_ti];
 	bQ = r->o->Q[a->base_qi];
 	T = r->o->T[a->ti];
 	Q = r->o->Q[a->qi];
-	if (T == bT && Q == bQ && !fat_changes)
+	if (T == bT && Q == bQ)
 		return false;
 	if (!out)
 		return true;
-	if (T != bT || Q != bQ)
-		fprintf(out, "--- a/arch/riscv/include/asm/tlbflush.h\n"
-			"+++ b/arch/riscv/include/asm/tlbflush.h\n");
-	if (T != bT)
-		fprintf(out, "@@ -1 +1 @@\n-#define MAX_LOADED_MM %d\n+#define MAX_LOADED_MM %d\n",
-			bT, T);
-	if (Q != bQ)
-		fprintf(out, "@@ -1 +1 @@\n-#define MAX_TLB_FLUSH_TASK %d\n"
-			"+#define MAX_TLB_FLUSH_TASK %d\n", bQ, Q);
-	if (fat_changes)
-		fprintf(out, "--- a/arch/riscv/mm/tlbflush.c\n+++ b/arch/riscv/mm/tlbflush.c\n"
-			"@@ -1 +1 @@\n-unsigned long tlb_flush_all_threshold __read_mostly = 64;\n"
-			"+unsigned long tlb_flush_all_threshold __read_mostly = %llu;\n",
-			(unsigned long long)fat);
+	/* three lines of context around the changed ones */
+	first = (T != bT ? HDR_LINE_T : HDR_LINE_T + 1) - 3;
+	last = (Q != bQ ? HDR_LINE_T + 1 : HDR_LINE_T) + 3;
+	fprintf(out, "--- a/arch/riscv/include/asm/tlbflush.h\n"
+		"+++ b/arch/riscv/include/asm/tlbflush.h\n"
+		"@@ -%d,%d +%d,%d @@ extern unsigned long tlb_flush_all_threshold;\n",
+		first, last - first + 1, first, last - first + 1);
+	for (int l = first; l <= last; l++) {
+		bool changed = (l == HDR_LINE_T && T != bT) || (l == HDR_LINE_T + 1 && Q != bQ);
+
+		if (changed) {
+			header_line(out, '-', l, bT, bQ);
+			header_line(out, '+', l, T, Q);
+		} else {
+			header_line(out, ' ', l, bT, bQ);
+		}
+	}
+	(void)fat;
 	return true;
+}
+
+int tune_save_patch(const struct tune_run *r, const char *path, uint64_t fat)
+{
+	FILE *f = fopen(path, "w");
+	bool failed;
+
+	if (!f)
+		return error("tune: %s: %s", path, strerror(errno));
+	tune_write_patch(f, r, fat);
+	failed = ferror(f);
+	if (fclose(f) || failed)
+		return error("tune: %s: could not write the patch", path);
+	return 0;
+}
+
+/*
+ * Print @fmt as a paragraph wrapped before column 80, the first line after @first, the
+ * rest indented by @indent spaces: no line of the text output passes 100 columns.
+ */
+static void say(int indent, const char *first, const char *fmt, ...)
+{
+	char buf[4096];
+	const char *p = buf;
+	int col, width = 80;
+	bool fresh = true;	/* nothing printed after the prefix or the indent yet */
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	col = printf("%s", first);
+	while (*p) {
+		int n;
+
+		while (*p == ' ')
+			p++;
+		n = (int)strcspn(p, " ");
+		if (!n)
+			break;
+		if (!fresh && col + 1 + n > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+			fresh = true;
+		}
+		if (!fresh) {
+			putchar(' ');
+			col++;
+		}
+		col += printf("%.*s", n, p);
+		fresh = false;
+		p += n;
+	}
+	putchar('\n');
+}
+
+/* "T=6 Q=32" of grid indices */
+static const char *point_name(char *buf, size_t len, const struct tune_run *r, int ti, int qi)
+{
+	snprintf(buf, len, "T=%d Q=%d", r->o->T[ti], r->o->Q[qi]);
+	return buf;
+}
+
+/* per second of the counted trace and per mm switch, "n/a" where the span is not known */
+static const char *rates(char *buf, size_t len, const struct tune_run *r, uint64_t n)
+{
+	uint64_t sw = tuner_mm_switches(r->tu);
+	double secs = r->span_ns / 1e9;
+
+	if (secs > 0 && sw)
+		snprintf(buf, len, "%.1f/s, %.3f/mm switch", n / secs, (double)n / sw);
+	else if (sw)
+		snprintf(buf, len, "%.3f/mm switch", (double)n / sw);
+	else
+		snprintf(buf, len, "n/a/mm switch");
+	return buf;
+}
+
+static void print_summary(const struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
+			  const char *obs_how)
+{
+	const struct tuner_advice *a = &r->adv;
+	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
+	const struct tuner_counts *lazy = tuner_model(r->tu, TUNER_LAZY);
+	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
+	int pti, pqi, T, Q, reach = rec->reach, ncpus = r->ncpus;
+	struct tuner_counts c;
+	uint64_t split[TUNER_TGT__COUNT];
+	char b1[64], b2[64], pct[32], pt[32], drain[192];
+	bool point = a->ti >= 0;
+
+	tune_point(r, rec, &pti, &pqi);
+	T = r->o->T[pti];
+	Q = r->o->Q[pqi];
+	tuner_point_counts(r->tu, &r->pf, pti, pqi, &c);
+	tuner_lazy_split(r->tu, split);
+	if (r->host.vm)
+		say(10, "machine   ", "a virtual machine (%s): its timings price nothing, the "
+		    "'%s' profile does", r->host.how, r->pf.name);
+	else
+		say(10, "machine   ", "%s; costs: the '%s' profile%s", r->host.how, r->pf.name,
+		    r->pf.nseen ? " and the trace's own timings (-v)" : "");
+	if (r->base_T_min)
+		snprintf(pt, sizeof(pt), "T>=%d", r->base_T_min);
+	else
+		snprintf(pt, sizeof(pt), "T=%d", r->o->T[a->base_ti]);
+	if (point)
+		say(10, "verdict   ", "%s: MAX_LOADED_MM=%d MAX_TLB_FLUSH_TASK=%d (base %s from %s, "
+		    "Q=%d from %s)", tuner_verdict_name(a->verdict), T, Q, pt,
+		    r->base_T_min ? "the trace" : r->base_T_how, r->o->Q[a->base_qi],
+		    r->base_Q_how);
+	else
+		say(10, "verdict   ", "%s", tuner_verdict_name(a->verdict));
+	if (a->verdict == TUNER_INSUFFICIENT)
+		return;
+	say(14, "  IPIs        ", "stock %llu, lazy %llu (%s; %s), floor %llu",
+	    (unsigned long long)stock->ipis, (unsigned long long)lazy->ipis,
+	    tune_percent(pct, sizeof(pct), (double)lazy->ipis - stock->ipis, stock->ipis),
+	    rates(b1, sizeof(b1), r, lazy->ipis), (unsigned long long)ideal->ipis);
+	if (split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD] && a->why != TUNER_WHY_ALL_RUNNING)
+		say(14, "  lazily      ", "%llu of lazy's go to CPUs holding the mm only lazily "
+		    "(%llu idle, %llu in a kernel thread): x86's is_lazy rule defers those",
+		    (unsigned long long)(split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD]),
+		    (unsigned long long)split[TUNER_TGT_IDLE],
+		    (unsigned long long)split[TUNER_TGT_KTHREAD]);
+	snprintf(b2, sizeof(b2), "  %-12s", point_name(pt, sizeof(pt), r, pti, pqi));
+	if (c.replayed)
+		snprintf(drain, sizeof(drain), "%llu queued ranges (%llu pages) flushed at "
+			 "switch_mm, the worst single drain %llu ranges/%llu pages with IRQs off",
+			 (unsigned long long)c.replayed, (unsigned long long)c.replayed_pages,
+			 (unsigned long long)c.drain_max, (unsigned long long)c.drain_max_pages);
+	else
+		snprintf(drain, sizeof(drain), "no queued range flushed at switch_mm");
+	say(14, b2, "%llu evictions (%s), %llu refills within the TLB's reach; %s; %llu "
+	    "overflows; %llu table resets; %d mm_structs pinned (%d x %d CPUs)",
+	    (unsigned long long)c.evictions, rates(b1, sizeof(b1), r, c.evictions),
+	    (unsigned long long)c.refills, drain, (unsigned long long)c.overflows,
+	    (unsigned long long)c.table_resets, T * ncpus, T, ncpus);
+	say(14, "  cost ms     ", "stock %.3f, base %.3f%s, %s %.3f, floor %.3f",
+	    a->stock_cost / 1e6, a->base_cost / 1e6,
+	    a->base_above_stock ? " (the kernel's own setting costs more than stock)" : "",
+	    point ? "advised" : "cheapest", a->point_cost / 1e6, a->ideal_cost / 1e6);
+	if (r->nwin)
+		say(14, "  confidence  ", "%d of %d quarters chose it%s; %d point%s within %.0f %%: "
+		    "T=%d..%d, Q=%d..%d", r->same_quarters, r->nwin,
+		    r->same_quarters < r->nwin ? " (read it as a range)" : "", rec->nflat,
+		    rec->nflat == 1 ? "" : "s", 100 * TUNER_BAND, r->o->T[rec->lo_ti],
+		    r->o->T[rec->hi_ti], r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
+	else
+		say(14, "  confidence  ", "too short a trace for quarters; %d point%s within %.0f %%",
+		    rec->nflat, rec->nflat == 1 ? "" : "s", 100 * TUNER_BAND);
+	say(14, "  assumed     ", "TLB %.0f entries, %.0f-page working sets (%s): %d mms fit, T "
+	    "stops there%s%s", r->pf.v[PF_TLB_ENTRIES], r->pf.v[PF_WORKING_SET],
+	    platform_origin_name(r->pf.origin[PF_TLB_ENTRIES]), reach,
+	    rec->free_ti >= 0 && rec->free_ti != rec->ti && r->o->T[rec->free_ti] > reach ?
+	    "; the grid's cheapest point lies past it" : "",
+	    rec->edge_T || rec->edge_Q ? "; the point is on the grid's edge: the cost may fall "
+	    "further out (--threshold, --queue)" : "");
+	(void)observed;
+	(void)obs_how;
 }
 
 void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
@@ -235,10 +456,12 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_advice *a = &r->adv;
 	/* the point to set, or where there is none the cheapest, for the counts shown */
-	int pti = a->ti >= 0 ? a->ti : rec->small_ti, pqi = a->ti >= 0 ? a->qi : rec->small_qi;
-	int T = r->o->T[pti], Q = r->o->Q[pqi];
+	int pti, pqi, T, Q;
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 
+	tune_point(r, rec, &pti, &pqi);
+	T = r->o->T[pti];
+	Q = r->o->Q[pqi];
 	if (r->aggregate) {
 		printf("tlbscope tune: %d input%s, their counters summed (up to %d CPUs):",
 		       r->o->ninputs, r->o->ninputs == 1 ? "" : "s", r->ncpus);
@@ -250,11 +473,13 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				printf("  %s counted %llu times (--weight)\n", r->o->inputs[i],
 				       (unsigned long long)r->o->weight[i]);
 	} else {
-		printf("tlbscope tune: %s (%s), %d CPUs\n", r->o->c.input,
-		       ts_source_info(r->src)->format, r->ncpus);
+		say(4, "tlbscope tune: ", "%s (%s), %d CPUs, %s", r->o->c.input,
+		    ts_source_info(r->src)->format, r->ncpus, r->arch);
 	}
-	printf("platform: %s - %s\n", r->pf.name, r->pf.description);
-	printf("replayed: %llu flush requests (%llu without an mm, not replayed), %llu switches, "
+	if (r->o->verbose)
+		say(2, "platform: ", "%s - %s", r->pf.name, r->pf.description);
+	if (r->o->verbose)
+		printf("replayed: %llu flush requests (%llu without an mm, not replayed), %llu switches, "
 	       "%llu mm switches\n", (unsigned long long)req, (unsigned long long)unattr,
 	       (unsigned long long)tuner_switches(r->tu),
 	       (unsigned long long)tuner_mm_switches(r->tu));
@@ -280,6 +505,68 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			       (unsigned long long)tuner_unmodelled(r->tu, NULL), r->ncpus, cpu);
 	}
 
+	print_summary(r, rec, observed, obs_how);
+	if (observed >= 0 && r->lazy_kernel) {
+		/* lazy(T, Q) interrupts the CPUs whose active mm it is, the same at any T, Q */
+		const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_LAZY);
+		char pct[32];
+
+		say(4, "\n", "Check against the kernel: observed %lld flush IPIs (%s), predicted %llu "
+		    "by lazy (the same at every T and Q) (%s)", (long long)observed, obs_how,
+		    (unsigned long long)ideal->ipis,
+		    tune_percent(pct, sizeof(pct), (double)ideal->ipis - observed, observed));
+		if (r->o->verbose)
+			say(4, "  - ", "a lazy-flush kernel (its local_load_tlb_mm events): it interrupts only "
+		    "CPUs whose active mm is the flushed one, whatever T and Q; stock_asid's %llu "
+		    "is what a stock kernel would have sent", (unsigned long long)stock->ipis);
+	} else if (observed >= 0) {
+		char pct[32];
+
+		say(4, "\n", "Check against the kernel: observed %lld flush IPIs (%s%s), predicted %llu "
+		    "by stock_asid (%s)", (long long)observed, obs_how,
+		    r->aggregate ? ", summed over the inputs" : "",
+		    (unsigned long long)stock->ipis,
+		    tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
+		if (r->o->verbose) {
+			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+			uint64_t initial = r->tl ? timeline_ptr_stats(r->tl)->initial_known : 0;
+			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
+			double diff = observed ? 100.0 * ((double)stock->ipis - observed) / observed : 0;
+
+			if (widened)
+				say(4, "  ", "with the kernel's masks at each mm's first request (the CPUs "
+				    "that ran %llu mm%s before the trace): predicted %llu (%s)",
+				       (unsigned long long)widened, widened == 1 ? "" : "s",
+				       (unsigned long long)seeded,
+				       tune_percent(pct, sizeof(pct), (double)seeded - observed,
+						    observed));
+			if (widened && observed && fabs(sd) <= 0.5)
+				say(4, "  - ", "so the difference is the history before the trace began: "
+				    "the model's per-request masks match the kernel's");
+			else if (!widened && observed && fabs(diff) <= 0.5 && !kernel_masks(r))
+				say(4, "  - ", "the model predicts the kernel's flush IPIs (the trace has no "
+				    "kernel cpumask to compare request by request: n/a)");
+			else if (!widened && observed && fabs(diff) <= 0.5)
+				say(4, "  - ", "the model's per-request masks match the kernel's%s",
+				    initial ? " (each model starts from the mm every CPU had loaded "
+				    "when the trace began: the prev of its first switch_mm)" : "");
+			else if ((observed || stock->ipis) && !r->aggregate)
+				explain(r, observed, stock->ipis);
+		}
+	} else {
+		say(4, "\n", "Check against the kernel: the trace shows no flush IPIs of its own "
+		    "(no csd, ipi or tlb_flush event names a flush function)");
+	}
+
+	if (!r->o->verbose) {
+		if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_KEEP &&
+		    a->verdict != TUNER_RETUNE)
+			say(2, "  ", "%s", why);
+		printf("Details (%sgrid, quarters, sensitivity, costs): -v%s\n",
+		       tune_write_patch(NULL, r, fat) ? "the patch, " : "",
+		       tune_write_patch(NULL, r, fat) ? "; --patch FILE" : "");
+		return;
+	}
 	printf("\nUnit costs (ns; source: trace = measured in the input, median [quartiles], "
 	       "platform = the profile, user = your --platform file)\n");
 	for (int f = 0; f < PF__COSTS; f++) {
@@ -291,6 +578,17 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			       r->pf.source[f]);
 		else
 			printf(" %s\n", r->pf.source[f]);
+	}
+	if (r->pf.nseen)
+		printf("\nMeasured in the trace (ns, median [quartiles])%s\n", r->host.vm ?
+		       ": a virtual machine's, shown and not used" : "");
+	for (int k = 0; k < r->pf.nseen; k++) {
+		const struct pf_seen *m = &r->pf.seen[k];
+
+		say(6, "  ", "%-26s %9.0f [%.0f..%.0f] %llu samples, %s: %s", m->name, m->median,
+		    m->p25, m->p75, (unsigned long long)m->samples, m->how,
+		    m->used ? "prices it" : m->fig == PF__COUNT ? "latency or the same work, "
+		    "not priced" : r->host.vm ? "a VM's, not used" : "your --platform file's wins");
 	}
 
 	printf("\nModels\n");
@@ -311,59 +609,6 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		table_print(t, stdout, "  ");
 		table_free(t);
 	}
-	if (observed >= 0 && r->lazy_kernel) {
-		/* lazy(T, Q) interrupts only CPUs running the mm: its IPIs are ideal's, any T, Q */
-		const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
-		char pct[32];
-
-		printf("\nCheck against the kernel: observed %lld flush IPIs (%s), predicted %llu "
-		       "by lazy at the kernel's own T=%d Q=%d (%s)\n", (long long)observed, obs_how,
-		       (unsigned long long)ideal->ipis, r->o->T[r->adv.base_ti],
-		       r->o->Q[r->adv.base_qi],
-		       tune_percent(pct, sizeof(pct), (double)ideal->ipis - observed, observed));
-		printf("  - a lazy-flush kernel (its local_load_tlb_mm events): it interrupts only "
-		       "CPUs running the mm, whatever T and Q; stock_asid's %llu is what a stock "
-		       "kernel would have sent\n", (unsigned long long)stock->ipis);
-	} else if (observed >= 0) {
-		char pct[32];
-
-		printf("\nCheck against the kernel: observed %lld flush IPIs (%s%s), predicted %llu "
-		       "by stock_asid (%s)\n", (long long)observed, obs_how,
-		       r->aggregate ? ", summed over the inputs" : "",
-		       (unsigned long long)stock->ipis,
-		       tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
-		{
-			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
-			uint64_t initial = r->tl ? timeline_ptr_stats(r->tl)->initial_known : 0;
-			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
-			double diff = observed ? 100.0 * ((double)stock->ipis - observed) / observed : 0;
-
-			if (widened)
-				printf("  with the kernel's masks at each mm's first request (the CPUs that "
-				       "ran %llu mm%s before the trace): predicted %llu (%s)\n",
-				       (unsigned long long)widened, widened == 1 ? "" : "s",
-				       (unsigned long long)seeded,
-				       tune_percent(pct, sizeof(pct), (double)seeded - observed,
-						    observed));
-			if (widened && observed && fabs(sd) <= 0.5)
-				printf("  - so the difference is the history before the trace began: "
-				       "the model's per-request masks match the kernel's\n");
-			else if (!widened && observed && fabs(diff) <= 0.5 && !kernel_masks(r))
-				printf("  - the model predicts the kernel's flush IPIs (the trace has no "
-				       "kernel cpumask to compare request by request: n/a)\n");
-			else if (!widened && observed && fabs(diff) <= 0.5)
-				printf("  - the model's per-request masks match the kernel's%s\n",
-				       initial ? " (each model starts from the mm every CPU had "
-				       "loaded when the trace began: the prev of its first switch_mm)" :
-				       "");
-			else if ((observed || stock->ipis) && !r->aggregate)
-				explain(stdout, r, observed, stock->ipis);
-		}
-	} else {
-		printf("\nCheck against the kernel: the trace shows no flush IPIs of its own "
-		       "(no csd, ipi or tlb_flush event names a flush function)\n");
-	}
-
 	if (a->verdict == TUNER_INSUFFICIENT) {
 		printf("\nRecommendation\n  verdict                  %s\n\n  %s\n",
 		       tuner_verdict_name(a->verdict), why);
@@ -380,7 +625,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("  %5d", r->o->T[ti]);
 		for (int qi = 0; qi < r->o->nQ; qi++) {
 			/* '+' only where there is a point to set (enable, keep) */
-			bool point = a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP;
+			bool point = a->ti >= 0;
 			char mark = point && ti == a->ti && qi == a->qi ? '+' :
 				    ti == rec->ti && qi == rec->qi ? '*' :
 				    ti == a->base_ti && qi == a->base_qi ? '=' : ' ';
@@ -451,7 +696,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("; Q=%d priced at the nearest grid value (add it with --queue)",
 		       r->base_Q_seen);
 	printf("\n");
-	if (a->verdict == TUNER_ENABLE || a->verdict == TUNER_KEEP) {
+	if (a->ti >= 0) {
 		printf("  MAX_LOADED_MM            %d\n", T);
 		printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
 		if (fat)
@@ -501,37 +746,61 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("\nStability: the trace is too short to split into quarters\n");
 	}
 
-	printf("\nSensitivity (each unit cost x0.5 and x2; the recommendation moves to, and "
-	       "the verdict when it changes)\n");
-	for (int f = 0; f < PF__COSTS; f++) {
-		printf("  %-22s", platform_fig_name(f));
-		for (int k = 0; k < 2; k++) {
-			const struct tuner_rec *x = &r->sens[f][k];
+	printf("\nSensitivity (each figure x0.5 and x2: the point advised then, and the "
+	       "verdict when it changes)\n");
+	{
+		char still[512] = "";
+		size_t n = 0;
 
-			if (x->small_ti == rec->small_ti && x->small_qi == rec->small_qi)
-				printf("  x%-3s same", k ? "2" : "0.5");
-			else
-				printf("  x%-3s T=%d Q=%d", k ? "2" : "0.5", r->o->T[x->small_ti],
-				       r->o->Q[x->small_qi]);
-			if (r->sens_verdict[f][k] != a->verdict)
-				printf(" (%s)", tuner_verdict_name(r->sens_verdict[f][k]));
+		for (int f = 0; f < PF__COUNT; f++) {
+			bool moved = false;
+
+			for (int k = 0; k < 2; k++)
+				moved |= r->sens_ti[f][k] != pti || r->sens_qi[f][k] != pqi ||
+					 r->sens_verdict[f][k] != a->verdict;
+			if (!moved) {
+				if (n < sizeof(still))
+					n += snprintf(still + n, sizeof(still) - n, "%s%s",
+						      n ? ", " : "", platform_fig_name(f));
+				continue;
+			}
+			printf("  %-22s", platform_fig_name(f));
+			for (int k = 0; k < 2; k++) {
+				int sti = r->sens_ti[f][k], sqi = r->sens_qi[f][k];
+
+				if (sti == pti && sqi == pqi)
+					printf("  x%-3s same", k ? "2" : "0.5");
+				else
+					printf("  x%-3s T=%d Q=%d", k ? "2" : "0.5", r->o->T[sti],
+					       r->o->Q[sqi]);
+				if (r->sens_verdict[f][k] != a->verdict)
+					printf(" (%s)", tuner_verdict_name(r->sens_verdict[f][k]));
+			}
+			printf("\n");
 		}
-		printf("\n");
+		if (n)
+			say(4, "  ", "the same point at x0.5 and x2: %s (the IPIs every lazy point "
+			    "shares cannot move the choice; the rest are too small here)", still);
 	}
 
 	if (a->verdict == TUNER_KEEP) {
 		printf("\nPatch: none, the kernel's setting is the advice\n");
 		return;
 	}
+	if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_RETUNE)
+		return;
 	if (!r->lazy_kernel)
 		printf("\nEnable: CONFIG_RISCV_LAZY_TLB_FLUSH=y (the lazy TLB flush series)\n");
+	if (boot_params(r)) {
+		printf("\nBoot parameters of the traced kernel (it takes lazytlb.*): "
+		       "lazytlb.max_loaded_mm=%d lazytlb.flush_queue=%d\n", T, Q);
+		return;
+	}
 	if (!tune_write_patch(NULL, r, fat)) {
 		printf("\nPatch: none, T=%d Q=%d is the base\n", T, Q);
 		return;
 	}
-	printf("\nPatch (against the base T=%d Q=%d; apply with patch -p1 -l)\n",
-	       r->o->T[a->base_ti], r->o->Q[a->base_qi]);
+	printf("\nPatch (against the series' arch/riscv/include/asm/tlbflush.h, RFC v2, at "
+	       "T=%d Q=%d; git apply)\n", r->o->T[a->base_ti], r->o->Q[a->base_qi]);
 	tune_write_patch(stdout, r, fat);
-	printf("Boot parameters (a kernel with them): lazytlb.max_loaded_mm=%d "
-	       "lazytlb.flush_queue=%d\n", T, Q);
 }

@@ -32,7 +32,12 @@ struct tune_opts {
 	uint64_t weight[MAX_INPUTS];
 	int ninputs;
 	const char *save_profile;	/* --save-profile FILE */
+	const char *patch;		/* --patch FILE */
+	int machine;			/* --machine: TUNE_MACHINE_* */
+	bool verbose;			/* -v: every detail after the summary */
 };
+
+enum { TUNE_MACHINE_AUTO, TUNE_MACHINE_VM, TUNE_MACHINE_METAL };
 
 struct tune_run {
 	struct tune_opts *o;
@@ -45,8 +50,16 @@ struct tune_run {
 	int (*replay)[2];
 	int nreplay;
 	/* computed once, printed as text or JSON */
-	struct tuner_rec sens[PF__COSTS][2];	/* each unit cost x0.5, x2 */
-	enum tuner_verdict sens_verdict[PF__COSTS][2];	/* and the verdict then */
+	/* each unit cost, the TLB's size and the working set x0.5, x2 */
+	struct tuner_rec sens[PF__COUNT][2];
+	enum tuner_verdict sens_verdict[PF__COUNT][2];	/* and the verdict then */
+	int sens_ti[PF__COUNT][2], sens_qi[PF__COUNT][2];	/* the point advised then */
+	struct tuner_host host;	/* a VM's timings price nothing */
+	char *uname;		/* the kernel string of the (last) trace, NULL none */
+	const char *arch;	/* "riscv", "x86_64", "other", "unknown" */
+	const char *arch_how;	/* what showed it */
+	int same_quarters;	/* quarters whose choice is the advised point */
+	uint64_t span_ns;	/* of the counted part of the trace, 0 unknown */
 	struct tuner_rec win[4];		/* each quarter of the trace */
 	uint64_t until[4];
 	int nwin;
@@ -87,6 +100,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv);
 /* cmd-tune.c */
 double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi);
 const char *tune_arch_of(const struct ts_source_info *info);
+/* the point advised, or where there is none the smallest cheapest one: (ti, qi) */
+void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi);
 
 /* tune-text.c */
 void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
@@ -101,6 +116,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
  * when there is nothing to change.
  */
 bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat);
+/* The patch to file @path (--patch); 0, or -1 with the message printed. */
+int tune_save_patch(const struct tune_run *r, const char *path, uint64_t fat);
 
 /* tune-json.c */
 void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,

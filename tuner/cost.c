@@ -23,7 +23,7 @@
 static const char *const fig_names[PF__COUNT] = {
 	"ipi_send_ns", "ipi_receive_ns", "remote_flush_ns", "local_asid_flush_ns",
 	"sfence_page_ns", "tlb_refill_ns", "queue_entry_ns", "deferred_flush_ns",
-	"table_scan_slot_ns", "memory_byte_ns", "tlb_entries", "working_set_pages",
+	"table_scan_slot_ns", "memory_byte_ns", "ipi_wait_ns", "tlb_entries", "working_set_pages",
 };
 
 const char *platform_fig_name(enum platform_fig f)
@@ -145,23 +145,34 @@ double tuner_ipi_unit(const struct platform *p)
 	return p->v[PF_IPI_SEND] + p->v[PF_IPI_RECV] + p->v[PF_REMOTE_FLUSH];
 }
 
+double tuner_ipi_cost(const struct platform *p, uint64_t ipis, uint64_t requests)
+{
+	return ipis * tuner_ipi_unit(p) + requests * p->v[PF_IPI_WAIT];
+}
+
 /*
  * One cost basis for every model and every grid point: the same counters priced the same
  * way, so that a model with a counter at zero (stock has no evictions) is not made cheaper
- * by leaving a term out.  The requests' own local flushes are in every model's count: lazy
- * flushes locally only where the requester holds the mm, a superset of ideal's (running
- * it), so no lazy point can cost less than ideal.
+ * by leaving a term out.
+ *  - An IPI costs the sender its send to each target and one wait for the slowest (the
+ *    call is synchronous), each target its interrupt and the flush it runs.
+ *  - A queued range is flushed all the same, by the target at its switch back, at the
+ *    remote flush's cost: lazy is credited only with the IPI overhead it removes.
+ *  - The requester's own flush of a range is the same range flush, done locally.
+ *  - Evictions, overflows and table resets are whole-ASID flushes; refills are priced
+ *    where the evicted mm's entries would still have been resident (the sweep's reach).
  */
 double tuner_cost(const struct platform *p, const struct tuner_counts *c, int T, int Q,
 		  uint64_t mm_switches, int ncpus)
 {
 	const double *v = p->v;
 
-	return c->ipis * tuner_ipi_unit(p) +
-	       c->local_flushes * v[PF_LOCAL_ASID_FLUSH] +
+	return tuner_ipi_cost(p, c->ipis, c->ipi_requests) +
+	       c->local_flushes * v[PF_REMOTE_FLUSH] +
 	       c->evictions * v[PF_LOCAL_ASID_FLUSH] +
 	       c->refills * v[PF_TLB_REFILL] +
 	       c->deferred * v[PF_QUEUE_ENTRY] +
+	       c->replayed * v[PF_REMOTE_FLUSH] +
 	       c->deferred_flushes * v[PF_DEFERRED_FLUSH] +
 	       /* a whole-ASID flush and its refill instead of a few page flushes */
 	       c->overflows * (v[PF_LOCAL_ASID_FLUSH] + v[PF_TLB_REFILL]) +
@@ -181,32 +192,68 @@ int tuner_ncpus(const struct tuner *t)
 	return t->ncpus;
 }
 
-void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
-		    uint64_t ideal_ipis, uint64_t mm_switches, struct tuner_rec *r)
+static int reach_of(const struct platform *p)
 {
-	int nT = t->o.nthresholds, nQ = t->o.nqueues;
-	/* every lazy point sends ideal's IPIs: the choice is made on the rest of the cost */
-	double shared = ideal_ipis * tuner_ipi_unit(p);
-	double best = -1, *cost = xcalloc((size_t)nT * nQ, sizeof(*cost));
+	int r = platform_reach_mms(p);
+
+	return r > CAP ? CAP : r;
+}
+
+void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
+		    uint64_t lazy_ipis, uint64_t lazy_requests, uint64_t mm_switches,
+		    struct tuner_rec *r)
+{
+	int nT = t->o.nthresholds, nQ = t->o.nqueues, reach = reach_of(p);
+	int maxT = 0, maxQ = 0;
+	/* every lazy point sends the same IPIs: the choice is made on the rest of the cost */
+	double shared = tuner_ipi_cost(p, lazy_ipis, lazy_requests);
+	double best = -1, freebest = -1, *cost = xcalloc((size_t)nT * nQ, sizeof(*cost));
+	bool any_in_reach = false;
 
 	memset(r, 0, sizeof(*r));
+	r->reach = reach;
+	r->free_ti = r->free_qi = r->ti = r->qi = -1;
+	for (int ti = 0; ti < nT; ti++)
+		any_in_reach |= t->thresholds[ti] <= reach;
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
 			struct tuner_counts c;
 			double *k = &cost[ti * nQ + qi];
+			int T = t->thresholds[ti], Q = t->queues[qi];
 
-			sweep_counts_point(t->sweep, sc, ti, qi, &c);
-			c.ipis = ideal_ipis;
-			*k = tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], mm_switches,
-					t->ncpus) - shared;
+			sweep_counts_point_reach(t->sweep, sc, ti, qi, reach, &c);
+			c.ipis = lazy_ipis;
+			c.ipi_requests = lazy_requests;
+			*k = tuner_cost(p, &c, T, Q, mm_switches, t->ncpus) - shared;
+			if (Q < 1)
+				continue;	/* a zero-length queue is not a setting of the series */
+			if (freebest < 0 || *k < freebest) {
+				freebest = *k;
+				r->free_ti = ti;
+				r->free_qi = qi;
+			}
+			if (any_in_reach && T > reach)
+				continue;
+			if (T > maxT)
+				maxT = T;
+			if (Q > maxQ)
+				maxQ = Q;
 			if (best < 0 || *k < best) {
 				best = *k;
 				r->ti = ti;
 				r->qi = qi;
 			}
 		}
+	if (r->ti < 0) {	/* no point with Q >= 1: the grid was given so */
+		free(cost);
+		r->ti = r->qi = r->small_ti = r->small_qi = 0;
+		return;
+	}
 	r->cost = best + shared;
 	r->differing = best;
+	r->free_cost = freebest + shared;
+	r->edge_T = t->thresholds[r->ti] == maxT && maxT < reach;
+	r->edge_Q = t->queues[r->qi] == maxQ;
 	/* the smallest table, then the shortest queue, within the band of the cheapest */
 	r->small_ti = r->ti;
 	r->small_qi = r->qi;
@@ -218,7 +265,8 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 			int T = t->thresholds[ti], Q = t->queues[qi];
 			int sT = t->thresholds[r->small_ti], sQ = t->queues[r->small_qi];
 
-			if (cost[ti * nQ + qi] > best * (1 + TUNER_BAND))
+			if (Q < 1 || (any_in_reach && T > reach) ||
+			    cost[ti * nQ + qi] + shared > r->cost * (1 + TUNER_BAND))
 				continue;
 			r->nflat++;
 			if (ti < r->lo_ti)
@@ -244,30 +292,44 @@ void tuner_recommend(const struct tuner *t, const struct platform *p, struct tun
 		memset(r, 0, sizeof(*r));
 		return;
 	}
-	recommend_from(t, p, sweep_counts(t->sweep), t->models[TUNER_IDEAL].ipis, t->mm_switches, r);
+	recommend_from(t, p, sweep_counts(t->sweep), t->models[TUNER_LAZY].ipis,
+		       t->models[TUNER_LAZY].ipi_requests, t->mm_switches, r);
 }
 
 const char *tuner_verdict_name(enum tuner_verdict v)
 {
-	static const char *const names[] = { "enable", "keep", "no-benefit", "insufficient-data" };
+	static const char *const names[] = {
+		"enable", "keep", "no-benefit", "insufficient-data", "retune", "not-applicable"
+	};
 
-	return v <= TUNER_INSUFFICIENT ? names[v] : "?";
+	return v <= TUNER_NOT_APPLICABLE ? names[v] : "?";
 }
 
-static double point_cost(const struct tuner *t, const struct platform *p, int ti, int qi)
+void tuner_point_counts(const struct tuner *t, const struct platform *p, int ti, int qi,
+			struct tuner_counts *out)
+{
+	if (!t->sweep) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
+	sweep_counts_point_reach(t->sweep, sweep_counts(t->sweep), ti, qi, reach_of(p), out);
+	out->ipis = t->models[TUNER_LAZY].ipis;
+	out->ipi_requests = t->models[TUNER_LAZY].ipi_requests;
+}
+
+double tuner_point_cost(const struct tuner *t, const struct platform *p, int ti, int qi)
 {
 	struct tuner_counts c;
 
-	tuner_grid_point(t, ti, qi, &c);
+	tuner_point_counts(t, p, ti, qi, &c);
 	return tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], t->mm_switches, t->ncpus);
 }
 
 void tuner_advise(const struct tuner *t, const struct platform *p, const struct tuner_rec *rec,
-		  int base_ti, int base_qi, bool lazy_kernel, struct tuner_advice *a)
+		  int base_ti, int base_qi, bool lazy_kernel, bool riscv, struct tuner_advice *a)
 {
 	const struct tuner_counts *stock = &t->models[TUNER_STOCK_ASID];
-	const struct tuner_counts *ideal = &t->models[TUNER_IDEAL];
-	double shared = ideal->ipis * tuner_ipi_unit(p);
+	const struct tuner_counts *lazy = &t->models[TUNER_LAZY];
 
 	memset(a, 0, sizeof(*a));
 	a->ti = a->qi = -1;
@@ -279,23 +341,34 @@ void tuner_advise(const struct tuner *t, const struct platform *p, const struct 
 		return;
 	}
 	a->stock_cost = tuner_model_cost(p, stock);
-	a->ideal_cost = tuner_model_cost(p, ideal);
-	a->base_cost = point_cost(t, p, base_ti, base_qi);
-	a->ipis_saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
-	a->ipis_saved_ns = a->ipis_saved * tuner_ipi_unit(p);
-	/* the base when it is as good as the best within the band: no change is the advice */
-	if (a->base_cost - shared <= rec->differing * (1 + TUNER_BAND)) {
+	a->ideal_cost = tuner_model_cost(p, &t->models[TUNER_IDEAL]);
+	a->base_cost = tuner_point_cost(t, p, base_ti, base_qi);
+	a->ipis_saved = stock->ipis > lazy->ipis ? stock->ipis - lazy->ipis : 0;
+	a->ipis_saved_ns = tuner_ipi_cost(p, stock->ipis, stock->ipi_requests) -
+			   tuner_ipi_cost(p, lazy->ipis, lazy->ipi_requests);
+	a->base_above_stock = lazy_kernel && a->base_cost > a->stock_cost;
+	/* what the cheapest point would cost, also where there is no point to set */
+	a->point_cost = tuner_point_cost(t, p, rec->small_ti, rec->small_qi);
+	if (!riscv) {
+		/* the replay stays, as a what-if of the mechanism; there is nothing to set */
+		a->verdict = TUNER_NOT_APPLICABLE;
+		a->why = TUNER_WHY_NOT_RISCV;
+		return;
+	}
+	/* the base when it is within the noise band of the best: no change is the advice */
+	if (a->base_cost <= rec->cost * (1 + TUNER_BAND) && t->queues[base_qi] >= 1) {
 		a->ti = base_ti;
 		a->qi = base_qi;
 	} else {
 		a->ti = rec->small_ti;
 		a->qi = rec->small_qi;
 	}
-	a->point_cost = point_cost(t, p, a->ti, a->qi);
+	a->point_cost = tuner_point_cost(t, p, a->ti, a->qi);
 	if (a->ipis_saved <= stock->ipis * TUNER_BAND) {
 		/* lazy sends (nearly) every IPI stock does: it can only add its table's costs */
 		a->verdict = TUNER_NO_BENEFIT;
 		a->why = stock->ipis ? TUNER_WHY_ALL_RUNNING : TUNER_WHY_NO_REMOTE;
+		a->ti = a->qi = -1;
 		return;
 	}
 	if (t->mm_switches < TUNER_MIN_MM_SWITCHES) {
@@ -306,13 +379,15 @@ void tuner_advise(const struct tuner *t, const struct platform *p, const struct 
 		return;
 	}
 	if (a->point_cost < a->stock_cost * (1 - TUNER_BAND)) {
+		bool at_base = a->ti == base_ti && a->qi == base_qi;
+
 		a->why = TUNER_WHY_PAYS;
-		a->verdict = lazy_kernel && a->ti == base_ti && a->qi == base_qi ? TUNER_KEEP :
-			     TUNER_ENABLE;
+		a->verdict = !lazy_kernel ? TUNER_ENABLE : at_base ? TUNER_KEEP : TUNER_RETUNE;
 		return;
 	}
 	a->verdict = TUNER_NO_BENEFIT;
 	a->why = TUNER_WHY_COSTS_MORE;
+	a->ti = a->qi = -1;
 }
 
 uint64_t tuner_evictions_at(const struct tuner *t, int T)

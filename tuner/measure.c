@@ -22,17 +22,22 @@
 
 enum measured { M_REMOTE, M_LOCAL, M_DELIVERY, M__COUNT };
 
-/* which figure each measurement prices, and how it was measured */
+/*
+ * What each measurement is, and the figure it prices where the trace's timings are the
+ * hardware's (PF__COUNT: shown only).  The delivery (queue -> handler entry) is latency,
+ * not CPU time; the requester's own callback is the same range flush the targets run.
+ */
 static const struct {
 	enum platform_fig fig;
+	const char *name;
 	const char *how;
 } measured[M__COUNT] = {
-	[M_REMOTE] = { PF_REMOTE_FLUSH, "csd_function_entry -> csd_function_exit of the flush "
-		       "callback on its target (the remote flush handler)" },
-	[M_LOCAL] = { PF_LOCAL_ASID_FLUSH, "csd_function_entry -> csd_function_exit of the "
-		      "flush callback the requester runs itself (its local flush)" },
-	[M_DELIVERY] = { PF_IPI_RECV, "csd_queue_cpu on the sender -> csd_function_entry of "
-			 "the flush callback on the target (the IPI's delivery)" },
+	[M_REMOTE] = { PF_REMOTE_FLUSH, "remote flush handler", "csd_function_entry -> "
+		       "csd_function_exit of the flush callback on its target" },
+	[M_LOCAL] = { PF__COUNT, "requester's own flush", "csd_function_entry -> "
+		      "csd_function_exit of the flush callback the requester runs itself" },
+	[M_DELIVERY] = { PF__COUNT, "IPI delivery latency", "csd_queue_cpu on the sender -> "
+			 "csd_function_entry of the flush callback on the target" },
 };
 
 struct cpu_state {
@@ -46,6 +51,7 @@ struct cpu_state {
 struct tuner_measure {
 	uint64_t hist[M__COUNT][NBUCKETS];
 	uint64_t n[M__COUNT];
+	uint64_t ts_gcd;	/* of every event's time: the clock's tick (ns), 0 none seen */
 	struct cpu_state cpu[TS_MAX_CPUS];
 };
 
@@ -88,6 +94,17 @@ void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, cons
 
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
+	if (m->ts_gcd != 1 && ev->ts) {
+		uint64_t a = m->ts_gcd, b = ev->ts;
+
+		while (b) {
+			uint64_t r = a % b;
+
+			a = b;
+			b = r;
+		}
+		m->ts_gcd = a;
+	}
 	c = &m->cpu[ev->cpu];
 	if (ev->kind == TS_EV_IPI && (ev->flags & TS_F_TLB) && ev->u.ipi.src == TS_SRC_CSD_QUEUE &&
 	    !(ev->flags & (TS_F_RECV | TS_F_LOCAL))) {
@@ -130,20 +147,63 @@ void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, cons
 	}
 }
 
-void tuner_measure_apply(const struct tuner_measure *m, struct platform *p)
+void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool use)
 {
+	p->nseen = 0;
 	for (int k = 0; k < M__COUNT; k++) {
 		enum platform_fig f = measured[k].fig;
+		struct pf_seen *seen;
 
-		if (m->n[k] < TUNER_MIN_SAMPLES || p->origin[f] == PF_FROM_USER)
+		if (m->n[k] < TUNER_MIN_SAMPLES)
 			continue;
-		p->v[f] = round(quantile(m, k, 0.5));
+		seen = &p->seen[p->nseen++];
+		seen->name = measured[k].name;
+		seen->how = measured[k].how;
+		seen->fig = f;
+		seen->samples = m->n[k];
+		seen->median = round(quantile(m, k, 0.5));
+		seen->p25 = round(quantile(m, k, 0.25));
+		seen->p75 = round(quantile(m, k, 0.75));
+		seen->used = use && f < PF__COUNT && p->origin[f] != PF_FROM_USER;
+		if (!seen->used)
+			continue;
+		p->v[f] = seen->median;
 		p->origin[f] = PF_FROM_TRACE;
 		p->samples[f] = m->n[k];
-		p->p25[f] = round(quantile(m, k, 0.25));
-		p->p75[f] = round(quantile(m, k, 0.75));
+		p->p25[f] = seen->p25;
+		p->p75[f] = seen->p75;
 		snprintf(p->source[f], sizeof(p->source[f]), "median of %s", measured[k].how);
 	}
+}
+
+void tuner_host_detect(const struct tuner_measure *m, const char *uname, struct tuner_host *h)
+{
+	const char *vms[] = { "qemu", "kvm", "hypervisor", "xen", "vmware" };
+	double delivery = m->n[M_DELIVERY] >= TUNER_MIN_SAMPLES ?
+			  quantile(m, M_DELIVERY, 0.5) : 0;
+
+	memset(h, 0, sizeof(*h));
+	for (size_t i = 0; uname && i < sizeof(vms) / sizeof(vms[0]); i++)
+		if (strcasestr(uname, vms[i])) {
+			h->vm = true;
+			snprintf(h->how, sizeof(h->how), "the kernel string names %s", vms[i]);
+			return;
+		}
+	if (m->ts_gcd == 100) {
+		/* sched_clock counts the timer: every time a multiple of 100 ns, not of 200 */
+		h->vm = true;
+		snprintf(h->how, sizeof(h->how), "timestamps tick at 100 ns, QEMU virt's timebase");
+		return;
+	}
+	if (delivery > TUNER_VM_DELIVERY_NS) {
+		h->vm = true;
+		snprintf(h->how, sizeof(h->how), "flush IPIs took a median %.0f us from queue to "
+			 "handler: vCPUs scheduled by a host, not an interrupt controller",
+			 delivery / 1000);
+		return;
+	}
+	snprintf(h->how, sizeof(h->how), "no sign of a virtual machine in the trace (kernel "
+		 "string, timer tick, IPI delivery)");
 }
 
 const char *platform_origin_name(enum pf_origin o)
@@ -162,6 +222,20 @@ void tuner_measure_merge(struct tuner_measure *dst, const struct tuner_measure *
 			dst->hist[k][b] += src->hist[k][b] * w;
 		dst->n[k] += src->n[k] * w;
 	}
+	/* the sum's tick: the coarsest that divides every input's (gcd) */
+	if (!dst->ts_gcd)
+		dst->ts_gcd = src->ts_gcd;
+	else if (src->ts_gcd) {
+		uint64_t a = dst->ts_gcd, b = src->ts_gcd;
+
+		while (b) {
+			uint64_t r = a % b;
+
+			a = b;
+			b = r;
+		}
+		dst->ts_gcd = a;
+	}
 }
 
 json_t *tuner_measure_json(const struct tuner_measure *m)
@@ -178,6 +252,7 @@ json_t *tuner_measure_json(const struct tuner_measure *m)
 							  (json_int_t)m->hist[k][b]));
 		json_object_set_new(j, mnames[k], a);
 	}
+	json_object_set_new(j, "ts_gcd", json_integer((json_int_t)m->ts_gcd));
 	return j;
 }
 
@@ -185,6 +260,7 @@ int tuner_measure_load(struct tuner_measure *m, json_t *j)
 {
 	memset(m->hist, 0, sizeof(m->hist));
 	memset(m->n, 0, sizeof(m->n));
+	m->ts_gcd = (uint64_t)json_integer_value(json_object_get(j, "ts_gcd"));
 	for (int k = 0; k < M__COUNT; k++) {
 		json_t *a = json_object_get(j, mnames[k]), *v;
 		size_t i;

@@ -13,7 +13,7 @@
 #include "../lib/lib.h"
 #include "tuner-int.h"
 
-#define PROFILE_VERSION	1
+#define PROFILE_VERSION	2
 
 struct tuner *tuner_aggregate_new(const struct tuner_opts *o)
 {
@@ -43,6 +43,7 @@ static void counts_add(struct tuner_counts *d, const struct tuner_counts *s, uin
 	d->table_resets += s->table_resets * w;
 	d->local_flushes += s->local_flushes * w;
 	d->refills += s->refills * w;
+	d->ipi_requests += s->ipi_requests * w;
 }
 
 static bool same_grid(const struct tuner *a, const struct tuner *b)
@@ -67,6 +68,9 @@ int tuner_merge(struct tuner *dst, const struct tuner *src, uint64_t w, char *er
 		return 0;	/* no event: nothing to add */
 	for (int m = 0; m < TUNER__MODELS; m++)
 		counts_add(&dst->models[m], &src->models[m], w);
+	for (int k = 0; k < TUNER_TGT__COUNT; k++)
+		dst->lazy_split[k] += src->lazy_split[k] * w;
+	sweep_drain_max_add(dst->sweep, src->sweep);
 	dst->seeded_ipis += src->seeded_ipis * w;
 	dst->switches += src->switches * w;
 	dst->mm_switches += src->mm_switches * w;
@@ -84,8 +88,8 @@ int tuner_merge(struct tuner *dst, const struct tuner *src, uint64_t w, char *er
 		dst->nfixed = n;
 		for (int k = 0; k < n; k++) {
 			memset(&dst->fixed[k], 0, sizeof(dst->fixed[k]));
-			dst->fixed[k].sc.overflow = xcalloc((size_t)dst->o.nthresholds *
-							    dst->o.nqueues, sizeof(uint64_t));
+			dst->fixed[k].sc.overflow = xcalloc(grid_cells(dst->o.nthresholds,
+							    dst->o.nqueues), sizeof(uint64_t));
 			dst->fixed[k].until = win[k].until;
 		}
 	} else if (n != dst->nfixed) {
@@ -95,6 +99,8 @@ int tuner_merge(struct tuner *dst, const struct tuner *src, uint64_t w, char *er
 	for (int k = 0; k < n && k < dst->nfixed; k++) {
 		sweep_counts_add(dst->sweep, &dst->fixed[k].sc, &win[k].sc, w);
 		dst->fixed[k].ideal_ipis += win[k].ideal_ipis * w;
+		dst->fixed[k].lazy_ipis += win[k].lazy_ipis * w;
+		dst->fixed[k].lazy_ipi_requests += win[k].lazy_ipi_requests * w;
 		dst->fixed[k].mm_switches += win[k].mm_switches * w;
 	}
 	tuner_windows_release(win, n);
@@ -126,15 +132,16 @@ static json_t *ji64s(const int64_t *v, size_t n)
 static json_t *jsweep(const struct tuner *t, const struct sweep_counts *c)
 {
 	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:I,s:o}",
-			 "evict", ji64s(c->evict, CAP + 2), "refill", ji64s(c->refill, CAP + 2),
+			 "evict", ji64s(c->evict, CAP + 2), "hits", ju64s(c->hits, CAP + 2),
 			 "deferred", ju64s(c->deferred, CAP + 2), "dfl", ju64s(c->dfl, CAP + 2),
 			 "local", ju64s(c->local, CAP + 2), "resets", (json_int_t)c->resets,
-			 "overflow", ju64s(c->overflow, (size_t)t->o.nthresholds * t->o.nqueues));
+			 "overflow", ju64s(c->overflow, grid_cells(t->o.nthresholds, t->o.nqueues)));
 }
 
 static json_t *jcounts(const struct tuner_counts *c)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ipis", (json_int_t)c->ipis,
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ipis", (json_int_t)c->ipis,
+			 "ipi_requests", (json_int_t)c->ipi_requests,
 			 "deferred", (json_int_t)c->deferred,
 			 "deferred_flushes", (json_int_t)c->deferred_flushes,
 			 "overflows", (json_int_t)c->overflows, "evictions", (json_int_t)c->evictions,
@@ -176,16 +183,25 @@ json_t *tuner_profile_json(const struct tuner *t)
 	if (t->sweep)
 		sweep_reuse(t->sweep, -1, hist);
 	json_object_set_new(j, "reuse", ju64s(hist, CAP + 1));
+	json_object_set_new(j, "lazy_split", ju64s(t->lazy_split, TUNER_TGT__COUNT));
 	if (t->sweep) {
+		size_t npts = (size_t)t->o.nthresholds * t->o.nqueues;
+
+		json_object_set_new(j, "drain_max", ju64s(sweep_drain_max_mut(t->sweep, false),
+							  npts));
+		json_object_set_new(j, "drain_max_pages", ju64s(sweep_drain_max_mut(t->sweep,
+								 true), npts));
 		json_object_set_new(j, "sweep", jsweep(t, sweep_counts(t->sweep)));
 	} else {
-		none.overflow = xcalloc((size_t)t->o.nthresholds * t->o.nqueues, sizeof(uint64_t));
+		none.overflow = xcalloc(grid_cells(t->o.nthresholds, t->o.nqueues), sizeof(uint64_t));
 		json_object_set_new(j, "sweep", jsweep(t, &none));
 		free(none.overflow);
 	}
 	for (int k = 0; k < n; k++)
-		json_array_append_new(wins, json_pack("{s:o,s:I,s:I,s:I}", "sweep",
+		json_array_append_new(wins, json_pack("{s:o,s:I,s:I,s:I,s:I,s:I}", "sweep",
 				      jsweep(t, &win[k].sc), "ideal_ipis", (json_int_t)win[k].ideal_ipis,
+				      "lazy_ipis", (json_int_t)win[k].lazy_ipis,
+				      "lazy_ipi_requests", (json_int_t)win[k].lazy_ipi_requests,
 				      "mm_switches", (json_int_t)win[k].mm_switches, "until_ns",
 				      (json_int_t)win[k].until));
 	json_object_set_new(j, "windows", wins);
@@ -241,12 +257,12 @@ static int get_list(json_t *j, const char *key, size_t max, int lo, int hi, int 
 
 static int get_sweep(const struct tuner *t, json_t *j, struct sweep_counts *c)
 {
-	size_t nov = (size_t)t->o.nthresholds * t->o.nqueues;
+	size_t nov = grid_cells(t->o.nthresholds, t->o.nqueues);
 
 	if (!json_is_object(j))
 		return -1;
 	return get_ints(j, "evict", CAP + 2, c->evict, true) ||
-	       get_ints(j, "refill", CAP + 2, c->refill, true) ||
+	       get_ints(j, "hits", CAP + 2, c->hits, false) ||
 	       get_ints(j, "deferred", CAP + 2, c->deferred, false) ||
 	       get_ints(j, "dfl", CAP + 2, c->dfl, false) ||
 	       get_ints(j, "local", CAP + 2, c->local, false) ||
@@ -258,7 +274,8 @@ static int get_counts(json_t *j, struct tuner_counts *c)
 {
 	if (!json_is_object(j))
 		return -1;
-	return get_u64(j, "ipis", &c->ipis) || get_u64(j, "deferred", &c->deferred) ||
+	return get_u64(j, "ipis", &c->ipis) || get_u64(j, "ipi_requests", &c->ipi_requests) ||
+	       get_u64(j, "deferred", &c->deferred) ||
 	       get_u64(j, "deferred_flushes", &c->deferred_flushes) ||
 	       get_u64(j, "overflows", &c->overflows) || get_u64(j, "evictions", &c->evictions) ||
 	       get_u64(j, "table_resets", &c->table_resets) ||
@@ -305,6 +322,9 @@ struct tuner *tuner_profile_load(json_t *j, const struct tuner_opts *o, char *er
 	    get_u64(j, "unmodelled", &t->unmodelled) || get_u64(j, "last_ts", &t->last_ts) ||
 	    get_ints(j, "flush_sizes", NSIZES, t->sizes, false) ||
 	    get_ints(j, "reuse", CAP + 1, hist, false) ||
+	    get_ints(j, "lazy_split", TUNER_TGT__COUNT, t->lazy_split, false) ||
+	    get_ints(j, "drain_max", nT * nQ, sweep_drain_max_mut(t->sweep, false), false) ||
+	    get_ints(j, "drain_max_pages", nT * nQ, sweep_drain_max_mut(t->sweep, true), false) ||
 	    get_sweep(t, json_object_get(j, "sweep"), sweep_counts_mut(t->sweep)))
 		goto bad_free;
 	sweep_reuse_add(t->sweep, hist, 1);
@@ -316,9 +336,11 @@ struct tuner *tuner_profile_load(json_t *j, const struct tuner_opts *o, char *er
 		struct tuner_window *f = &t->fixed[t->nfixed++];
 
 		memset(f, 0, sizeof(*f));
-		f->sc.overflow = xcalloc(nT * nQ, sizeof(uint64_t));
+		f->sc.overflow = xcalloc(grid_cells((int)nT, (int)nQ), sizeof(uint64_t));
 		if (get_sweep(t, json_object_get(w, "sweep"), &f->sc) ||
 		    get_u64(w, "ideal_ipis", &f->ideal_ipis) ||
+		    get_u64(w, "lazy_ipis", &f->lazy_ipis) ||
+		    get_u64(w, "lazy_ipi_requests", &f->lazy_ipi_requests) ||
 		    get_u64(w, "mm_switches", &f->mm_switches) || get_u64(w, "until_ns", &f->until))
 			goto bad_free;
 	}

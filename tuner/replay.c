@@ -37,6 +37,26 @@ void stock_exit(struct tuner *t, uint32_t mm)
 }
 
 /*
+ * What CPU @c, whose active mm is @mm, runs: a task of it, the idle task or a kernel
+ * thread.  Before its first switch the trace does not say: taken as running, so that the
+ * floor is never put lower than what is shown.
+ */
+static enum tuner_target_state target_state(const struct tuner *t, int c, uint32_t mm)
+{
+	switch (t->run[c]) {
+	case TUNER_RUN_IDLE:
+		return TUNER_TGT_IDLE;
+	case TUNER_RUN_KTHREAD:
+		return TUNER_TGT_KTHREAD;
+	case TUNER_RUN_USER:
+		/* another mm's task before its switch_mm loaded it: still mm's, for now */
+		return TUNER_TGT_RUNNING;
+	default:
+		return TUNER_TGT_RUNNING;
+	}
+}
+
+/*
  * A request for @mm from @cpu: one IPI per remote CPU in each model's mask.  @kmask, when
  * the event has it, is the kernel's own mask, which seeds the check-only seeded mask.
  */
@@ -44,6 +64,7 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 {
 	struct mm_state *m = &t->mm[mm];
 	int ever = cpumask_weight(&m->ever_on), act = cpumask_weight(&m->active_on);
+	int running = 0;
 
 	if (kmask && !m->seeded) {
 		struct ts_cpumask before = m->seeded_on;
@@ -61,26 +82,42 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 	act -= cpumask_test(&m->active_on, cpu);
 	t->models[TUNER_STOCK_ASID].ipis += ever;
 	t->models[TUNER_STOCK_NOASID].ipis += act;
-	t->models[TUNER_IDEAL].ipis += act;
+	t->models[TUNER_LAZY].ipis += act;
+	t->models[TUNER_STOCK_ASID].ipi_requests += ever > 0;
+	t->models[TUNER_STOCK_NOASID].ipi_requests += act > 0;
+	t->models[TUNER_LAZY].ipi_requests += act > 0;
 	for (int c = 0; c < t->ncpus; c++) {
 		if (c == cpu)
 			continue;
 		if (cpumask_test(&m->ever_on, c))
 			t->model_cpu[TUNER_STOCK_ASID][c].ipis++;
 		if (cpumask_test(&m->active_on, c)) {
+			enum tuner_target_state st = target_state(t, c, mm);
+
 			t->model_cpu[TUNER_STOCK_NOASID][c].ipis++;
-			t->model_cpu[TUNER_IDEAL][c].ipis++;
+			t->model_cpu[TUNER_LAZY][c].ipis++;
+			t->lazy_split[st]++;
+			if (st == TUNER_TGT_RUNNING) {
+				t->model_cpu[TUNER_IDEAL][c].ipis++;
+				running++;
+			}
 		}
 	}
+	t->models[TUNER_IDEAL].ipis += running;
+	t->models[TUNER_IDEAL].ipi_requests += running > 0;
 	if (cpumask_test(&m->ever_on, cpu)) {
 		t->models[TUNER_STOCK_ASID].local_flushes++;
 		t->model_cpu[TUNER_STOCK_ASID][cpu].local_flushes++;
 	}
 	if (cpumask_test(&m->active_on, cpu)) {
-		t->models[TUNER_STOCK_NOASID].local_flushes++;
-		t->models[TUNER_IDEAL].local_flushes++;
-		t->model_cpu[TUNER_STOCK_NOASID][cpu].local_flushes++;
-		t->model_cpu[TUNER_IDEAL][cpu].local_flushes++;
+		static const enum tuner_model act_models[] = {
+			TUNER_STOCK_NOASID, TUNER_IDEAL, TUNER_LAZY
+		};
+
+		for (size_t k = 0; k < sizeof(act_models) / sizeof(act_models[0]); k++) {
+			t->models[act_models[k]].local_flushes++;
+			t->model_cpu[act_models[k]][cpu].local_flushes++;
+		}
 	}
 }
 
@@ -89,6 +126,7 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 struct slot {
 	uint32_t mm;		/* 0: empty */
 	uint32_t queued;	/* range entries waiting */
+	uint64_t pages;		/* and their pages */
 	uint64_t gen;
 	bool flag;		/* flush the whole ASID at switch-back */
 };
@@ -163,6 +201,21 @@ static struct slot *slot_of(struct lazy *l, int cpu, uint32_t mm)
 	return NULL;
 }
 
+/* @cpu flushes the ranges queued in @s itself, at its switch back to the mm. */
+static void drained(struct lazy *l, int cpu, const struct slot *s)
+{
+	struct tuner_counts *c[] = { &l->c, &l->cpu[cpu] };
+
+	for (int k = 0; k < 2; k++) {
+		c[k]->replayed += s->queued;
+		c[k]->replayed_pages += s->pages;
+		if (s->queued > c[k]->drain_max)
+			c[k]->drain_max = s->queued;
+		if (s->pages > c[k]->drain_max_pages)
+			c[k]->drain_max_pages = s->pages;
+	}
+}
+
 /* Rule 1: @cpu loads @mm (the caller checked it is not a kernel thread nor active). */
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 {
@@ -171,9 +224,13 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 	if (s) {
 		s->gen = ++l->gen[cpu];
 		if (s->queued || s->flag) {
-			if (count)
+			if (count) {
 				COUNT(l, cpu, deferred_flushes);
+				if (!s->flag)
+					drained(l, cpu, s);
+			}
 			s->queued = 0;
+			s->pages = 0;
 			s->flag = false;
 		}
 		return;
@@ -211,9 +268,10 @@ static void decided(const struct lazy *l, uint64_t ts, int cpu, int target, int 
 
 /* Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold). */
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
-		uint64_t ts, bool count)
+		uint64_t pages, uint64_t ts, bool count)
 {
 	struct ts_cpumask *m = lazy_mask(l, mm);
+	bool sent = false;
 
 	if (count && cpumask_test(m, cpu))
 		COUNT(l, cpu, local_flushes);
@@ -229,6 +287,7 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 		if (active[t] == mm) {
 			if (count)
 				COUNT(l, t, ipis);
+			sent = true;
 			decided(l, ts, cpu, t, DECIDE_IPI);
 			continue;
 		}
@@ -244,15 +303,19 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 			decided(l, ts, cpu, t, DECIDE_FLAG_FULL);
 		} else if (s->queued < (uint32_t)l->Q) {
 			s->queued++;
+			s->pages += pages;
 			decided(l, ts, cpu, t, DECIDE_QUEUED);
 		} else {
 			s->flag = true;
 			s->queued = 0;
+			s->pages = 0;
 			if (count)
 				COUNT(l, t, overflows);
 			decided(l, ts, cpu, t, DECIDE_FLAG_OVERFLOW);
 		}
 	}
+	if (count && sent)
+		l->c.ipi_requests++;
 }
 
 /* Rule 3: the mm is gone from every table. */
@@ -284,14 +347,18 @@ void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count)
 
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count)
 {
-	if (count)
+	if (count) {
 		l->c.ipis += ncpus - 1;
+		l->c.ipi_requests += ncpus > 1;
+	}
 }
 
 void lazy_targets_flush(struct lazy *l, int remote, bool count)
 {
-	if (count)
+	if (count) {
 		l->c.ipis += remote;
+		l->c.ipi_requests += remote > 0;
+	}
 }
 
 void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued, int *flagged)

@@ -20,6 +20,7 @@
 
 struct range_entry {
 	uint16_t pos;		/* depth of the mm on the target when the entry arrived */
+	uint32_t pages;		/* of the range (at most tlb_flush_all_threshold) */
 	uint64_t ts;
 };
 
@@ -48,6 +49,8 @@ struct sweep {
 	size_t *free_abs;
 	size_t nfree, free_alloc;
 	struct sweep_counts c;
+	/* per grid point, the largest single drain: entries, and pages (not additive) */
+	uint64_t *drain_max, *drain_max_pages;
 };
 
 struct sweep *sweep_new(const struct tuner *t)
@@ -65,7 +68,9 @@ struct sweep *sweep_new(const struct tuner *t)
 	s->reach = t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms;
 	s->st = xcalloc(s->ncpus, sizeof(*s->st));
 	s->hist = xcalloc(s->ncpus, sizeof(*s->hist));
-	s->c.overflow = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->c.overflow));
+	s->c.overflow = xcalloc(grid_cells(s->nT, s->nQ), sizeof(*s->c.overflow));
+	s->drain_max = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->drain_max));
+	s->drain_max_pages = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->drain_max_pages));
 	u64map_init(&s->open);
 	return s;
 }
@@ -81,6 +86,8 @@ void sweep_free(struct sweep *s)
 	free(s->st);
 	free(s->hist);
 	free(s->c.overflow);
+	free(s->drain_max);
+	free(s->drain_max_pages);
 	u64map_release(&s->open);
 	free(s);
 }
@@ -147,6 +154,34 @@ static void absence_close(struct sweep *s, int cpu, uint32_t mm, int back, bool 
 			if (k > s->Q[qi] && a->ranges[s->Q[qi]].ts >= s->warm_ts)
 				s->c.overflow[ti * s->nQ + qi]++;
 	}
+	/*
+	 * Switched back into every table T >= back, all entries landed there (positions only
+	 * grow): without the flag and with at most Q of them, the CPU flushes each range
+	 * itself now.  Tables smaller than back evicted the mm and dropped its queue.
+	 */
+	if (back && count && a->nranges && !a->full_seen) {
+		size_t n = (size_t)s->nT * s->nQ;
+		uint64_t pages = 0;
+
+		for (int k = 0; k < a->nranges; k++)
+			pages += a->ranges[k].pages;
+		for (int ti = 0; ti < s->nT; ti++) {
+			if (s->T[ti] < back)
+				continue;
+			for (int qi = 0; qi < s->nQ; qi++) {
+				size_t i = (size_t)ti * s->nQ + qi;
+
+				if (a->nranges > s->Q[qi])
+					continue;
+				s->c.overflow[GRID_REPLAYED * n + i] += a->nranges;
+				s->c.overflow[GRID_REPLAYED_PAGES * n + i] += pages;
+				if ((uint64_t)a->nranges > s->drain_max[i])
+					s->drain_max[i] = a->nranges;
+				if (pages > s->drain_max_pages[i])
+					s->drain_max_pages[i] = pages;
+			}
+		}
+	}
 	if (back && a->any && count)
 		s->c.dfl[back]++;
 	ALLOC_GROW(s->free_abs, s->nfree + 1, s->free_alloc);
@@ -189,6 +224,8 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 	}
 	if (count) {
 		s->hist[cpu][dx ? dx : 0]++;
+		if (dx)
+			s->c.hits[dx]++;
 		/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
 		e = dx ? dx - 1 : far - 1;
 		if (h && h - 1 < e)
@@ -196,13 +233,6 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 		if (st->len < e)
 			e = st->len;
 		range_add(s->c.evict, 1, e);
-		/*
-		 * Evicted from the tables smaller than dx, and back while fewer than `reach`
-		 * other mms ran: its entries would still have been in the TLB, so the eviction
-		 * cost a refill.
-		 */
-		if (dx && dx <= s->reach)
-			range_add(s->c.refill, 1, dx - 1);
 	}
 	if (dx)
 		absence_close(s, cpu, mm, dx, count);
@@ -229,7 +259,7 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 
 /* Rule 2 for every T: entries land in the tables deep enough to hold the mm. */
 void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
-		 uint64_t ts, bool count)
+		 uint64_t pages, uint64_t ts, bool count)
 {
 	const struct ts_cpumask *ever = &t->mm[mm].ever_on;
 	int pc = pos_of(&s->st[cpu], mm);
@@ -259,7 +289,9 @@ void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, b
 		if (full)
 			a->full_seen = true;
 		else if (a->nranges < s->qcap)
-			a->ranges[a->nranges++] = (struct range_entry){ .pos = (uint16_t)p, .ts = ts };
+			a->ranges[a->nranges++] = (struct range_entry){
+				.pos = (uint16_t)p, .pages = (uint32_t)pages, .ts = ts
+			};
 	}
 }
 
@@ -305,21 +337,38 @@ void sweep_finish(struct sweep *s)
 void sweep_counts_point(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
 			struct tuner_counts *out)
 {
+	sweep_counts_point_reach(s, c, ti, qi, s->reach, out);
+}
+
+void sweep_counts_point_reach(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
+			      int reach, struct tuner_counts *out)
+{
 	int T = s->T[ti];
-	int64_t ev = 0, rf = 0;
+	size_t n = (size_t)s->nT * s->nQ, i = (size_t)ti * s->nQ + qi;
+	int64_t ev = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (int d = 1; d <= T && d <= CAP; d++) {
 		ev += c->evict[d];
-		rf += c->refill[d];
 		out->deferred += c->deferred[d];
 		out->deferred_flushes += c->dfl[d];
 		out->local_flushes += c->local[d];
 	}
+	/*
+	 * A switch-back at depth d missed every table T < d: the mm had been evicted, and its
+	 * entries would still have been in the TLB when fewer than @reach other mms ran.
+	 */
+	for (int d = T + 1; d <= reach && d <= CAP; d++)
+		out->refills += c->hits[d];
 	out->evictions = (uint64_t)ev;
-	out->refills = (uint64_t)rf;
-	out->overflows = c->overflow[ti * s->nQ + qi];
+	out->overflows = c->overflow[GRID_OVERFLOW * n + i];
+	out->replayed = c->overflow[GRID_REPLAYED * n + i];
+	out->replayed_pages = c->overflow[GRID_REPLAYED_PAGES * n + i];
 	out->table_resets = c->resets;
+	if (c == &s->c) {
+		out->drain_max = s->drain_max[i];
+		out->drain_max_pages = s->drain_max_pages[i];
+	}
 }
 
 void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out)
@@ -337,10 +386,10 @@ void sweep_counts_copy(const struct sweep *s, struct sweep_counts *dst, const st
 	uint64_t *ov = dst->overflow;
 
 	if (!ov)
-		ov = xcalloc((size_t)s->nT * s->nQ, sizeof(*ov));
+		ov = xcalloc(grid_cells(s->nT, s->nQ), sizeof(*ov));
 	*dst = *src;
 	dst->overflow = ov;
-	memcpy(ov, src->overflow, (size_t)s->nT * s->nQ * sizeof(*ov));
+	memcpy(ov, src->overflow, grid_cells(s->nT, s->nQ) * sizeof(*ov));
 }
 
 void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *a,
@@ -348,13 +397,13 @@ void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const str
 {
 	for (int d = 0; d < CAP + 2; d++) {
 		dst->evict[d] = a->evict[d] - b->evict[d];
-		dst->refill[d] = a->refill[d] - b->refill[d];
 		dst->deferred[d] = a->deferred[d] - b->deferred[d];
 		dst->dfl[d] = a->dfl[d] - b->dfl[d];
 		dst->local[d] = a->local[d] - b->local[d];
+		dst->hits[d] = a->hits[d] - b->hits[d];
 	}
 	dst->resets = a->resets - b->resets;
-	for (int i = 0; i < s->nT * s->nQ; i++)
+	for (size_t i = 0; i < grid_cells(s->nT, s->nQ); i++)
 		dst->overflow[i] = a->overflow[i] - b->overflow[i];
 }
 
@@ -372,19 +421,34 @@ void sweep_counts_add(const struct sweep *s, struct sweep_counts *dst, const str
 {
 	for (int d = 0; d < CAP + 2; d++) {
 		dst->evict[d] += src->evict[d] * (int64_t)w;
-		dst->refill[d] += src->refill[d] * (int64_t)w;
 		dst->deferred[d] += src->deferred[d] * w;
 		dst->dfl[d] += src->dfl[d] * w;
 		dst->local[d] += src->local[d] * w;
+		dst->hits[d] += src->hits[d] * w;
 	}
 	dst->resets += src->resets * w;
-	for (int i = 0; i < s->nT * s->nQ; i++)
+	for (size_t i = 0; i < grid_cells(s->nT, s->nQ); i++)
 		dst->overflow[i] += src->overflow[i] * w;
 }
 
 struct sweep_counts *sweep_counts_mut(struct sweep *s)
 {
 	return &s->c;
+}
+
+void sweep_drain_max_add(struct sweep *dst, const struct sweep *src)
+{
+	for (size_t i = 0; i < (size_t)dst->nT * dst->nQ; i++) {
+		if (src->drain_max[i] > dst->drain_max[i])
+			dst->drain_max[i] = src->drain_max[i];
+		if (src->drain_max_pages[i] > dst->drain_max_pages[i])
+			dst->drain_max_pages[i] = src->drain_max_pages[i];
+	}
+}
+
+uint64_t *sweep_drain_max_mut(struct sweep *s, bool pages)
+{
+	return pages ? s->drain_max_pages : s->drain_max;
 }
 
 void sweep_reuse_add(struct sweep *s, const uint64_t hist[CAP + 1], uint64_t w)

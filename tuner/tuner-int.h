@@ -46,18 +46,33 @@ struct lazy;
 /* Everything the sweep counts; additive, so a window is the difference of two snapshots. */
 struct sweep_counts {
 	/* difference arrays over depth 1..CAP: the value at T is the sum of cells 1..T */
-	int64_t evict[CAP + 2], refill[CAP + 2];
+	int64_t evict[CAP + 2];
 	/* histograms over depth: the count for T is the sum of cells 1..T */
 	uint64_t deferred[CAP + 2], dfl[CAP + 2], local[CAP + 2];
 	uint64_t resets;
-	uint64_t *overflow;		/* nT * nQ, counts per grid point */
+	/*
+	 * Per grid point, GRID_FIELDS blocks of nT * nQ cells (grid_cells()): overflows, then
+	 * range entries replayed at switch_mm, then the pages of those entries
+	 */
+	uint64_t *overflow;
+	/* switch-backs at depth d (a hit in every table T >= d): refills for any TLB reach */
+	uint64_t hits[CAP + 2];
 };
+
+#define GRID_FIELDS	3
+enum { GRID_OVERFLOW, GRID_REPLAYED, GRID_REPLAYED_PAGES };
+
+static inline size_t grid_cells(int nT, int nQ)
+{
+	return (size_t)nT * nQ * GRID_FIELDS;
+}
 
 /* The counters of the whole tuner at one moment (for time windows). */
 struct snapshot {
 	uint64_t ts;
 	struct sweep_counts sc;
 	uint64_t ideal_ipis, stock_ipis, mm_switches;
+	uint64_t lazy_ipis, lazy_ipi_requests;
 };
 
 #define MAX_SNAPSHOTS	64
@@ -66,11 +81,15 @@ struct snapshot {
 struct tuner_window {
 	struct sweep_counts sc;
 	uint64_t ideal_ipis, mm_switches;
+	uint64_t lazy_ipis, lazy_ipi_requests;	/* what every lazy point sends */
 	uint64_t until;		/* ns: where it ends (of the first trace of a sum) */
 };
 /* @w[0..n) of the trace's windows, overflow arrays allocated; 0 when it is too short */
 int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w);
 void tuner_windows_release(struct tuner_window *w, int n);
+
+/* what a CPU runs now, for the ideal model and the split of lazy's IPIs */
+enum { TUNER_RUN_UNKNOWN, TUNER_RUN_USER, TUNER_RUN_IDLE, TUNER_RUN_KTHREAD };
 
 struct tuner {
 	struct tuner_opts o;
@@ -78,6 +97,9 @@ struct tuner {
 	int (*replay)[2];
 	int ncpus;			/* arrays below are sized for this many CPUs */
 	uint32_t *active;		/* per CPU: the loaded mm (kernel threads keep it) */
+	uint8_t *run;			/* per CPU: TUNER_RUN_* of its current task */
+	uint32_t *run_mm;		/* per CPU: the mm of its current user task */
+	uint64_t lazy_split[TUNER_TGT__COUNT];	/* lazy's IPIs by what the target ran */
 	struct mm_state *mm;
 	size_t nmm;
 	struct tuner_counts models[TUNER__MODELS];
@@ -108,7 +130,8 @@ struct tuner {
 void mm_reserve(struct tuner *t, uint32_t mm);
 /* The recommendation from counts @sc (whole trace or a window) and its ideal IPIs. */
 void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
-		    uint64_t ideal_ipis, uint64_t mm_switches, struct tuner_rec *r);
+		    uint64_t lazy_ipis, uint64_t lazy_requests, uint64_t mm_switches,
+		    struct tuner_rec *r);
 
 void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count);
 void stock_exit(struct tuner *t, uint32_t mm);
@@ -122,7 +145,7 @@ void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued
 bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm);
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
 void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
-		uint64_t ts, bool count);
+		uint64_t pages, uint64_t ts, bool count);
 /* Write each decision of lazy_flush() to @f (tuner_opts.decisions), NULL: none. */
 void lazy_log_decisions(struct lazy *l, FILE *f);
 void lazy_exit(struct lazy *l, uint32_t mm);
@@ -134,7 +157,7 @@ struct sweep *sweep_new(const struct tuner *t);
 void sweep_free(struct sweep *s);
 void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count);
 void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
-		 uint64_t ts, bool count);
+		 uint64_t pages, uint64_t ts, bool count);
 void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm);
 void sweep_reset(struct sweep *s, int cpu, bool count);
 void sweep_finish(struct sweep *s);
@@ -143,6 +166,12 @@ const struct sweep_counts *sweep_counts(const struct sweep *s);
 /* The lazy counters of grid point (ti, qi) from counts @c (the sweep's, or a window's). */
 void sweep_counts_point(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
 			struct tuner_counts *out);
+/* The same with refills for a TLB that holds @reach mms' working sets. */
+void sweep_counts_point_reach(const struct sweep *s, const struct sweep_counts *c, int ti, int qi,
+			      int reach, struct tuner_counts *out);
+/* The largest single drains: @dst's become the larger of both (sums of traces) */
+void sweep_drain_max_add(struct sweep *dst, const struct sweep *src);
+uint64_t *sweep_drain_max_mut(struct sweep *s, bool pages);
 void sweep_counts_copy(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *src);
 /* @dst = @a - @b, element by element; dst->overflow must have room */
 void sweep_counts_sub(const struct sweep *s, struct sweep_counts *dst, const struct sweep_counts *a,

@@ -20,6 +20,10 @@ static void cpus_reserve(struct tuner *t, int cpu)
 	 * count is a bad input the timeline already bounds to TS_MAX_CPUS */
 	t->active = xrealloc(t->active, (cpu + 1) * sizeof(*t->active));
 	memset(t->active + t->ncpus, 0, (cpu + 1 - t->ncpus) * sizeof(*t->active));
+	t->run = xrealloc(t->run, (cpu + 1) * sizeof(*t->run));
+	memset(t->run + t->ncpus, TUNER_RUN_UNKNOWN, (cpu + 1 - t->ncpus) * sizeof(*t->run));
+	t->run_mm = xrealloc(t->run_mm, (cpu + 1) * sizeof(*t->run_mm));
+	memset(t->run_mm + t->ncpus, 0, (cpu + 1 - t->ncpus) * sizeof(*t->run_mm));
 	t->ncpus = cpu + 1;
 }
 
@@ -68,6 +72,8 @@ void tuner_free(struct tuner *t)
 	free(t->queues);
 	free(t->replay);
 	free(t->active);
+	free(t->run);
+	free(t->run_mm);
 	free(t->mm);
 	for (int m = 0; m < TUNER__MODELS; m++)
 		free(t->model_cpu[m]);
@@ -114,6 +120,8 @@ static void snapshot(struct tuner *t, uint64_t ts)
 	sn->ts = ts;
 	sweep_counts_copy(t->sweep, &sn->sc, sweep_counts(t->sweep));
 	sn->ideal_ipis = t->models[TUNER_IDEAL].ipis;
+	sn->lazy_ipis = t->models[TUNER_LAZY].ipis;
+	sn->lazy_ipi_requests = t->models[TUNER_LAZY].ipi_requests;
 	sn->stock_ipis = t->models[TUNER_STOCK_ASID].ipis;
 	sn->mm_switches = t->mm_switches;
 }
@@ -174,8 +182,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		int n = cpumask_weight(k) - cpumask_test(k, cpu);
 
 		if (count) {
-			for (int m = 0; m < TUNER__MODELS; m++)
+			for (int m = 0; m < TUNER__MODELS; m++) {
 				t->models[m].ipis += n;
+				t->models[m].ipi_requests += n > 0;
+			}
 			t->seeded_ipis += n;
 		}
 		for (int i = 0; i < t->o.nreplay; i++)
@@ -195,8 +205,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		int n = t->o.ncpus > t->ncpus ? t->o.ncpus : t->ncpus;
 
 		if (count) {
-			for (int m = 0; m < TUNER__MODELS; m++)
+			for (int m = 0; m < TUNER__MODELS; m++) {
 				t->models[m].ipis += n - 1;
+				t->models[m].ipi_requests += n > 1;
+			}
 			t->seeded_ipis += n - 1;
 		}
 		for (int i = 0; i < t->o.nreplay; i++)
@@ -221,9 +233,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		/* a range larger than tlb_flush_all_threshold flushes the whole ASID */
 		bool full = scope == TS_SCOPE_MM || pages > t->o.flush_all_threshold;
 
-		sweep_flush(t->sweep, t, cpu, mm, full, ev->ts, count);
+		sweep_flush(t->sweep, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
 		for (int i = 0; i < t->o.nreplay; i++)
-			lazy_flush(t->lazy[i], t->active, cpu, mm, full, ev->ts, count);
+			lazy_flush(t->lazy[i], t->active, cpu, mm, full, full ? 0 : pages, ev->ts,
+				   count);
 		stock_flush(t, cpu, mm, (ev->u.flush.fflags & TS_FF_KMASK) ? &ev->u.flush.kmask :
 			    NULL, count);
 	}
@@ -255,6 +268,9 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	case TS_EV_SWITCH:
 		if (count)
 			t->switches++;
+		t->run[ev->cpu] = !ev->u.sw.next_pid ? TUNER_RUN_IDLE :
+				  (ev->flags & TS_F_KTHREAD) ? TUNER_RUN_KTHREAD : TUNER_RUN_USER;
+		t->run_mm[ev->cpu] = t->run[ev->cpu] == TUNER_RUN_USER ? ev->u.sw.mm : 0;
 		/*
 		 * kernel threads do not call switch_mm: the CPU keeps its active mm; a
 		 * lazy-flush kernel says when its table took the mm (below)
@@ -281,6 +297,8 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		load(t, ev->cpu, ev->u.load.mm, ev->ts, count);
 		break;
 	case TS_EV_EXEC:
+		t->run[ev->cpu] = TUNER_RUN_USER;
+		t->run_mm[ev->cpu] = ev->u.exec.mm;
 		load(t, ev->cpu, ev->u.exec.mm, ev->ts, count);
 		break;
 	case TS_EV_EXIT:
@@ -309,7 +327,9 @@ const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m
 
 const char *tuner_model_name(enum tuner_model m)
 {
-	static const char *const names[TUNER__MODELS] = { "stock_asid", "stock_noasid", "ideal" };
+	static const char *const names[TUNER__MODELS] = {
+		"stock_asid", "stock_noasid", "ideal", "lazy"
+	};
 
 	return m < TUNER__MODELS ? names[m] : "?";
 }
@@ -321,8 +341,9 @@ void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts
 		return;
 	}
 	sweep_point(t->sweep, ti, qi, out);
-	/* lazy interrupts only CPUs running the mm: exactly the ideal model's IPIs */
-	out->ipis = t->models[TUNER_IDEAL].ipis;
+	/* lazy interrupts the CPUs whose active mm it is, whatever T and Q */
+	out->ipis = t->models[TUNER_LAZY].ipis;
+	out->ipi_requests = t->models[TUNER_LAZY].ipi_requests;
 }
 
 const struct tuner_counts *tuner_model_cpu(const struct tuner *t, enum tuner_model m, int cpu)
@@ -390,7 +411,7 @@ int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w)
 	const struct snapshot *b[TUNER_MAX_WINDOWS + 1] = { &zero };
 	struct snapshot end = { .ts = t->last_ts };
 	struct sweep_counts none;
-	size_t nov = (size_t)t->o.nthresholds * t->o.nqueues;
+	size_t nov = grid_cells(t->o.nthresholds, t->o.nqueues);
 	uint64_t span = t->last_ts - t->t0;
 
 	if (t->aggregate) {
@@ -407,6 +428,8 @@ int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w)
 		return 0;
 	end.sc = *sweep_counts(t->sweep);
 	end.ideal_ipis = t->models[TUNER_IDEAL].ipis;
+	end.lazy_ipis = t->models[TUNER_LAZY].ipis;
+	end.lazy_ipi_requests = t->models[TUNER_LAZY].ipi_requests;
 	end.stock_ipis = t->models[TUNER_STOCK_ASID].ipis;
 	end.mm_switches = t->mm_switches;
 	/* window k ends at the snapshot nearest to (k + 1) / n of the span */
@@ -431,6 +454,8 @@ int tuner_window_counts(const struct tuner *t, int n, struct tuner_window *w)
 		w[k].sc.overflow = xcalloc(nov, sizeof(uint64_t));
 		sweep_counts_sub(t->sweep, &w[k].sc, &b[k + 1]->sc, k ? &b[k]->sc : &none);
 		w[k].ideal_ipis = b[k + 1]->ideal_ipis - b[k]->ideal_ipis;
+		w[k].lazy_ipis = b[k + 1]->lazy_ipis - b[k]->lazy_ipis;
+		w[k].lazy_ipi_requests = b[k + 1]->lazy_ipi_requests - b[k]->lazy_ipi_requests;
 		w[k].mm_switches = b[k + 1]->mm_switches - b[k]->mm_switches;
 		w[k].until = b[k + 1]->ts;
 	}
@@ -453,7 +478,8 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
 		return 0;
 	n = tuner_window_counts(t, n, w);
 	for (int k = 0; k < n; k++) {
-		recommend_from(t, p, &w[k].sc, w[k].ideal_ipis, w[k].mm_switches, &recs[k]);
+		recommend_from(t, p, &w[k].sc, w[k].lazy_ipis, w[k].lazy_ipi_requests,
+			       w[k].mm_switches, &recs[k]);
 		bounds[k] = w[k].until;
 	}
 	tuner_windows_release(w, n);
@@ -485,4 +511,16 @@ bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm)
 {
 	return t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus && mm &&
 	       lazy_holds(t->lazy[i], cpu, mm);
+}
+
+void tuner_lazy_split(const struct tuner *t, uint64_t split[TUNER_TGT__COUNT])
+{
+	memcpy(split, t->lazy_split, sizeof(t->lazy_split));
+}
+
+uint64_t tuner_span(const struct tuner *t)
+{
+	uint64_t from = t->t0 + t->o.warmup_ns;
+
+	return !t->aggregate && t->last_ts > from ? t->last_ts - from : 0;
 }

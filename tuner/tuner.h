@@ -18,9 +18,22 @@
 
 enum tuner_model {
 	TUNER_STOCK_ASID,	/* mask = CPUs that ever ran the mm (until it exits) */
-	TUNER_STOCK_NOASID,	/* mask = CPUs running it; every mm switch flushes locally */
-	TUNER_IDEAL,		/* mask = CPUs running it: nothing fewer is safe */
+	TUNER_STOCK_NOASID,	/* mask = CPUs whose active mm it is; every mm switch flushes */
+	TUNER_IDEAL,		/* mask = CPUs running a task of it: nothing fewer is safe */
+	/*
+	 * lazy(T, Q)'s IPIs, the same at every T and Q: CPUs whose active mm it is, also
+	 * when they are idle or in a kernel thread and only hold it lazily
+	 */
+	TUNER_LAZY,
 	TUNER__MODELS
+};
+
+/* What a target of one of lazy's IPIs was doing (tuner_lazy_split()). */
+enum tuner_target_state {
+	TUNER_TGT_RUNNING,	/* a task of the mm: the IPI is needed (ideal's) */
+	TUNER_TGT_IDLE,		/* the idle task, holding the mm lazily */
+	TUNER_TGT_KTHREAD,	/* a kernel thread, holding it lazily */
+	TUNER_TGT__COUNT
 };
 
 struct tuner_counts {
@@ -32,6 +45,11 @@ struct tuner_counts {
 	uint64_t table_resets;		/* lazy: full local flushes that emptied a table */
 	uint64_t local_flushes;		/* requests the requester's own CPU flushed */
 	uint64_t refills;		/* evicted mms that came back within TLB reach */
+	uint64_t ipi_requests;		/* requests that sent any IPI: one wait each */
+	uint64_t replayed;		/* lazy: queued range entries flushed at switch_mm */
+	uint64_t replayed_pages;	/* and their pages */
+	uint64_t drain_max;		/* lazy: entries of the largest single drain */
+	uint64_t drain_max_pages;	/* pages of the largest single drain (by pages) */
 };
 
 struct tuner_opts {
@@ -95,6 +113,8 @@ void tuner_flush_sizes(const struct tuner *t, uint64_t sizes[22]);
 uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed);
 uint64_t tuner_mm_switches(const struct tuner *t);
 uint64_t tuner_switches(const struct tuner *t);
+/* ns from where the counts start to the last event; 0 for a sum of traces */
+uint64_t tuner_span(const struct tuner *t);
 /*
  * Events on CPUs at or past the count the tuner was made for (a trace whose header
  * declares fewer CPUs than its events use): not replayed by any model.  @first_cpu (may be
@@ -185,13 +205,23 @@ void sfence_whatif_svvptc(const struct sfence_result *r, struct sfence_whatif *w
 enum platform_fig {
 	PF_IPI_SEND, PF_IPI_RECV, PF_REMOTE_FLUSH, PF_LOCAL_ASID_FLUSH, PF_SFENCE_PAGE,
 	PF_TLB_REFILL, PF_QUEUE_ENTRY, PF_DEFERRED_FLUSH, PF_TABLE_SCAN, PF_MEMORY_BYTE,
-	PF_TLB_ENTRIES, PF_WORKING_SET,
+	PF_IPI_WAIT, PF_TLB_ENTRIES, PF_WORKING_SET,
 	PF__COUNT
 };
 #define PF__COSTS	PF_TLB_ENTRIES	/* figures before this one are unit costs (ns) */
 
 /* where a figure came from: the profile, the user's own file, or measured in the trace */
 enum pf_origin { PF_FROM_PLATFORM, PF_FROM_USER, PF_FROM_TRACE };
+
+/* A cost the trace measured, whether or not it priced a figure. */
+struct pf_seen {
+	const char *name, *how;		/* static strings */
+	enum platform_fig fig;		/* what it prices where used; PF__COUNT: shown only */
+	uint64_t samples;
+	double median, p25, p75;	/* ns */
+	bool used;
+};
+#define PF_SEEN_MAX	4
 
 struct platform {
 	char name[64];
@@ -202,6 +232,8 @@ struct platform {
 	/* PF_FROM_TRACE: the samples, and the quartiles around the median in v[] (ns) */
 	uint64_t samples[PF__COUNT];
 	double p25[PF__COUNT], p75[PF__COUNT];
+	struct pf_seen seen[PF_SEEN_MAX];	/* tuner_measure_apply() */
+	int nseen;
 };
 const char *platform_origin_name(enum pf_origin o);
 
@@ -215,7 +247,19 @@ struct tuner_measure;
 struct tuner_measure *tuner_measure_new(void);	/* free with tuner_measure_free() */
 void tuner_measure_free(struct tuner_measure *m);
 void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name);
-void tuner_measure_apply(const struct tuner_measure *m, struct platform *p);
+/* ... @use false: a VM's timings, recorded in p->seen[] but pricing nothing */
+void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool use);
+
+/* A virtual machine's timings are its host's scheduling, not the hardware's. */
+struct tuner_host {
+	bool vm;		/* the trace shows it came from a virtual machine */
+	bool user;		/* said by --machine, not detected */
+	char how[160];		/* what showed it, or that nothing did */
+};
+/* IPI delivery no interrupt controller takes: vCPU threads waiting for a host CPU */
+#define TUNER_VM_DELIVERY_NS	50000
+/* from the events fed to @m and the kernel string @uname (may be NULL) */
+void tuner_host_detect(const struct tuner_measure *m, const char *uname, struct tuner_host *h);
 
 struct json_t;
 /* @dst += @src, every sample counted @w times */
@@ -251,8 +295,10 @@ int platform_reach_mms(const struct platform *p);
 
 #define QUEUE_ENTRY_BYTES	24	/* start, size, stride */
 
-/* ns of one flush IPI: send, receive and the remote flush */
+/* ns of one flush IPI to one target: send, receive and the remote flush */
 double tuner_ipi_unit(const struct platform *p);
+/* ns of @ipis IPIs sent by @requests requests: each request waits once, for its slowest */
+double tuner_ipi_cost(const struct platform *p, uint64_t ipis, uint64_t requests);
 /*
  * Cost in ns of lazy(T, Q) given its counts; @mm_switches for the table scans.  Every
  * model and grid point is priced by this one function on the same counters.
@@ -266,7 +312,7 @@ double tuner_model_cost(const struct platform *p, const struct tuner_counts *c);
 #define TUNER_BAND	0.01
 
 struct tuner_rec {
-	int ti, qi;		/* the cheapest grid point */
+	int ti, qi;		/* the cheapest grid point a kernel can be set to */
 	double cost;		/* its whole cost, ns */
 	/* its cost without the IPIs every lazy point shares (what the choice is made on) */
 	double differing;
@@ -275,6 +321,16 @@ struct tuner_rec {
 	/* the points within the band: how many, and the T and Q ranges they span */
 	int nflat;
 	int lo_ti, hi_ti, lo_qi, hi_qi;
+	/*
+	 * The TLB's reach (mms whose working sets fit together): points past it are not
+	 * recommended.  free_ti, free_qi: the cheapest point of the whole grid, past the
+	 * reach or not; the recommendation on the grid's last T or Q (edge_T, edge_Q) means
+	 * the cost may fall further out.
+	 */
+	int reach;
+	int free_ti, free_qi;
+	double free_cost;
+	bool edge_T, edge_Q;
 };
 void tuner_recommend(const struct tuner *t, const struct platform *p, struct tuner_rec *r);
 
@@ -284,7 +340,8 @@ void tuner_recommend(const struct tuner *t, const struct platform *p, struct tun
  * for this workload, or the trace holds too little to tell.
  */
 enum tuner_verdict {
-	TUNER_ENABLE, TUNER_KEEP, TUNER_NO_BENEFIT, TUNER_INSUFFICIENT,
+	TUNER_ENABLE, TUNER_KEEP, TUNER_NO_BENEFIT, TUNER_INSUFFICIENT, TUNER_RETUNE,
+	TUNER_NOT_APPLICABLE,
 };
 /* what the verdict rests on, for the text that explains it */
 enum tuner_why {
@@ -294,6 +351,7 @@ enum tuner_why {
 	TUNER_WHY_ALL_RUNNING,	/* every remote target was running the mm: no IPI avoidable */
 	TUNER_WHY_COSTS_MORE,	/* the IPIs it avoids cost less than what it adds */
 	TUNER_WHY_PAYS,		/* cheaper than stock by more than the band */
+	TUNER_WHY_NOT_RISCV,	/* the trace is of another architecture's kernel */
 };
 #define TUNER_MIN_REQUESTS	10	/* counted, with an mm: fewer is no basis for advice */
 #define TUNER_MIN_MM_SWITCHES	10
@@ -305,8 +363,9 @@ struct tuner_advice {
 	int base_ti, base_qi;	/* the setting the traced kernel runs, in the grid */
 	/* all on tuner_cost()'s one basis, ns */
 	double stock_cost, base_cost, point_cost, ideal_cost;
-	uint64_t ipis_saved;	/* stock_asid's flush IPIs minus lazy's (= ideal's) */
+	uint64_t ipis_saved;	/* stock_asid's flush IPIs minus lazy's */
 	double ipis_saved_ns;
+	bool base_above_stock;	/* a lazy kernel whose own setting costs more than stock */
 };
 const char *tuner_verdict_name(enum tuner_verdict v);
 /*
@@ -315,7 +374,14 @@ const char *tuner_verdict_name(enum tuner_verdict v);
  * trace is of a lazy-flush kernel (then "keep" rather than "enable" at the base).
  */
 void tuner_advise(const struct tuner *t, const struct platform *p, const struct tuner_rec *rec,
-		  int base_ti, int base_qi, bool lazy_kernel, struct tuner_advice *a);
+		  int base_ti, int base_qi, bool lazy_kernel, bool riscv, struct tuner_advice *a);
+/* Cost (ns) of grid point (@ti, @qi) priced with @p, refills at @p's TLB reach. */
+double tuner_point_cost(const struct tuner *t, const struct platform *p, int ti, int qi);
+/* The counts of that point with refills at @p's reach. */
+void tuner_point_counts(const struct tuner *t, const struct platform *p, int ti, int qi,
+			struct tuner_counts *out);
+/* lazy's IPIs to user mms by what the target ran (TUNER_TGT_*) */
+void tuner_lazy_split(const struct tuner *t, uint64_t split[TUNER_TGT__COUNT]);
 /* Evictions of lazy(T) for any T in 1..TUNER_MAX_T (they do not depend on Q). */
 uint64_t tuner_evictions_at(const struct tuner *t, int T);
 

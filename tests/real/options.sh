@@ -31,8 +31,8 @@ spellings "a unique prefix of a long option" report --json "$h" -- report --js "
 spellings "--from=+T / --to=+T" events --from +0.001 --to +0.5 "$h" -- \
 	events --from=+0.001 --to=+0.5 "$h"
 spellings "tune --threshold=/--queue=/--direct=" \
-	tune --threshold 2,6 --queue 0,32 --direct 6,32 --json "$rv" -- \
-	tune --threshold=2,6 --queue=0,32 --direct=6,32 --json "$rv"
+	tune --threshold 2,6 --queue 1,32 --direct 6,32 --json "$rv" -- \
+	tune --threshold=2,6 --queue=1,32 --direct=6,32 --json "$rv"
 spellings "top -bn1 is -b -n 1" top -b -n 1 --replay "$h" --speed max -- \
 	top -bn1 --replay="$h" --speed=max
 

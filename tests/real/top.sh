@@ -37,8 +37,8 @@ for t in "$x86" "$rv"; do
 	same "$name: total switches = report --json" "$want" \
 		"$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/b.txt" | tail -1)"
 	# the per-CPU lazy tables of the view replay the same rules as tune's direct replay
-	want=$(tls tune --direct 6,32 "$t" |
-		sed -n 's/^Direct replay.*IPIs, \([0-9]*\) deferred, .*, \([0-9]*\) overflows, \([0-9]*\) evictions.*/\3 evictions, \1 deferred, \2 overflows/p')
+	want=$(tls tune --json --direct 6,32 "$t" |
+		jq -r '.direct | "\(.evictions) evictions, \(.deferred) deferred, \(.overflows) overflows"')
 	got=$(sed -n 's/.*per-CPU tables: \([0-9]* evictions, [0-9]* deferred, [0-9]* overflows\)$/\1/p' \
 		"$tmp/b.txt" | tail -1)
 	same "$name: per-CPU lazy(6, 32) tables = tune --direct 6,32 ($want)" "$want" "$got"

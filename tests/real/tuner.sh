@@ -23,15 +23,19 @@ for f in $traces; do
 	[ $rc -eq 1 ] && [ "$(jq -r .recommendation.verdict "$tmp/t.json")" = insufficient-data ] && ok_rc=0
 	check "$name: sweep = direct replay at all 162 grid points (exit $rc)" \
 		[ $ok_rc -eq 0 -a "$(jq .verify_differences "$tmp/t.json")" = 0 ]
-	check "$name: every grid point's IPIs equal the ideal model's" \
-		[ "$(jq '.models.ideal.ipis as $i | [.grid[] | select(.ipis != $i)] | length' "$tmp/t.json")" = 0 ]
+	check "$name: every grid point's IPIs equal the lazy model's, none below the floor" \
+		[ "$(jq '.models.lazy.ipis as $i | .models.ideal.ipis as $f |
+			[.grid[] | select(.ipis != $i or .ipis < $f)] | length' "$tmp/t.json")" = 0 ]
+	check "$name: lazy's IPIs split by target state add up to its IPIs to user mms" \
+		[ "$(jq '(.lazy_ipis_by_target | .running + .idle + .kernel_thread) <= .models.lazy.ipis
+			and .lazy_ipis_by_target.running <= .models.ideal.ipis' "$tmp/t.json")" = true ]
 	check "$name: lazy IPIs + deferred <= stock_asid IPIs at every point" \
 		[ "$(jq '.models.stock_asid.ipis as $s | [.grid[] | select(.ipis + .deferred > $s)] | length' "$tmp/t.json")" = 0 ]
 	check "$name: evictions never grow with T" \
 		[ "$(jq '[.grid | group_by(.queue)[] | [.[].evictions] | . as $e
 			| range(1; length) | select($e[.] > $e[. - 1])] | length' "$tmp/t.json")" = 0 ]
 	check "$name: the recommendation is a grid point, or none without a point to set" \
-		[ "$(jq '.recommendation as $r | if ($r.verdict == "enable" or $r.verdict == "keep")
+		[ "$(jq '.recommendation as $r | if ($r.verdict == "enable" or $r.verdict == "keep" or $r.verdict == "retune")
 			then [.grid[] | select(.threshold == $r.threshold and .queue == $r.queue)]
 			| length else [$r.threshold, $r.queue, $r.patch] | map(select(. != null))
 			| length + 1 end' "$tmp/t.json")" = 1 ]
@@ -48,12 +52,15 @@ for f in $traces; do
 		[ "$(jq '.recommendation | (if .stable == false then (.reason | test("disagree"))
 			else true end) and (if .threshold != null and .equally_good.points > 1
 			then (.reason | test("flat")) else true end)' "$tmp/t.json")" = true ]
-	# every lazy point shares the IPIs: their unit cost cannot move the choice
-	check "$name: halving or doubling an IPI unit cost never moves the recommendation" \
-		[ "$(jq '.recommendation as $r | [$r.sensitivity[]
-			| select((.figure | test("^ipi_|^remote_flush")) and
-				 (.threshold != $r.smallest_within_band.threshold or
-				  .queue != $r.smallest_within_band.queue))] | length' "$tmp/t.json")" = 0 ]
+	check "$name: sensitivity covers the TLB's size and the working set" \
+		[ "$(jq '[.recommendation.sensitivity[] | select(.figure == "tlb_entries" or
+			.figure == "working_set_pages")] | length | . == 0 or . == 4' "$tmp/t.json")" = true ]
+	check "$name: no recommendation past the TLB's reach, no zero-length queue" \
+		[ "$(jq '.recommendation | .threshold == null or (.threshold <= .tlb_reach_mms and
+			.queue >= 1)' "$tmp/t.json")" = true ]
+	tls tune "$f" > "$tmp/t.txt"
+	check "$name: the text summary fits a screen (<= 24 lines, none over 100 columns)" \
+		awk '{ if (length($0) > 100) bad = 1 } END { exit (bad || NR > 24) ? 1 : 0 }' "$tmp/t.txt"
 done
 
 # the check against the kernel: the corpus's AIA runs carry csd flush IPIs, the SBI runs
@@ -85,12 +92,12 @@ if [ -f "$f" ]; then
 	tls tune --json "$f" > "$tmp/v.json"
 	same "hackbench-aia-4cpu: verdict enable" enable "$(jq -r .recommendation.verdict "$tmp/v.json")"
 	check "hackbench-aia-4cpu: a patch against the base 6/32" \
-		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_LOADED_MM 6$'"
+		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_LOADED_MM[[:space:]]*6$'"
 	tls tune --json --base 4,64 "$f" > "$tmp/v.json"
 	same "--base 4,64: the base is the user's" "4 64 user" \
 		"$(jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"' "$tmp/v.json")"
 	check "--base 4,64: the patch is written against it" \
-		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_TLB_FLUSH_TASK 64$'"
+		sh -c "jq -r .recommendation.patch '$tmp/v.json' | grep -q '^-#define MAX_TLB_FLUSH_TASK[[:space:]]*64$'"
 	# a base within the band of the cheapest is the advice itself: nothing to patch
 	tq=$(tls tune --json "$f" | jq -r '.recommendation | "\(.threshold),\(.queue)"')
 	tls tune --json --base "$tq" "$f" > "$tmp/v.json"
@@ -117,7 +124,7 @@ if [ -f "$f" ]; then
 	same "mmapstress-aia-4cpu: verdict no-benefit" no-benefit \
 		"$(jq -r .recommendation.verdict "$tmp/v.json")"
 	check "mmapstress-aia-4cpu: the reason is that every target was running the mm" \
-		sh -c "jq -r .recommendation.reason '$tmp/v.json' | grep -q 'every target was running the mm'"
+		sh -c "jq -r .recommendation.reason '$tmp/v.json' | grep -q 'every target of the stock kernel.s [0-9]* flush IPIs had the mm active'"
 	check "mmapstress-aia-4cpu: no point marked recommended in the grid" \
 		sh -c "! '$prog' tune '$f' | sed -n '/^Lazy grid/,/^\$/p' | grep -q '[0-9]+'"
 	check "mmapstress-aia-4cpu: no point, no patch" \
@@ -128,8 +135,13 @@ fi
 f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
 if [ -f "$f" ]; then
 	tls tune --json "$f" > "$tmp/c.json"
-	same "costs: the remote flush handler is measured, one sample per flush IPI" "trace 4174" \
-		"$(jq -r '"\(.costs.remote_flush_ns.source) \(.costs.remote_flush_ns.samples)"' "$tmp/c.json")"
+	same "costs: a QEMU trace is a VM's, said so, and prices nothing" "true platform" \
+		"$(jq -r '"\(.machine.vm) \(.costs.remote_flush_ns.source)"' "$tmp/c.json")"
+	same "costs: its remote flush handler is measured all the same, shown, not used" "4174 false" \
+		"$(jq -r '.measured[] | select(.name == "remote flush handler") | "\(.samples) \(.used)"' "$tmp/c.json")"
+	tls tune --json --machine metal "$f" > "$tmp/c.json"
+	same "costs: --machine metal: the remote flush handler is measured, one sample per flush IPI" \
+		"trace 4174" "$(jq -r '"\(.costs.remote_flush_ns.source) \(.costs.remote_flush_ns.samples)"' "$tmp/c.json")"
 	check "costs: the median lies within its quartiles" \
 		[ "$(jq '[.costs[] | select(.source == "trace") | select(.p25 > .ns or .ns > .p75)]
 			| length' "$tmp/c.json")" = 0 ]
@@ -155,7 +167,7 @@ for tq in 2,4 6,32 12,64; do
 		"$(jq -r '.observed | "\(.predicted_model) \(.flush_ipis - .predicted)"' "$tmp/l.json")"
 done
 f=$top/corpus/traces/mmap-lazy-t12q64-aia-4cpu/trace.dat
-[ -f "$f" ] && same "mmap-lazy-t12q64: no eviction: T at least 3, the default 6 kept" "3 6 default" \
+[ -f "$f" ] && same "mmap-lazy-t12q64: no eviction: T at least 3, read from the trace, no default" "3 3 trace (at least)" \
 	"$(tls tune --json "$f" | jq -r '.recommendation.base |
 		"\(.threshold_at_least) \(.threshold) \(.threshold_source)"')"
 # many traces (issue 12): the counters of a sum are the sums of the counters, a profile
@@ -227,7 +239,7 @@ if [ -f "$f" ]; then
 fi
 # x86: the model is RISC-V's; the explanation says why it over-predicts
 check "x86-hackbench: the difference is explained (x86 trims mm_cpumask)" \
-	sh -c "'$prog' tune '$fx/x86-hackbench.dat' | grep -q 'this is an x86 kernel'"
+	sh -c "'$prog' tune -v '$fx/x86-hackbench.dat' | grep -q 'this is an x86 kernel'"
 
 # a platform file of one's own overrides figures of the generic profile
 echo '{"name":"mine","figures":{"local_asid_flush_ns":{"value":50000,"source":"measured"}}}' > "$tmp/p.json"
@@ -243,9 +255,9 @@ check "--svg writes an SVG with the grid" grep -q '<rect' "$tmp/g.svg"
 # the kernel check claims matching masks only where the trace has the kernel's masks
 tls events "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" | jq -c 'del(.kernel_mask)' \
 	> "$tmp/nomask.jsonl"
-tls tune "$tmp/nomask.jsonl" > "$tmp/nomask.txt"
+tls tune -v "$tmp/nomask.jsonl" > "$tmp/nomask.txt"
 check "no kernel masks: the check says so instead of 'masks match'" \
-	grep -q "no kernel cpumask to compare request by request: n/a" "$tmp/nomask.txt"
+	grep -q "the trace has no kernel cpumask" "$tmp/nomask.txt"
 check "... and does not claim the masks match" sh -c "! grep -q 'masks match' '$tmp/nomask.txt'"
 # --svg: well-formed, axes named with units, T spaced by its value on the curves' axis
 tls tune --svg "$tmp/h.svg" "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" > /dev/null
@@ -261,3 +273,47 @@ for m in re.finditer(r'<line x1=\"([0-9.]+)\" y1=\"\d+\" x2=\"[0-9.]+\" y2=\"\d+
 a, b, c = (x[24] - x[15]) / 9, (x[32] - x[24]) / 8, (x[3] - x[1]) / 2
 assert abs(a - b) < 0.1 and abs(a - c) < 0.1, (a, b, c)
 "
+# the patch applies: against the series' arch/riscv/include/asm/tlbflush.h as RFC v2 lays
+# it out (its two #defines at lines 77-78 under CONFIG_RISCV_LAZY_TLB_FLUSH, tab-aligned),
+# rebuilt here line by line, git apply takes it with its context and line numbers
+f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+if [ -f "$f" ] && command -v git > /dev/null; then
+	rm -rf "$tmp/series" && mkdir -p "$tmp/series/arch/riscv/include/asm"
+	h=$tmp/series/arch/riscv/include/asm/tlbflush.h
+	{
+		for i in $(seq 1 72); do echo "/* line $i of the header */"; done
+		echo 'extern unsigned long tlb_flush_all_threshold;'
+		printf '\n#ifdef CONFIG_RISCV_LAZY_TLB_FLUSH\n\n'
+		printf '#define MAX_LOADED_MM\t\t\t\t\t6\n#define MAX_TLB_FLUSH_TASK\t\t\t\t32\n'
+		printf '#define FLUSH_TLB_ALL_ASID\t\t\t\t0x1\n\nstruct tlb_context {\n'
+		printf '\tstruct mm_struct *mm;\n};\n'
+	} > "$h"
+	tls tune --patch "$tmp/t.patch" "$f" > /dev/null
+	check "the patch is a real hunk at the header's own lines (@@ -7x,n +7x,n @@)" \
+		grep -q '^@@ -7[0-9],[0-9] +7[0-9],[0-9] @@' "$tmp/t.patch"
+	check "git apply --check takes the patch against the series' header" \
+		git -C "$tmp/series" apply --check "$tmp/t.patch"
+	git -C "$tmp/series" apply "$tmp/t.patch"
+	t=$(tls tune --json "$f" | jq -r '.recommendation | "\(.threshold) \(.queue)"')
+	same "applied, the header holds the advised T and Q" "$t" \
+		"$(awk '$2 == "MAX_LOADED_MM" {t = $3} $2 == "MAX_TLB_FLUSH_TASK" {q = $3} END {print t, q}' "$h")"
+fi
+# the project's lazy kernel takes boot parameters: those, never a patch against #defines
+f=$top/corpus/traces/hackbench-lazy-t6q32-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune -v "$f" > "$tmp/l.txt"
+	check "a kernel with lazytlb.* boot parameters gets them, no #define patch" \
+		sh -c "grep -q 'lazytlb.max_loaded_mm=' '$tmp/l.txt' && ! grep -q '^+#define' '$tmp/l.txt'"
+fi
+# x86 traces: the models run as what-ifs; no RISC-V config, no patch
+tls tune --json "$fx/x86-hackbench.dat" > "$tmp/x.json"
+same "x86-hackbench: verdict not-applicable, no point, no patch" "not-applicable null null" \
+	"$(jq -r '.recommendation | "\(.verdict) \(.threshold) \(.patch)"' "$tmp/x.json")"
+check "x86-hackbench: the text says CONFIG_RISCV_LAZY_TLB_FLUSH nowhere" \
+	sh -c "! '$prog' tune -v '$fx/x86-hackbench.dat' | grep -q CONFIG_RISCV_LAZY_TLB_FLUSH"
+# every corpus trace is a QEMU guest's: said, and its timings price nothing
+for d in "$top"/corpus/traces/*/; do
+	[ -f "$d/trace.dat" ] || continue
+	same "$(basename "$d"): a virtual machine, its timings unused" "true 0" \
+		"$(tls tune --json "$d/trace.dat" | jq -r '"\(.machine.vm) \([.measured[] | select(.used)] | length)"')"
+done

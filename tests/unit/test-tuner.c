@@ -77,6 +77,7 @@ static void sw(struct fx *f, int cpu, uint32_t mm)
 	struct ts_event ev = { .kind = TS_EV_SWITCH, .cpu = cpu };
 
 	ev.u.sw.mm = mm;
+	ev.u.sw.next_pid = 100 + (int32_t)mm;	/* a task of the mm, or a kernel thread: not idle */
 	if (!mm)
 		ev.flags = TS_F_KTHREAD;
 	feed(f, &ev);
@@ -208,8 +209,17 @@ static void test_kthread_keeps_mm(void **state)
 	for (int T = 1; T <= 3; T++)
 		expect(f, T, 1, (struct tuner_counts){ .ipis = 1 });
 	assert_int_equal(tuner_mm_switches(f->t), 2);
-	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 1);
+	/* the floor does not count it: CPU 1 holds the mm only lazily */
+	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 0);
+	assert_int_equal(tuner_model(f->t, TUNER_LAZY)->ipis, 1);
 	assert_int_equal(tuner_model(f->t, TUNER_STOCK_NOASID)->ipis, 1);
+	{
+		uint64_t split[TUNER_TGT__COUNT];
+
+		tuner_lazy_split(f->t, split);
+		assert_int_equal(split[TUNER_TGT_KTHREAD], 1);
+		assert_int_equal(split[TUNER_TGT_RUNNING] + split[TUNER_TGT_IDLE], 0);
+	}
 }
 
 /* flush_tlb_all on every CPU keeps only each CPU's active mm. */
@@ -285,7 +295,7 @@ static void advise(struct fx *f, struct tuner_advice *a, struct tuner_rec *rec)
 	unit_platform(&p);
 	tuner_finish(f->t);
 	tuner_recommend(f->t, &p, rec);
-	tuner_advise(f->t, &p, rec, 2, 2, false, a);	/* base T=3 Q=2 */
+	tuner_advise(f->t, &p, rec, 2, 2, false, true, a);	/* base T=3 Q=2 */
 }
 
 /* Nothing counted: no point, whatever the grid says. */
@@ -349,7 +359,7 @@ static void test_verdict_pays(void **state)
 	assert_true(a.ti >= 0 && a.point_cost < a.stock_cost);
 	/* on a lazy kernel at the point chosen, the same counts say keep */
 	unit_platform(&p);
-	tuner_advise(f->t, &p, &rec, a.ti, a.qi, true, &a);
+	tuner_advise(f->t, &p, &rec, a.ti, a.qi, true, true, &a);
 	assert_int_equal(a.verdict, TUNER_KEEP);
 	floor = tuner_model_cost(&p, tuner_model(f->t, TUNER_IDEAL));
 	for (int ti = 0; ti < 3; ti++)
