@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Run SCRIPT in the Debian riscv64 guest and get its output back: SCRIPT becomes job.sh in
+# the 9p share (ARGS in job.args), the guest boots Debian's kernel on QEMU's plain
+# `-M virt` (AIA's aplic-imsic hangs that kernel under QEMU 7.2) with OpenSBI, its
+# tlbscope-job unit runs the job from the share and powers off.  The job's output is
+# printed here and its exit status is run.sh's (125: no status came back).
+#   usage: run.sh SCRIPT [ARGS...]
+# Environment: SHARE (the host directory shared, default $CACHE/share; the job starts
+# there, at /mnt/share), SMP (4), MEM (4G), TIMEOUT (seconds, 3600), KEEP_DISK=1 (write the
+# disk image itself; by default writes go to a throw-away overlay, -snapshot), APPEND
+# (more kernel arguments), CACHE (mkimage.sh's).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+CACHE=${CACHE:-$(cd "$here/../.." && pwd)/build/debian-riscv64}
+SHARE=${SHARE:-$CACHE/share}
+SMP=${SMP:-4}
+MEM=${MEM:-4G}
+TIMEOUT=${TIMEOUT:-3600}
+[ $# -ge 1 ] || { echo "usage: run.sh SCRIPT [ARGS...]" >&2; exit 2; }
+script=$1
+shift
+for f in disk.img vmlinuz initrd.img; do
+	[ -e "$CACHE/$f" ] || { echo "debian guest: no $CACHE/$f: make -C corpus/debian image" >&2; exit 2; }
+done
+command -v qemu-system-riscv64 > /dev/null || "$here/host-deps.sh"
+
+mkdir -p "$SHARE"
+cp "$script" "$SHARE/job.sh"
+rm -f "$SHARE/job.args" "$SHARE/job.out" "$SHARE/job.rc" "$SHARE/job.uptime"
+: > "$SHARE/job.args"
+for a in "$@"; do printf '%s\n' "$a" >> "$SHARE/job.args"; done
+
+bios=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
+[ -e $bios ] || bios=default
+snapshot=-snapshot
+[ "${KEEP_DISK:-0}" = 1 ] && snapshot=
+log=$CACHE/console.log
+t0=$(date +%s)
+# shellcheck disable=SC2086
+timeout "$TIMEOUT" qemu-system-riscv64 -M virt -smp "$SMP" -m "$MEM" -bios $bios \
+	-kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
+	-append "root=/dev/vda rw console=ttyS0 cryptomgr.notests ${APPEND:-}" \
+	-drive file="$CACHE/disk.img",format=raw,if=none,id=hd0 $snapshot \
+	-device virtio-blk-device,drive=hd0 \
+	-fsdev local,id=share,path="$SHARE",security_model=none \
+	-device virtio-9p-device,fsdev=share,mount_tag=share \
+	-display none -monitor none -serial file:"$log" -no-reboot || true
+t1=$(date +%s)
+
+[ -e "$SHARE/job.out" ] && cat "$SHARE/job.out"
+if [ ! -s "$SHARE/job.rc" ]; then
+	echo "debian guest: no exit status came back after $((t1 - t0)) s; the console's end:" >&2
+	tail -20 "$log" >&2
+	exit 125
+fi
+up=$(cut -d. -f1 "$SHARE/job.uptime" 2> /dev/null || echo '?')
+echo "debian guest: $((t1 - t0)) s in all, the job started $up s after boot" \
+	"(console: $log)" >&2
+exit "$(cat "$SHARE/job.rc")"
