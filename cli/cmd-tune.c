@@ -18,9 +18,6 @@
 #include "../lib/lib.h"
 #include "tune.h"
 
-/* the lazy TLB flush series' defaults, the base when the trace shows no other */
-#define TUNE_BASE_T	6
-#define TUNE_BASE_Q	32
 
 static const char tune_usage[] =
 	"usage: tlbscope tune [options] TRACE|PROFILE...\n"
@@ -104,8 +101,6 @@ static int cmp_int(const void *a, const void *b)
 
 int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 {
-	static const int dT[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32 };
-	static const int dQ[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
 	enum {
 		OPT_THRESHOLD = OPT_COMMON_END, OPT_QUEUE, OPT_PLATFORM, OPT_WARMUP,
 		OPT_FLUSH_ALL, OPT_DIRECT, OPT_DECISIONS, OPT_VERIFY, OPT_SVG, OPT_BASE,
@@ -125,11 +120,11 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	int key, nweights = 0;
 
 	memset(o, 0, sizeof(*o));
-	memcpy(o->T, dT, sizeof(dT));
-	o->nT = sizeof(dT) / sizeof(dT[0]);
-	memcpy(o->Q, dQ, sizeof(dQ));
-	o->nQ = sizeof(dQ) / sizeof(dQ[0]);
-	o->flush_all = 64;
+	memcpy(o->T, tuner_default_T, sizeof(tuner_default_T));
+	o->nT = TUNER_DEFAULT_NT;
+	memcpy(o->Q, tuner_default_Q, sizeof(tuner_default_Q));
+	o->nQ = TUNER_DEFAULT_NQ;
+	o->flush_all = FLUSH_ALL_DEFAULT;
 	cli_parser_init(&p, "tune", tune_usage, opts, 0, argc, argv);
 	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		uint64_t n;
@@ -275,8 +270,9 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		return -1;
 	}
 	if (!o->has_base) {
-		o->base[0] = TUNE_BASE_T;
-		o->base[1] = TUNE_BASE_Q;
+		/* the series' defaults, the base when the trace shows no other */
+		o->base[0] = LAZY_DEFAULT_T;
+		o->base[1] = LAZY_DEFAULT_Q;
 	}
 	/* the base is always priced: it is what "keep" is measured against */
 	list_add(o->T, &o->nT, o->base[0]);
@@ -339,60 +335,6 @@ static int64_t observed_ipis(const struct tune_run *r, const char **how)
 	return n - (int64_t)r->ipis_at_warm[src];
 }
 
-#define QSLOT_KNOWN	(1ULL << 40)	/* the count started from an emptied queue */
-
-/*
- * A lazy kernel's queues, as its own decisions show them: a load of mm on a CPU runs and
- * empties that slot's queue (local_load_tlb_mm); each "queued" decision for a remote CPU
- * adds an entry; an overflow comes when the queue already holds Q entries.
- */
-static void track_queue(struct tune_run *r, const struct ts_event *ev)
-{
-	uint64_t *v;
-	int cpu;
-
-	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit) {
-		cpu = ev->cpu;
-	} else if (ev->kind == TS_EV_OTHER && ev->probe && ev->u.defer.known &&
-		   !strcmp(ts_source_str(r->src, ev->probe), "lazy_tlb_defer")) {
-		cpu = ev->u.defer.target;
-	} else {
-		return;
-	}
-	if (cpu < 0 || cpu >= TS_MAX_CPUS)
-		return;
-	if (!r->qslots)
-		r->qslots = xcalloc(TS_MAX_CPUS, sizeof(*r->qslots));
-	if (ev->kind == TS_EV_LOAD_MM) {
-		*u64map_get(&r->qslots[cpu], ev->u.load.next, 0, NULL) = QSLOT_KNOWN;
-		return;
-	}
-	v = u64map_get(&r->qslots[cpu], ev->u.defer.mm_ptr, 0, NULL);
-	switch (ev->u.defer.decision) {
-	case 1:		/* queued */
-		*v += 1;
-		if ((*v & ~QSLOT_KNOWN) > r->kernel_queue_min)
-			r->kernel_queue_min = *v & ~QSLOT_KNOWN;
-		break;
-	case 3:		/* the queue was full: it held Q entries */
-		if (*v & QSLOT_KNOWN) {
-			int64_t q = (int64_t)(*v & ~QSLOT_KNOWN);
-
-			if (r->kernel_queue == -1)
-				r->kernel_queue = q;
-			else if (r->kernel_queue != q)
-				r->kernel_queue = -2;
-		}
-		*v = 0;		/* the flag absorbs what follows until the next load */
-		break;
-	case 2:		/* the flag for a full flush */
-		*v = 0;
-		break;
-	default:
-		break;
-	}
-}
-
 /*
  * The consumer of the resolved stream: the tuner, and what the kernel itself shows counted
  * over the same window (after --warmup) as the models.
@@ -400,8 +342,8 @@ static void track_queue(struct tune_run *r, const struct ts_event *ev)
 static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 {
 	struct tune_run *r = ctx;
-
-	track_queue(r, ev);
+	const char *probe = ev->kind == TS_EV_OTHER && (ev->probe || ev->name) ?
+			    ts_source_str(r->src, ev->probe ? ev->probe : ev->name) : NULL;
 
 	if (ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS && !r->started) {
 		r->started = true;
@@ -414,10 +356,10 @@ static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 				r->ipis_at_warm[s] += timeline_cpu(tl, i)->ipis_received[s];
 	}
 	/* by the probed function: a probe under another name counts too (parsers/probes.c) */
-	if (r->warm && ev->kind == TS_EV_OTHER && (ev->probe || ev->name) &&
-	    !strcmp(ts_source_str(r->src, ev->probe ? ev->probe : ev->name), "local_flush_tlb_mm"))
-		r->kernel_evictions++;	/* a lazy kernel's eviction (DESIGN section 1) */
-	tuner_measure_feed(r->meas, ev, ev->name ? ts_source_str(r->src, ev->name) : NULL);
+	tuner_lazy_kernel_feed(&r->lk, ev, probe, r->warm);
+	/* the cost samples come from the same window as the counts */
+	if (r->warm)
+		tuner_measure_feed(r->meas, ev, ev->name ? ts_source_str(r->src, ev->name) : NULL);
 	tuner_feed(r->tu, tl, ev);
 }
 
@@ -432,56 +374,20 @@ static int nearest(const int *l, int n, int v)
 	return best;
 }
 
-/*
- * The setting the traced kernel runs: --base, else on a lazy kernel the T whose evictions
- * equal the kernel's own (they fall strictly with T while there are any); a lazy kernel
- * that evicted nothing runs at least the smallest T that evicts nothing, so a default
- * below it is not its setting; else the series' defaults.  Q is not visible in the
- * trace's events.
- */
+/* The setting the traced kernel runs (tuner_find_base()), at its nearest grid values. */
 static void find_base(struct tune_run *r, int *ti, int *qi)
 {
-	int T = r->o->base[0], Q = r->o->base[1];
+	struct tuner_base b;
 
-	r->base_T_how = r->base_Q_how = r->o->has_base ? "user" : "default";
-	r->base_T_min = 0;
-	if (!r->o->has_base && r->lazy_kernel && r->kernel_evictions) {
-		uint64_t best = UINT64_MAX;
-
-		for (int k = 1; k <= TUNER_MAX_T; k++) {
-			uint64_t e = tuner_evictions_at(r->tu, k);
-			uint64_t d = e > r->kernel_evictions ? e - r->kernel_evictions :
-				     r->kernel_evictions - e;
-
-			if (d < best) {
-				best = d;
-				T = k;
-			}
-		}
-		r->base_T_how = "trace";
-	} else if (!r->o->has_base && r->lazy_kernel) {
-		int k = 1;
-
-		while (k < TUNER_MAX_T && tuner_evictions_at(r->tu, k))
-			k++;
-		/* its T is only known from below: the least T that evicts nothing */
-		r->base_T_min = k;
-		T = k;
-		r->base_T_how = "trace (at least)";
-	}
-	r->base_T_seen = T;
-	*ti = nearest(r->o->T, r->o->nT, T);
-	r->base_Q_min = 0;
-	if (!r->o->has_base && r->lazy_kernel && r->kernel_queue >= 0) {
-		Q = (int)r->kernel_queue;
-		r->base_Q_how = "trace";
-	} else if (!r->o->has_base && r->lazy_kernel && r->kernel_queue_min > (uint64_t)Q) {
-		Q = (int)(r->kernel_queue_min < INT_MAX ? r->kernel_queue_min : INT_MAX);
-		r->base_Q_min = Q;
-		r->base_Q_how = "trace";
-	}
-	r->base_Q_seen = Q;
-	*qi = nearest(r->o->Q, r->o->nQ, Q);
+	tuner_find_base(r->tu, &r->lk, r->lazy_kernel, r->o->has_base ? r->o->base : NULL, &b);
+	r->base_T_how = b.T_how;
+	r->base_Q_how = b.Q_how;
+	r->base_T_min = b.T_min;
+	r->base_Q_min = b.Q_min;
+	r->base_T_seen = b.T;
+	r->base_Q_seen = b.Q;
+	*ti = nearest(r->o->T, r->o->nT, b.T);
+	*qi = nearest(r->o->Q, r->o->nQ, b.Q);
 }
 
 const char *tune_arch_of(const struct ts_source_info *info)
@@ -532,6 +438,7 @@ static int verify_grid(struct tune_run *r)
 
 	for (int i = 0; i < r->nreplay; i++) {
 		int ti = -1, qi = -1;
+		bool idle;
 		struct tuner_counts s;
 		const struct tuner_counts *d = tuner_replayed(r->tu, i);
 
@@ -543,12 +450,17 @@ static int verify_grid(struct tune_run *r)
 				qi = k;
 		if (ti < 0 || qi < 0)
 			continue;
-		tuner_grid_point(r->tu, ti, qi, &s);
+		idle = i >= r->idle_first && i < r->idle_first + r->idle_count;
+		if (idle)	/* its IPIs: the floor's, the one count it is not swept for */
+			tuner_whatif_point(r->tu, NULL, ti, qi, &s);
+		else
+			tuner_grid_point(r->tu, ti, qi, &s);
 #define CMP(f)									\
 		if (s.f != d->f) {						\
-			fprintf(stderr, "tlbscope: verify: T=%d Q=%d %s: sweep %llu, "	\
-				"direct %llu\n", r->replay[i][0], r->replay[i][1], #f,	\
-				(unsigned long long)s.f, (unsigned long long)d->f);	\
+			fprintf(stderr, "tlbscope: verify: %sT=%d Q=%d %s: sweep %llu, "	\
+				"direct %llu\n", idle ? "lazy-idle " : "", r->replay[i][0],	\
+				r->replay[i][1], #f, (unsigned long long)s.f,		\
+				(unsigned long long)d->f);				\
 			bad++;							\
 		}
 		CMP(ipis) CMP(deferred) CMP(deferred_flushes) CMP(overflows) CMP(evictions)
@@ -580,20 +492,12 @@ static void run_reset(struct tune_run *r)
 	r->started = r->warm = false;
 	r->t0 = 0;
 	memset(r->ipis_at_warm, 0, sizeof(r->ipis_at_warm));
-	r->kernel_evictions = 0;
-	r->kernel_queue = -1;
-	r->kernel_queue_min = 0;
-	if (r->qslots) {
-		for (int i = 0; i < TS_MAX_CPUS; i++)
-			u64map_release(&r->qslots[i]);
-		free(r->qslots);
-		r->qslots = NULL;
-	}
+	tuner_lazy_kernel_reset(&r->lk);
 }
 
 /*
  * Replay trace @path into r->tu, r->meas, r->tl, r->src (to be freed by the caller),
- * with @to's options; r->observed, r->lazy_kernel and r->kernel_evictions from it.
+ * with @to's options; r->observed, r->lazy_kernel and r->lk.evictions from it.
  */
 static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts *to)
 {
@@ -658,11 +562,11 @@ static json_t *profile_json(const struct tune_run *r)
 			    json_integer(r->observed) : json_null());
 	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_string(r->obs_how) :
 			    json_null());
-	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->kernel_evictions));
-	json_object_set_new(j, "kernel_queue", r->kernel_queue >= 0 ?
-			    json_integer(r->kernel_queue) : json_null());
+	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->lk.evictions));
+	json_object_set_new(j, "kernel_queue", r->lk.queue >= 0 ?
+			    json_integer(r->lk.queue) : json_null());
 	json_object_set_new(j, "kernel_queue_min",
-			    json_integer((json_int_t)r->kernel_queue_min));
+			    json_integer((json_int_t)r->lk.queue_min));
 	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
 	json_object_set_new(j, "cpus", json_integer(r->ncpus));
 	/* what the counts miss, so that a decision on the profile can say so */
@@ -720,11 +624,11 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 				strlcpy_ts(obs_buf, r->obs_how, sizeof(obs_buf));
 				r->obs_how = obs_buf;
 			}
-			r->kernel_evictions = (uint64_t)json_integer_value(
+			r->lk.evictions = (uint64_t)json_integer_value(
 					      json_object_get(prof, "kernel_evictions"));
-			r->kernel_queue = json_is_integer(json_object_get(prof, "kernel_queue")) ?
+			r->lk.queue = json_is_integer(json_object_get(prof, "kernel_queue")) ?
 				json_integer_value(json_object_get(prof, "kernel_queue")) : -1;
-			r->kernel_queue_min = (uint64_t)json_integer_value(
+			r->lk.queue_min = (uint64_t)json_integer_value(
 					      json_object_get(prof, "kernel_queue_min"));
 			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
 			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
@@ -763,13 +667,13 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 			observed += r->observed * (int64_t)w;
 		if (r->obs_how)
 			obs_how = r->obs_how;
-		evictions += r->kernel_evictions * w;
+		evictions += r->lk.evictions * w;
 		/* one Q for all inputs: exact only when every overflow seen agrees */
-		if (r->kernel_queue >= 0 && queue != -2)
-			queue = queue == -1 || queue == r->kernel_queue ? r->kernel_queue : -2;
-		else if (r->kernel_queue == -2)
+		if (r->lk.queue >= 0 && queue != -2)
+			queue = queue == -1 || queue == r->lk.queue ? r->lk.queue : -2;
+		else if (r->lk.queue == -2)
 			queue = -2;
-		queue_min = r->kernel_queue_min > queue_min ? r->kernel_queue_min : queue_min;
+		queue_min = r->lk.queue_min > queue_min ? r->lk.queue_min : queue_min;
 		lazy &= r->lazy_kernel;
 		ncpus = r->ncpus > ncpus ? r->ncpus : ncpus;
 		tuner_free(r->tu);
@@ -781,9 +685,9 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	r->meas = meas;
 	r->observed = shown ? observed : -1;
 	r->obs_how = obs_how ? obs_how : "none";
-	r->kernel_evictions = evictions;
-	r->kernel_queue = queue;
-	r->kernel_queue_min = queue_min;
+	r->lk.evictions = evictions;
+	r->lk.queue = queue;
+	r->lk.queue_min = queue_min;
 	r->lost = lost;
 	r->skipped = skipped;
 	r->lazy_kernel = lazy;
@@ -811,12 +715,16 @@ int cmd_tune(int argc, char **argv)
 	if (platform_load(o.platform, &r.pf, err))
 		return error("%s", err);
 	if (o.verify) {
-		r.replay = xcalloc((size_t)o.nT * o.nQ + 1, sizeof(*r.replay));
-		for (int ti = 0; ti < o.nT; ti++)
-			for (int qi = 0; qi < o.nQ; qi++) {
-				r.replay[r.nreplay][0] = o.T[ti];
-				r.replay[r.nreplay++][1] = o.Q[qi];
-			}
+		/* every grid point, then every one again under the lazy-idle what-if */
+		r.replay = xcalloc((size_t)o.nT * o.nQ * 2 + 1, sizeof(*r.replay));
+		for (int k = 0; k < 2; k++)
+			for (int ti = 0; ti < o.nT; ti++)
+				for (int qi = 0; qi < o.nQ; qi++) {
+					r.replay[r.nreplay][0] = o.T[ti];
+					r.replay[r.nreplay++][1] = o.Q[qi];
+				}
+		r.idle_first = o.nT * o.nQ;
+		r.idle_count = o.nT * o.nQ;
 	}
 	if (o.has_direct) {
 		r.replay = xrealloc(r.replay, (r.nreplay + 1) * sizeof(*r.replay));
@@ -832,6 +740,8 @@ int cmd_tune(int argc, char **argv)
 	to.tlb_reach_mms = platform_reach_mms(&r.pf);
 	to.replay = (const int (*)[2])r.replay;
 	to.nreplay = r.nreplay;
+	to.idle_first = r.idle_first;
+	to.idle_count = r.idle_count;
 	first = o.ninputs == 1 ? profile_open(o.inputs[0]) : NULL;
 	r.aggregate = o.ninputs > 1 || first || o.weight[0] > 1;
 	json_decref(first);

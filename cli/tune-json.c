@@ -236,7 +236,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				    "queue_at_least", r->base_Q_min ? json_integer(r->base_Q_min) :
 				    json_null(), "queue_found", r->base_Q_seen));
 		json_object_set_new(json_object_get(j, "base"), "queue_longest_seen",
-				    r->lazy_kernel ? json_integer((json_int_t)r->kernel_queue_min) :
+				    r->lazy_kernel ? json_integer((json_int_t)r->lk.queue_min) :
 				    json_null());
 		json_object_set_new(j, "threshold", point ? json_integer(r->o->T[a->ti]) :
 				    json_null());
@@ -314,6 +314,21 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				"overflows", (json_int_t)c.overflows,
 				"table_resets", (json_int_t)c.table_resets,
 				"mm_structs_pinned", r->o->T[pti] * r->ncpus));
+		}
+		{
+			struct tuner_counts w;
+			int pti, pqi;
+
+			tune_point(r, rec, &pti, &pqi);
+			json_object_set_new(j, "whatif_lazy_idle", !tuner_whatif_point(r->tu, &r->pf,
+					    pti, pqi, &w) ? json_null() : json_pack(
+				"{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:f}", "threshold", r->o->T[pti],
+				"queue", r->o->Q[pqi], "ipis", (json_int_t)w.ipis,
+				"deferred", (json_int_t)w.deferred, "replayed", (json_int_t)w.replayed,
+				"drain_max", (json_int_t)w.drain_max,
+				"overflows", (json_int_t)w.overflows, "cost_ns",
+				tuner_cost(&r->pf, &w, r->o->T[pti], r->o->Q[pqi],
+					   tuner_mm_switches(r->tu), r->ncpus)));
 		}
 		json_object_set_new(j, "tlb_reach_mms", json_integer(rec->reach));
 		json_object_set_new(j, "on_grid_edge", json_boolean(rec->edge_T || rec->edge_Q));

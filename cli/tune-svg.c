@@ -56,7 +56,9 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	double lo = -1, hi = 0, emax = 0, cmax = 0, estep, cstep;
 	int tmin = r->o->T[0], tmax = r->o->T[nT - 1];
 	size_t chars = (size_t)(W - 20) / 7;
+	int pti, pqi;	/* the point the text and JSON give */
 
+	tune_point(r, rec, &pti, &pqi);
 	if (!f) {
 		warning("--svg: cannot write %s", path);
 		return;
@@ -79,7 +81,8 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	put_fit(f, r->o->c.input, chars > 30 ? chars - 24 : chars);
 	fprintf(f, ", platform ");
 	put_xml(f, r->pf.name);
-	fprintf(f, "</text>\n");
+	fprintf(f, "; %s T=%d Q=%d (%s)</text>\n", r->adv.ti >= 0 ? "advised" : "cheapest",
+		r->o->T[pti], r->o->Q[pqi], tuner_verdict_name(r->adv.verdict));
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">Q = MAX_TLB_FLUSH_TASK "
 		"(entries per slot)</text>\n", x0 + nQ * cw / 2, y0 - 22);
 	fprintf(f, "<text x=\"16\" y=\"%d\" text-anchor=\"middle\" transform=\"rotate(-90 16 %d)\">"
@@ -94,7 +97,7 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 			double c = tune_cost_of(r, &r->pf, ti, qi);
 			double k = hi > lo ? (c - lo) / (hi - lo) : 0;
 			int g = (int)(40 + 200 * sqrt(k));
-			bool pick = ti == rec->small_ti && qi == rec->small_qi;
+			bool pick = ti == pti && qi == pqi;
 
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,255)\" "
 				"stroke=\"%s\" stroke-width=\"%d\"/>\n", x0 + qi * cw, y0 + ti * ch, cw,
@@ -107,9 +110,9 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	/* curves over T at the recommended Q */
 	for (int ti = 0; ti < nT; ti++) {
 		struct tuner_counts c;
-		double cost = tune_cost_of(r, &r->pf, ti, rec->small_qi) / 1e6;
+		double cost = tune_cost_of(r, &r->pf, ti, pqi) / 1e6;
 
-		tuner_grid_point(r->tu, ti, rec->small_qi, &c);
+		tuner_grid_point(r->tu, ti, pqi, &c);
 		if (c.evictions > emax)
 			emax = c.evictions;
 		if (cost > cmax)
@@ -120,7 +123,7 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	emax = estep * ceil(emax / estep > 0 ? emax / estep : 1);
 	cmax = cstep * ceil(cmax / cstep > 0 ? cmax / cstep : 1);
 	fprintf(f, "<text x=\"10\" y=\"%d\" font-size=\"14\">over T at Q=%d: evictions (red, left "
-		"axis) and cost (blue, right axis)</text>\n", H0 + 24, r->o->Q[rec->small_qi]);
+		"axis) and cost (blue, right axis)</text>\n", H0 + 24, r->o->Q[pqi]);
 	fprintf(f, "<path d=\"M%d %d V%d H%d V%d\" fill=\"none\" stroke=\"black\"/>\n", px0, py0, py1,
 		px1, py0);
 	for (double v = 0; v <= emax + estep / 2; v += estep) {
@@ -151,8 +154,8 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 			double v, x = px0 + (tmax > tmin ? (double)(r->o->T[ti] - tmin) / (tmax - tmin) :
 					     0) * (px1 - px0);
 
-			tuner_grid_point(r->tu, ti, rec->small_qi, &c);
-			v = curve ? tune_cost_of(r, &r->pf, ti, rec->small_qi) / 1e6 / cmax :
+			tuner_grid_point(r->tu, ti, pqi, &c);
+			v = curve ? tune_cost_of(r, &r->pf, ti, pqi) / 1e6 / cmax :
 				    c.evictions / emax;
 			fprintf(f, "%.1f,%.1f ", x, py1 - v * PH);
 		}

@@ -167,20 +167,18 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 			 (unsigned long long)tuner_mm_switches(r->tu), warm, TUNER_MIN_MM_SWITCHES);
 		return;
 	case TUNER_WHY_NO_REMOTE:
-		snprintf(buf, len, "Lazy flush does not help this workload: no flush request had "
-			 "a remote target (the stock kernel sends no flush IPI), so there is "
-			 "nothing to defer; lazy flush would only add its table (%.3f ms at T=%d "
-			 "Q=%d against %.3f ms for stock).", a->point_cost / 1e6,
+		snprintf(buf, len, "Lazy flush does not help: no flush request had a remote target "
+			 "(stock sends no flush IPI), so there is nothing to defer; it would only "
+			 "add its table (%.3f ms at T=%d Q=%d, stock %.3f ms).", a->point_cost / 1e6,
 			 r->o->T[rec->small_ti], r->o->Q[rec->small_qi], a->stock_cost / 1e6);
 		return;
 	case TUNER_WHY_ALL_RUNNING: {
 		uint64_t split[TUNER_TGT__COUNT];
 
 		tuner_lazy_split(r->tu, split);
-		snprintf(buf, len, "Lazy flush does not help this workload: every target of the "
-			 "stock kernel's %llu flush IPIs had the mm active (%llu of them only "
-			 "lazily, idle or in a kernel thread, which the series still interrupts), "
-			 "so it queues none and only adds its table.",
+		snprintf(buf, len, "Lazy flush does not help: every target of stock's %llu flush "
+			 "IPIs had the mm active (%llu only lazily: the series still interrupts "
+			 "those).",
 			 (unsigned long long)stock->ipis,
 			 (unsigned long long)(split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD]));
 		return;
@@ -385,16 +383,22 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	tuner_point_counts(r->tu, &r->pf, pti, pqi, &c);
 	tuner_lazy_split(r->tu, split);
 	if (r->host.vm)
-		say(10, "machine   ", "a virtual machine (%s): its timings price nothing, the "
-		    "'%s' profile does", r->host.how, r->pf.name);
+		say(10, "machine   ", "%s%s in a virtual machine (%s): its timings unused, costs "
+		    "from '%s'", r->arch, strcmp(r->arch, "unknown") ? " kernel" :
+		    " architecture", r->host.how, r->pf.name);
 	else
-		say(10, "machine   ", "%s; costs: the '%s' profile%s", r->host.how, r->pf.name,
-		    r->pf.nseen ? " and the trace's own timings (-v)" : "");
+		say(10, "machine   ", "%s%s; %s; costs: the '%s' profile%s", r->arch,
+		    strcmp(r->arch, "unknown") ? " kernel" : " architecture", r->host.how,
+		    r->pf.name, r->pf.nseen ? " and the trace's own timings (-v)" : "");
 	if (r->base_T_min)
 		snprintf(pt, sizeof(pt), "T>=%d", r->base_T_min);
 	else
 		snprintf(pt, sizeof(pt), "T=%d", r->o->T[a->base_ti]);
-	if (point)
+	if (point && !strcmp(r->base_T_how, "default") && !strcmp(r->base_Q_how, "default"))
+		say(10, "verdict   ", "%s: MAX_LOADED_MM=%d MAX_TLB_FLUSH_TASK=%d (base %s Q=%d: "
+		    "the series' defaults)", tuner_verdict_name(a->verdict), T, Q, pt,
+		    r->o->Q[a->base_qi]);
+	else if (point)
 		say(10, "verdict   ", "%s: MAX_LOADED_MM=%d MAX_TLB_FLUSH_TASK=%d (base %s from %s, "
 		    "Q=%d from %s)", tuner_verdict_name(a->verdict), T, Q, pt,
 		    r->base_T_min ? "the trace" : r->base_T_how, r->o->Q[a->base_qi],
@@ -407,12 +411,21 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	    (unsigned long long)stock->ipis, (unsigned long long)lazy->ipis,
 	    tune_percent(pct, sizeof(pct), (double)lazy->ipis - stock->ipis, stock->ipis),
 	    rates(b1, sizeof(b1), r, lazy->ipis), (unsigned long long)ideal->ipis);
-	if (split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD] && a->why != TUNER_WHY_ALL_RUNNING)
-		say(14, "  lazily      ", "%llu of lazy's go to CPUs holding the mm only lazily "
-		    "(%llu idle, %llu in a kernel thread): x86's is_lazy rule defers those",
-		    (unsigned long long)(split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD]),
-		    (unsigned long long)split[TUNER_TGT_IDLE],
-		    (unsigned long long)split[TUNER_TGT_KTHREAD]);
+	{
+		const struct tuner_counts *cf = tuner_model(r->tu, TUNER_CLEAR_AT_FULL);
+		struct tuner_counts w;
+		uint64_t lazily = split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD];
+
+		if (stock->ipis && tuner_whatif_point(r->tu, &r->pf, pti, pqi, &w))
+			say(14, "  what if     ", "%llu of lazy's go to CPUs holding the mm lazily (%llu "
+			    "idle, %llu kthread): deferring those (x86's is_lazy) sends %llu (%.3f ms); "
+			    "clearing the mask at a full ASID flush alone (patches 8-9) sends %llu "
+			    "(%.3f ms)", (unsigned long long)lazily,
+			    (unsigned long long)split[TUNER_TGT_IDLE],
+			    (unsigned long long)split[TUNER_TGT_KTHREAD], (unsigned long long)w.ipis,
+			    tuner_cost(&r->pf, &w, T, Q, tuner_mm_switches(r->tu), ncpus) / 1e6,
+			    (unsigned long long)cf->ipis, tuner_model_cost(&r->pf, cf) / 1e6);
+	}
 	snprintf(b2, sizeof(b2), "  %-12s", point_name(pt, sizeof(pt), r, pti, pqi));
 	if (c.replayed)
 		snprintf(drain, sizeof(drain), "%llu queued ranges (%llu pages) flushed at "
@@ -428,8 +441,10 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	    (unsigned long long)c.table_resets, T * ncpus, T, ncpus);
 	say(14, "  cost ms     ", "stock %.3f, base %.3f%s, %s %.3f, floor %.3f",
 	    a->stock_cost / 1e6, a->base_cost / 1e6,
-	    a->base_above_stock ? " (the kernel's own setting costs more than stock)" : "",
+	    a->base_above_stock ? " (the kernel's own: above stock)" : "",
 	    point ? "advised" : "cheapest", a->point_cost / 1e6, a->ideal_cost / 1e6);
+	if (!point)
+		return;	/* which lazy point is cheapest is beside the verdict */
 	if (r->nwin)
 		say(14, "  confidence  ", "%d of %d quarters chose it%s; %d point%s within %.0f %%: "
 		    "T=%d..%d, Q=%d..%d", r->same_quarters, r->nwin,
@@ -473,8 +488,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				printf("  %s counted %llu times (--weight)\n", r->o->inputs[i],
 				       (unsigned long long)r->o->weight[i]);
 	} else {
-		say(4, "tlbscope tune: ", "%s (%s), %d CPUs, %s", r->o->c.input,
-		    ts_source_info(r->src)->format, r->ncpus, r->arch);
+		say(4, "tlbscope tune: ", "%s (%s), %d CPUs", r->o->c.input,
+		    ts_source_info(r->src)->format, r->ncpus);
 	}
 	if (r->o->verbose)
 		say(2, "platform: ", "%s - %s", r->pf.name, r->pf.description);
@@ -691,7 +706,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		       "its Q is at least %d", r->base_Q_min, r->base_Q_min);
 	else if (r->lazy_kernel && !r->o->has_base && strcmp(r->base_Q_how, "trace"))
 		printf("; its Q is not in the trace (no queue overflowed after an emptying load; "
-		       "the longest held %llu)", (unsigned long long)r->kernel_queue_min);
+		       "the longest held %llu)", (unsigned long long)r->lk.queue_min);
 	if (r->base_Q_seen != r->o->Q[a->base_qi])
 		printf("; Q=%d priced at the nearest grid value (add it with --queue)",
 		       r->base_Q_seen);

@@ -49,6 +49,7 @@ struct tune_run {
 	int ncpus;
 	int (*replay)[2];
 	int nreplay;
+	int idle_first, idle_count;	/* of the replays, the lazy-idle ones (--verify) */
 	/* computed once, printed as text or JSON */
 	/* each unit cost, the TLB's size and the working set x0.5, x2 */
 	struct tuner_rec sens[PF__COUNT][2];
@@ -82,17 +83,9 @@ struct tune_run {
 	bool started, warm;
 	uint64_t t0;		/* ns, the first event */
 	uint64_t ipis_at_warm[TL_IPI__COUNT];	/* the kernel's flush IPIs before the count began */
-	uint64_t kernel_evictions;	/* a lazy kernel's local_flush_tlb_mm events */
-	/*
-	 * A lazy kernel's queue size from its lazy_tlb_defer decisions: the entries a slot
-	 * held when it overflowed, counted from a load that emptied it (-1: no such overflow,
-	 * -2: two overflows disagreed); and the longest queue seen, a lower bound either way
-	 */
-	int64_t kernel_queue;
-	uint64_t kernel_queue_min;
+	struct tuner_lazy_kernel lk;	/* what a lazy kernel's own events show */
 	int base_Q_min;		/* a lazy kernel whose queues held more than the default */
 	int base_Q_seen;	/* the base Q found, before the nearest grid value is taken */
-	struct u64map *qslots;	/* per CPU: mm pointer -> entries queued | QSLOT_KNOWN */
 };
 
 int tune_parse_args(struct tune_opts *o, int argc, char **argv);

@@ -11,8 +11,6 @@
 #include "../lib/lib.h"
 #include "top-int.h"
 
-static const int grid_T[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32 };
-static const int grid_Q[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
 
 static void cpus_reserve(struct top_model *m, int n)
 {
@@ -36,9 +34,9 @@ struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *
 	struct top_model *m = xcalloc(1, sizeof(*m));
 	const int point[1][2] = { { T, Q } };
 	struct tuner_opts to = {
-		.thresholds = grid_T, .nthresholds = sizeof(grid_T) / sizeof(grid_T[0]),
-		.queues = grid_Q, .nqueues = sizeof(grid_Q) / sizeof(grid_Q[0]),
-		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
+		.thresholds = tuner_default_T, .nthresholds = TUNER_DEFAULT_NT,
+		.queues = tuner_default_Q, .nqueues = TUNER_DEFAULT_NQ,
+		.flush_all_threshold = FLUSH_ALL_DEFAULT, .ncpus = ncpus > 0 ? ncpus : 1,
 		.replay = point, .nreplay = 1,
 	};
 
@@ -46,9 +44,9 @@ struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *
 	m->Q = Q;
 	m->pf = *pf;
 	to.tlb_reach_mms = platform_reach_mms(pf);
-	m->grid_T = (int *)grid_T;
+	m->grid_T = (int *)tuner_default_T;
 	m->ngrid_T = to.nthresholds;
-	m->grid_Q = (int *)grid_Q;
+	m->grid_Q = (int *)tuner_default_Q;
 	m->ngrid_Q = to.nqueues;
 	m->tu = tuner_new(&to);
 	cpus_reserve(m, ncpus > 0 ? ncpus : 1);
@@ -246,19 +244,29 @@ const char *top_mm_name(struct timeline *tl, uint32_t mm)
 void top_recommend(const struct top_model *m, struct top_rec *r)
 {
 	const struct tuner_counts *stock = tuner_model(m->tu, TUNER_STOCK_ASID);
-	const struct tuner_counts *ideal = tuner_model(m->tu, TUNER_IDEAL);
+	const struct tuner_counts *lazy = tuner_model(m->tu, TUNER_LAZY);
+	struct tuner_advice a;
 	struct tuner_rec rec;
+	int bti = 0, bqi = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->stock_ipis = stock->ipis;
-	r->lazy_ipis = ideal->ipis;
-	r->saved = stock->ipis > ideal->ipis ? stock->ipis - ideal->ipis : 0;
+	r->lazy_ipis = lazy->ipis;
+	r->saved = stock->ipis > lazy->ipis ? stock->ipis - lazy->ipis : 0;
 	/* lazy(T, Q) of the per-CPU tables: tune --direct T,Q */
 	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
+	/* tune's advice on a stock kernel's trace: the series' defaults as the base */
+	for (int i = 0; i < m->ngrid_T; i++)
+		if (m->grid_T[i] == LAZY_DEFAULT_T)
+			bti = i;
+	for (int i = 0; i < m->ngrid_Q; i++)
+		if (m->grid_Q[i] == LAZY_DEFAULT_Q)
+			bqi = i;
 	tuner_recommend(m->tu, &m->pf, &rec);
-	r->T = m->grid_T[rec.small_ti];
-	r->Q = m->grid_Q[rec.small_qi];
-	r->cost_ms = rec.small_cost / 1e6;
+	tuner_advise(m->tu, &m->pf, &rec, bti, bqi, false, true, &a);
+	r->T = m->grid_T[a.ti >= 0 ? a.ti : rec.small_ti];
+	r->Q = m->grid_Q[a.ti >= 0 ? a.qi : rec.small_qi];
+	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
 }

@@ -2,7 +2,7 @@
 /*
  * The cost model: platform profiles (JSON files in tuner/platforms/, each figure with its source or
  * marked as an assumption), the cost of a configuration as the sum of counts times unit
- * costs (DESIGN.md section 4), and the recommendation drawn from it.
+ * costs (docs/design.md section 5), and the recommendation drawn from it.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit costs the trace itself shows (issue 12): the remote flush handler
+ * Unit costs the trace itself shows: the remote flush handler
  * (csd_function_entry -> csd_function_exit of a flush callback on its target), the
  * requester's own call of it, and the IPI's delivery (csd_queue_cpu on the sender -> the
  * target's csd_function_entry of that callback).  Kept as log-scale histograms, so memory

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Many traces, one decision (issue 12): a tuner that sums the counters of others (every
+ * Many traces, one decision: a tuner that sums the counters of others (every
  * counter of the grid is a sum over events, so a sum of traces is a sum of counters), and
  * the profile, a JSON file with everything the decision needs from one trace or a sum, so
  * that traces can be replayed where they are and decided on together.
@@ -22,7 +22,7 @@ struct tuner *tuner_aggregate_new(const struct tuner_opts *o)
 	t->aggregate = true;
 	t->started = true;
 	t->nfixed = -1;		/* the first trace added decides whether there are windows */
-	t->sweep = sweep_new(t);
+	t->sweep = sweep_new(t, false);
 	t->lazy = xcalloc(1, sizeof(*t->lazy));
 	return t;
 }

@@ -2,7 +2,7 @@
 /*
  * Direct replay of the kernel's flush decisions, one configuration at a time: the stock
  * models (upstream RISC-V with and without ASIDs, the ideal floor) and lazy(T, Q) following
- * DESIGN.md section 4 rules 1-5 literally - slots, generations, queues and flags - so that
+ * docs/design.md section 4 rules 1-5 literally - slots, generations, queues and flags - so that
  * the one-pass sweep of sweep.c has something independent to be checked against.
  */
 #include <stdio.h>
@@ -24,6 +24,7 @@ void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
 	cpumask_set(&t->mm[mm].active_on, cpu);
 	cpumask_set(&t->mm[mm].ever_on, cpu);
 	cpumask_set(&t->mm[mm].seeded_on, cpu);
+	cpumask_set(&t->mm[mm].cf_on, cpu);
 	/* without ASIDs, loading another mm flushes the whole local TLB */
 	if (count) {
 		t->models[TUNER_STOCK_NOASID].local_flushes++;
@@ -41,7 +42,7 @@ void stock_exit(struct tuner *t, uint32_t mm)
  * thread.  Before its first switch the trace does not say: taken as running, so that the
  * floor is never put lower than what is shown.
  */
-static enum tuner_target_state target_state(const struct tuner *t, int c, uint32_t mm)
+enum tuner_target_state tuner_target_state(const struct tuner *t, int c, uint32_t mm)
 {
 	switch (t->run[c]) {
 	case TUNER_RUN_IDLE:
@@ -60,7 +61,42 @@ static enum tuner_target_state target_state(const struct tuner *t, int c, uint32
  * A request for @mm from @cpu: one IPI per remote CPU in each model's mask.  @kmask, when
  * the event has it, is the kernel's own mask, which seeds the check-only seeded mask.
  */
-void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask *kmask, bool count)
+void stock_reset(struct tuner *t, int cpu)
+{
+	for (size_t mm = 1; mm < t->nmm; mm++)
+		if (mm != t->active[cpu])
+			cpumask_clear(&t->mm[mm].cf_on, cpu);
+}
+
+/*
+ * Clear-at-full: each target of a full flush of @mm flushes the mm's whole ASID, and one
+ * that is not running it (its active mm is another) leaves the mask.
+ */
+static void clear_at_full(struct tuner *t, int cpu, uint32_t mm, bool full, bool count)
+{
+	struct mm_state *m = &t->mm[mm];
+	int n = cpumask_weight(&m->cf_on) - cpumask_test(&m->cf_on, cpu);
+
+	if (count) {
+		t->models[TUNER_CLEAR_AT_FULL].ipis += n;
+		t->models[TUNER_CLEAR_AT_FULL].ipi_requests += n > 0;
+		for (int c = 0; c < t->ncpus; c++)
+			if (c != cpu && cpumask_test(&m->cf_on, c))
+				t->model_cpu[TUNER_CLEAR_AT_FULL][c].ipis++;
+		if (cpumask_test(&m->cf_on, cpu)) {
+			t->models[TUNER_CLEAR_AT_FULL].local_flushes++;
+			t->model_cpu[TUNER_CLEAR_AT_FULL][cpu].local_flushes++;
+		}
+	}
+	if (!full)
+		return;
+	for (int c = 0; c < t->ncpus; c++)
+		if (cpumask_test(&m->cf_on, c) && t->active[c] != mm)
+			cpumask_clear(&m->cf_on, c);
+}
+
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool full, const struct ts_cpumask *kmask,
+		 bool count)
 {
 	struct mm_state *m = &t->mm[mm];
 	int ever = cpumask_weight(&m->ever_on), act = cpumask_weight(&m->active_on);
@@ -75,6 +111,7 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 		if (memcmp(&before, &m->seeded_on, sizeof(before)))
 			t->seeded_mms++;
 	}
+	clear_at_full(t, cpu, mm, full, count);
 	if (!count)
 		return;
 	t->seeded_ipis += cpumask_weight(&m->seeded_on) - cpumask_test(&m->seeded_on, cpu);
@@ -92,7 +129,7 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask 
 		if (cpumask_test(&m->ever_on, c))
 			t->model_cpu[TUNER_STOCK_ASID][c].ipis++;
 		if (cpumask_test(&m->active_on, c)) {
-			enum tuner_target_state st = target_state(t, c, mm);
+			enum tuner_target_state st = tuner_target_state(t, c, mm);
 
 			t->model_cpu[TUNER_STOCK_NOASID][c].ipis++;
 			t->model_cpu[TUNER_LAZY][c].ipis++;
@@ -133,6 +170,7 @@ struct slot {
 
 struct lazy {
 	int T, Q;
+	bool idle;		/* lazy-idle: CPUs holding the mm lazily are queued, not sent */
 	int ncpus;
 	struct slot *slots;	/* ncpus * T */
 	uint64_t *gen;		/* per-CPU generation counter */
@@ -148,10 +186,11 @@ struct lazy {
 	FILE *log;		/* lazy_log_decisions() */
 };
 
-struct lazy *lazy_new(int T, int Q, int ncpus)
+struct lazy *lazy_new(int T, int Q, int ncpus, bool idle)
 {
 	struct lazy *l = xcalloc(1, sizeof(*l));
 
+	l->idle = idle;
 	l->T = T;
 	l->Q = Q;
 	l->ncpus = ncpus;
@@ -267,9 +306,10 @@ static void decided(const struct lazy *l, uint64_t ts, int cpu, int target, int 
 }
 
 /* Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold). */
-void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
+void lazy_flush(struct lazy *l, const struct tuner *tu, int cpu, uint32_t mm, bool full,
 		uint64_t pages, uint64_t ts, bool count)
 {
+	const uint32_t *active = tu->active;
 	struct ts_cpumask *m = lazy_mask(l, mm);
 	bool sent = false;
 
@@ -284,7 +324,8 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 		}
 		if (t == cpu || !cpumask_test(m, t))
 			continue;
-		if (active[t] == mm) {
+		if (active[t] == mm &&
+		    (!l->idle || tuner_target_state(tu, t, mm) == TUNER_TGT_RUNNING)) {
 			if (count)
 				COUNT(l, t, ipis);
 			sent = true;
@@ -316,6 +357,22 @@ void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bo
 	}
 	if (count && sent)
 		l->c.ipi_requests++;
+}
+
+void lazy_resume(struct lazy *l, int cpu, uint32_t mm, bool count)
+{
+	struct slot *s;
+
+	if (!l->idle || !(s = slot_of(l, cpu, mm)) || (!s->queued && !s->flag))
+		return;
+	if (count) {
+		COUNT(l, cpu, deferred_flushes);
+		if (!s->flag)
+			drained(l, cpu, s);
+	}
+	s->queued = 0;
+	s->pages = 0;
+	s->flag = false;
 }
 
 /* Rule 3: the mm is gone from every table. */

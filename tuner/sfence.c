@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The sfence.vma account (DESIGN.md section 1, Svvptc): the fences a kernel executed, by
+ * The sfence.vma account (docs/design.md section 1, Svvptc): the fences a kernel executed, by
  * cause, from per-site probes; the flush fences again from the flush probes by the kernel's
  * own rules (a cross-check, and the fallback without site probes); and what the same
  * workload would execute on a kernel with Svvptc.  A timeline consumer, flat in memory:

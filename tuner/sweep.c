@@ -39,6 +39,12 @@ struct stack {
 
 struct sweep {
 	int ncpus, nT, nQ, qcap, reach;
+	/*
+	 * The lazy-idle what-if: a CPU whose active mm is the flushed one but that runs the
+	 * idle task or a kernel thread gets the entry queued at position 1, performed when it
+	 * next runs a task of the mm (sweep_resume()) or switches back to it
+	 */
+	bool idle;
 	const int *T, *Q;
 	uint64_t warm_ts;
 	struct stack *st;
@@ -53,10 +59,11 @@ struct sweep {
 	uint64_t *drain_max, *drain_max_pages;
 };
 
-struct sweep *sweep_new(const struct tuner *t)
+struct sweep *sweep_new(const struct tuner *t, bool idle)
 {
 	struct sweep *s = xcalloc(1, sizeof(*s));
 
+	s->idle = idle;
 	s->ncpus = t->ncpus;
 	s->nT = t->o.nthresholds;
 	s->nQ = t->o.nqueues;
@@ -278,8 +285,10 @@ void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, b
 		if (c == cpu || !cpumask_test(ever, c))
 			continue;
 		p = pos_of(&s->st[c], mm);
-		if (p <= 1)	/* not held, or active there: an IPI (the ideal model counts it) */
-			continue;
+		if (!p)
+			continue;	/* not held */
+		if (p == 1 && (!s->idle || tuner_target_state(t, c, mm) == TUNER_TGT_RUNNING))
+			continue;	/* active there: an IPI (the models count it) */
 		if (count)
 			s->c.deferred[p]++;
 		a = absence_get(s, c, mm);
@@ -293,6 +302,13 @@ void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, b
 				.pos = (uint16_t)p, .pages = (uint32_t)pages, .ts = ts
 			};
 	}
+}
+
+/* Lazy-idle: @cpu runs a task of its active mm @mm again and performs what was queued. */
+void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count)
+{
+	if (s->idle && pos_of(&s->st[cpu], mm) == 1)
+		absence_close(s, cpu, mm, 1, count);
 }
 
 /* Rule 3: the mm leaves every stack; its place becomes a hole. */

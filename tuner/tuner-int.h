@@ -38,6 +38,7 @@ struct mm_state {
 	 */
 	struct ts_cpumask seeded_on;
 	bool seeded;
+	struct ts_cpumask cf_on;	/* clear-at-full's mask */
 };
 
 struct sweep;
@@ -107,6 +108,7 @@ struct tuner {
 	uint64_t seeded_ipis;		/* stock_asid's IPIs with masks seeded from the kernel */
 	uint64_t seeded_mms;		/* mms whose mask the kernel's showed to be wider */
 	struct sweep *sweep;
+	struct sweep *sweep_idle;	/* the lazy-idle what-if over the same grid */
 	struct lazy **lazy;		/* the directly replayed points */
 	bool started;
 	uint64_t t0;
@@ -133,18 +135,25 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 		    uint64_t lazy_ipis, uint64_t lazy_requests, uint64_t mm_switches,
 		    struct tuner_rec *r);
 
+/* What @c, whose active mm is @mm, runs now (unknown before its first switch: running). */
+enum tuner_target_state tuner_target_state(const struct tuner *t, int c, uint32_t mm);
 void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count);
 void stock_exit(struct tuner *t, uint32_t mm);
-void stock_flush(struct tuner *t, int cpu, uint32_t mm, const struct ts_cpumask *kmask, bool count);
+void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool full, const struct ts_cpumask *kmask,
+		 bool count);
+/* @cpu flushed its whole TLB: clear-at-full drops it from every mask but its active mm's */
+void stock_reset(struct tuner *t, int cpu);
 
-struct lazy *lazy_new(int T, int Q, int ncpus);
+struct lazy *lazy_new(int T, int Q, int ncpus, bool idle);
+/* lazy-idle: @cpu runs a task of its active mm again and performs what was queued */
+void lazy_resume(struct lazy *l, int cpu, uint32_t mm, bool count);
 void lazy_free(struct lazy *l);
 const struct tuner_counts *lazy_counts(const struct lazy *l);
 const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu);
 void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued, int *flagged);
 bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm);
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
-void lazy_flush(struct lazy *l, const uint32_t *active, int cpu, uint32_t mm, bool full,
+void lazy_flush(struct lazy *l, const struct tuner *t, int cpu, uint32_t mm, bool full,
 		uint64_t pages, uint64_t ts, bool count);
 /* Write each decision of lazy_flush() to @f (tuner_opts.decisions), NULL: none. */
 void lazy_log_decisions(struct lazy *l, FILE *f);
@@ -153,7 +162,8 @@ void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);
 void lazy_targets_flush(struct lazy *l, int remote, bool count);
 
-struct sweep *sweep_new(const struct tuner *t);
+struct sweep *sweep_new(const struct tuner *t, bool idle);
+void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count);
 void sweep_free(struct sweep *s);
 void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count);
 void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,

@@ -12,6 +12,11 @@
 
 void sweep_set_start(struct sweep *s, uint64_t warm_ts);
 
+const int tuner_default_T[TUNER_DEFAULT_NT] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32
+};
+const int tuner_default_Q[TUNER_DEFAULT_NQ] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+
 static void cpus_reserve(struct tuner *t, int cpu)
 {
 	if (cpu < t->ncpus)
@@ -68,6 +73,7 @@ void tuner_free(struct tuner *t)
 		free(t->snaps[i].sc.overflow);
 	tuner_windows_release(t->fixed, t->nfixed);
 	sweep_free(t->sweep);
+	sweep_free(t->sweep_idle);
 	free(t->thresholds);
 	free(t->queues);
 	free(t->replay);
@@ -84,11 +90,14 @@ static void start(struct tuner *t, const struct ts_event *ev)
 {
 	t->started = true;
 	t->t0 = ev->ts;
-	t->sweep = sweep_new(t);
+	t->sweep = sweep_new(t, false);
 	sweep_set_start(t->sweep, ev->ts + t->o.warmup_ns);
+	t->sweep_idle = sweep_new(t, true);
+	sweep_set_start(t->sweep_idle, ev->ts + t->o.warmup_ns);
 	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
 	for (int i = 0; i < t->o.nreplay; i++)
-		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus);
+		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus,
+				      i >= t->o.idle_first && i < t->o.idle_first + t->o.idle_count);
 	if (t->o.nreplay)
 		lazy_log_decisions(t->lazy[t->o.nreplay - 1], t->o.decisions);
 	t->snap_every = 1000000;	/* 1 ms, doubled whenever the snapshots fill up */
@@ -135,6 +144,7 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 		t->mm_switches++;
 	mm_reserve(t, mm);
 	sweep_switch(t->sweep, cpu, mm, ts, count);
+	sweep_switch(t->sweep_idle, cpu, mm, ts, count);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_switch(t->lazy[i], cpu, mm, count);
 	stock_switch(t, cpu, mm, count);
@@ -145,6 +155,7 @@ static void mm_exit(struct tuner *t, uint32_t mm)
 {
 	mm_reserve(t, mm);
 	sweep_exit(t->sweep, t, mm);
+	sweep_exit(t->sweep_idle, t, mm);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_exit(t->lazy[i], mm);
 	stock_exit(t, mm);
@@ -194,6 +205,8 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 			if (!cpumask_test(k, c))
 				continue;
 			sweep_reset(t->sweep, c, count);
+			sweep_reset(t->sweep_idle, c, count);
+			stock_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -218,6 +231,8 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		/* rule 4: a full flush on every CPU keeps only each one's active mm */
 		for (int c = 0; c < t->ncpus; c++) {
 			sweep_reset(t->sweep, c, count);
+			sweep_reset(t->sweep_idle, c, count);
+			stock_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -234,11 +249,12 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		bool full = scope == TS_SCOPE_MM || pages > t->o.flush_all_threshold;
 
 		sweep_flush(t->sweep, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
+		sweep_flush(t->sweep_idle, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
 		for (int i = 0; i < t->o.nreplay; i++)
-			lazy_flush(t->lazy[i], t->active, cpu, mm, full, full ? 0 : pages, ev->ts,
+			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts,
 				   count);
-		stock_flush(t, cpu, mm, (ev->u.flush.fflags & TS_FF_KMASK) ? &ev->u.flush.kmask :
-			    NULL, count);
+		stock_flush(t, cpu, mm, full, (ev->u.flush.fflags & TS_FF_KMASK) ?
+			    &ev->u.flush.kmask : NULL, count);
 	}
 }
 
@@ -271,6 +287,13 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		t->run[ev->cpu] = !ev->u.sw.next_pid ? TUNER_RUN_IDLE :
 				  (ev->flags & TS_F_KTHREAD) ? TUNER_RUN_KTHREAD : TUNER_RUN_USER;
 		t->run_mm[ev->cpu] = t->run[ev->cpu] == TUNER_RUN_USER ? ev->u.sw.mm : 0;
+		if (t->run[ev->cpu] == TUNER_RUN_USER && ev->u.sw.mm &&
+		    ev->u.sw.mm == t->active[ev->cpu]) {
+			/* back to a task of the mm it held lazily: no switch_mm, lazy-idle drains */
+			sweep_resume(t->sweep_idle, ev->cpu, ev->u.sw.mm, count);
+			for (int i = 0; i < t->o.nreplay; i++)
+				lazy_resume(t->lazy[i], ev->cpu, ev->u.sw.mm, count);
+		}
 		/*
 		 * kernel threads do not call switch_mm: the CPU keeps its active mm; a
 		 * lazy-flush kernel says when its table took the mm (below)
@@ -318,6 +341,23 @@ void tuner_finish(struct tuner *t)
 {
 	if (t->sweep)
 		sweep_finish(t->sweep);
+	if (t->sweep_idle)
+		sweep_finish(t->sweep_idle);
+}
+
+bool tuner_whatif_point(const struct tuner *t, const struct platform *p, int ti, int qi,
+			struct tuner_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!t->sweep_idle)
+		return false;
+	sweep_counts_point_reach(t->sweep_idle, sweep_counts(t->sweep_idle), ti, qi,
+				 p ? (platform_reach_mms(p) > CAP ? CAP : platform_reach_mms(p)) :
+				 t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms, out);
+	/* it interrupts only CPUs running a task of the mm: the floor's IPIs */
+	out->ipis = t->models[TUNER_IDEAL].ipis;
+	out->ipi_requests = t->models[TUNER_IDEAL].ipi_requests;
+	return true;
 }
 
 const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m)
@@ -328,7 +368,7 @@ const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m
 const char *tuner_model_name(enum tuner_model m)
 {
 	static const char *const names[TUNER__MODELS] = {
-		"stock_asid", "stock_noasid", "ideal", "lazy"
+		"stock_asid", "stock_noasid", "ideal", "lazy", "clear_at_full"
 	};
 
 	return m < TUNER__MODELS ? names[m] : "?";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * tuner/ - replays the normalized stream under the kernel's flush mechanisms (DESIGN.md
+ * tuner/ - replays the normalized stream under the kernel's flush mechanisms (docs/design.md
  * section 4): stock RISC-V with and without ASIDs, the ideal floor, and lazy(T, Q) for a
  * whole grid of thresholds T (MAX_LOADED_MM) and queue sizes Q (MAX_TLB_FLUSH_TASK) in one
  * pass, plus a direct replay of single (T, Q) points to check the sweep against.  Then a
@@ -16,6 +16,18 @@
 #define TUNER_MAX_T	64	/* thresholds the sweep can answer for */
 #define TUNER_MAX_Q	4096	/* queue sizes the options take */
 
+/* The kernel's defaults: the series' MAX_LOADED_MM and MAX_TLB_FLUSH_TASK, and upstream's
+ * tlb_flush_all_threshold (pages) */
+#define LAZY_DEFAULT_T		6
+#define LAZY_DEFAULT_Q		32
+#define FLUSH_ALL_DEFAULT	64
+
+/* The grid tune and top search unless told otherwise (Q >= 1: the series' queues exist) */
+#define TUNER_DEFAULT_NT	18
+#define TUNER_DEFAULT_NQ	9
+extern const int tuner_default_T[TUNER_DEFAULT_NT];
+extern const int tuner_default_Q[TUNER_DEFAULT_NQ];
+
 enum tuner_model {
 	TUNER_STOCK_ASID,	/* mask = CPUs that ever ran the mm (until it exits) */
 	TUNER_STOCK_NOASID,	/* mask = CPUs whose active mm it is; every mm switch flushes */
@@ -25,6 +37,11 @@ enum tuner_model {
 	 * when they are idle or in a kernel thread and only hold it lazily
 	 */
 	TUNER_LAZY,
+	/*
+	 * what-if: stock's mask, minus the CPUs that did a full local flush of the mm's ASID
+	 * while not running it, since they last loaded it (the series' patches 8-9 alone)
+	 */
+	TUNER_CLEAR_AT_FULL,
 	TUNER__MODELS
 };
 
@@ -64,6 +81,7 @@ struct tuner_opts {
 	int ncpus;			/* CPUs of the machine (kernel flushes go to all) */
 	const int (*replay)[2];		/* (T, Q) points to replay directly, may be NULL */
 	int nreplay;
+	int idle_first, idle_count;	/* of them, these replay the lazy-idle what-if */
 	/*
 	 * When set, the last replayed point writes one line per remote CPU of each user-mm
 	 * flush it decides for: "TS CPU TARGET DECISION" (ns, requester, target, the codes
@@ -74,6 +92,7 @@ struct tuner_opts {
 };
 
 struct tuner;
+struct platform;
 
 /* Returns a new tuner (free with tuner_free()); the arrays in @o are copied. */
 struct tuner *tuner_new(const struct tuner_opts *o);
@@ -87,6 +106,13 @@ const struct tuner_counts *tuner_model(const struct tuner *t, enum tuner_model m
 const char *tuner_model_name(enum tuner_model m);
 /* Counts of lazy(thresholds[ti], queues[qi]) from the one-pass sweep. */
 void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts *out);
+/*
+ * The lazy-idle what-if at grid point (@ti, @qi): lazy, but a CPU that holds the mm only
+ * lazily (idle, a kernel thread) gets the entry queued like an absent one (x86's is_lazy
+ * rule); refills at @p's TLB reach (NULL: the options').  False for a sum of traces.
+ */
+bool tuner_whatif_point(const struct tuner *t, const struct platform *p, int ti, int qi,
+			struct tuner_counts *out);
 /* Counts of the directly replayed point @i of opts.replay. */
 const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
 /*
@@ -198,7 +224,6 @@ const struct sfence_result *sfence_result(struct sfence *s, int ncpus);
 uint64_t sfence_range_fences(const struct ts_event *ev, uint64_t flush_all_threshold);
 void sfence_whatif_svvptc(const struct sfence_result *r, struct sfence_whatif *w);
 
-#endif
 
 /* ---- cost model (cost.c) ---- */
 
@@ -385,6 +410,40 @@ void tuner_lazy_split(const struct tuner *t, uint64_t split[TUNER_TGT__COUNT]);
 /* Evictions of lazy(T) for any T in 1..TUNER_MAX_T (they do not depend on Q). */
 uint64_t tuner_evictions_at(const struct tuner *t, int T);
 
+/* ---- a lazy kernel's own evidence, and the base (advise.c) ---- */
+
+struct tuner_lazy_kernel {
+	uint64_t evictions;	/* its local_flush_tlb_mm events, counted after the warm-up */
+	/*
+	 * its queue size from its lazy_tlb_defer decisions: the entries a slot held when it
+	 * overflowed, counted from a load that emptied it (-1: no such overflow, -2: two
+	 * overflows disagreed); and the longest queue seen, a lower bound either way
+	 */
+	int64_t queue;
+	uint64_t queue_min;
+	struct u64map *qslots;	/* per CPU: mm pointer -> entries queued | known bit */
+};
+/* Empty @k (frees what it holds): ready for a trace. */
+void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k);
+/* Feed every event; @probe the function its probe is on (NULL none), @counted after the
+ * warm-up */
+void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
+			    const char *probe, bool counted);
+
+struct tuner_base {
+	int T, Q;
+	const char *T_how, *Q_how;	/* "user", "trace", "trace (at least)", "default" */
+	int T_min, Q_min;		/* lower bounds the trace gives, 0 none */
+};
+/*
+ * tuner_find_base - the setting the traced kernel runs: @user (T, Q) when given, else on
+ * a lazy kernel the T whose evictions equal its own (at least the least T that evicts
+ * nothing when it evicted none) and the Q its overflows show (at least its longest queue),
+ * else the series' defaults.
+ */
+void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, bool lazy_kernel,
+		     const int *user, struct tuner_base *b);
+
 #define TUNER_MAX_WINDOWS	8
 /*
  * Stability: the recommendation in each of @n (2..TUNER_MAX_WINDOWS) consecutive time
@@ -397,3 +456,5 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
  * trace's flush-size distribution; 0 when no request in the trace has a size. */
 uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p);
 int tuner_ncpus(const struct tuner *t);
+
+#endif

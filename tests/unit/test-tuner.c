@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of tuner/: every lazy(T, Q) rule of DESIGN.md section 4 on a tiny event list
+ * Unit tests of tuner/: every lazy(T, Q) rule of docs/design.md section 4 on a tiny event list
  * with answers computed by hand, checked on both the one-pass sweep and the direct replay,
  * and the stock and ideal models.
  */
@@ -27,7 +27,7 @@ struct fx {
 
 static int setup_warm(void **state, uint64_t warmup)
 {
-	static int pts[9][2];
+	static int pts[18][2];
 	struct fx *f = calloc(1, sizeof(*f));
 	struct tuner_opts o = {
 		.thresholds = Ts, .nthresholds = 3, .queues = Qs, .nqueues = 3,
@@ -35,12 +35,15 @@ static int setup_warm(void **state, uint64_t warmup)
 		.warmup_ns = warmup,
 	};
 
-	for (int i = 0; i < 9; i++) {
-		pts[i][0] = Ts[i / 3];
+	/* every point, then every one again under the lazy-idle what-if */
+	for (int i = 0; i < 18; i++) {
+		pts[i][0] = Ts[i % 9 / 3];
 		pts[i][1] = Qs[i % 3];
 	}
 	o.replay = (const int (*)[2])pts;
-	o.nreplay = 9;
+	o.nreplay = 18;
+	o.idle_first = 9;
+	o.idle_count = 9;
 	f->t = tuner_new(&o);
 	f->ts = 1000;
 	*state = f;
@@ -122,6 +125,26 @@ static void expect(struct fx *f, int T, int Q, struct tuner_counts want)
 	assert_int_equal(d->evictions, want.evictions);
 	assert_int_equal(s.table_resets, want.table_resets);
 	assert_int_equal(d->table_resets, want.table_resets);
+}
+
+/* The lazy-idle what-if at (T, Q): its sweep and its direct replay both give @want. */
+static void expect_idle(struct fx *f, int T, int Q, struct tuner_counts want)
+{
+	int ti = T - 1, qi = Q == 0 ? 0 : Q == 1 ? 1 : 2;
+	struct tuner_counts s;
+	const struct tuner_counts *d = tuner_replayed(f->t, 9 + ti * 3 + qi);
+
+	assert_true(tuner_whatif_point(f->t, NULL, ti, qi, &s));
+	assert_int_equal(s.ipis, want.ipis);
+	assert_int_equal(d->ipis, want.ipis);
+	assert_int_equal(s.deferred, want.deferred);
+	assert_int_equal(d->deferred, want.deferred);
+	assert_int_equal(s.deferred_flushes, want.deferred_flushes);
+	assert_int_equal(d->deferred_flushes, want.deferred_flushes);
+	assert_int_equal(s.replayed, want.replayed);
+	assert_int_equal(d->replayed, want.replayed);
+	assert_int_equal(s.overflows, want.overflows);
+	assert_int_equal(d->overflows, want.overflows);
 }
 
 /* Eviction picks the least recently loaded (smallest generation). */
@@ -441,6 +464,121 @@ static void test_merge_and_profile(void **state)
 	tuner_free(sum);
 }
 
+/*
+ * A kernel thread on CPU 1 keeps mm 1 loaded: lazy interrupts it, the lazy-idle what-if
+ * queues the flush, performed when CPU 1 runs a task of mm 1 again (no switch_mm).
+ */
+static void test_whatif_lazy_idle(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	sw(f, 1, 0);		/* a kernel thread: mm 1 held lazily */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	sw(f, 1, 1);		/* a task of mm 1 again: the queue is performed */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);	/* now running it: an IPI */
+	tuner_finish(f->t);
+	for (int T = 1; T <= 3; T++) {
+		expect(f, T, 2, (struct tuner_counts){ .ipis = 3 });
+		expect_idle(f, T, 2, (struct tuner_counts){ .ipis = 1, .deferred = 2,
+				 .deferred_flushes = 1, .replayed = 2 });
+		/* Q=1: the second entry overflows into the flag, nothing replayed range by range */
+		expect_idle(f, T, 1, (struct tuner_counts){ .ipis = 1, .deferred = 2,
+				 .deferred_flushes = 1, .overflows = 1 });
+	}
+	assert_int_equal(tuner_model(f->t, TUNER_IDEAL)->ipis, 1);
+}
+
+/*
+ * Clear-at-full: CPU 1 left mm 1; a full flush of mm 1 interrupts it once, and it drops
+ * out of the mask, so the next range flush interrupts nobody; stock interrupts it twice.
+ */
+static void test_clear_at_full(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 1);
+	sw(f, 1, 1);
+	sw(f, 1, 2);
+	flush(f, 0, 1, TS_SCOPE_MM, 0);
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	sw(f, 1, 1);		/* back: in the mask again */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);
+	tuner_finish(f->t);
+	assert_int_equal(tuner_model(f->t, TUNER_STOCK_ASID)->ipis, 3);
+	assert_int_equal(tuner_model(f->t, TUNER_CLEAR_AT_FULL)->ipis, 2);
+	assert_int_equal(tuner_model(f->t, TUNER_CLEAR_AT_FULL)->ipi_requests, 2);
+}
+
+/* A lazy kernel's own queues: Q read from an overflow counted from an emptying load. */
+static void test_lazy_kernel_queue(void **state)
+{
+	struct tuner_lazy_kernel k = { 0 };
+	struct ts_event load = { .kind = TS_EV_LOAD_MM, .cpu = 1 };
+	struct ts_event d = { .kind = TS_EV_OTHER, .cpu = 0 };
+
+	(void)state;
+	tuner_lazy_kernel_reset(&k);
+	load.u.load.commit = 1;
+	load.u.load.next = 0xabc0;
+	d.u.defer.known = 1;
+	d.u.defer.target = 1;
+	d.u.defer.mm_ptr = 0xabc0;
+	d.u.defer.decision = 1;		/* queued, before any load: not counted from empty */
+	tuner_lazy_kernel_feed(&k, &d, "lazy_tlb_defer", true);
+	d.u.defer.decision = 3;
+	tuner_lazy_kernel_feed(&k, &d, "lazy_tlb_defer", true);
+	assert_int_equal(k.queue, -1);
+	tuner_lazy_kernel_feed(&k, &load, NULL, true);	/* the load empties the slot */
+	d.u.defer.decision = 1;
+	for (int i = 0; i < 5; i++)
+		tuner_lazy_kernel_feed(&k, &d, "lazy_tlb_defer", true);
+	d.u.defer.decision = 3;
+	tuner_lazy_kernel_feed(&k, &d, "lazy_tlb_defer", true);
+	assert_int_equal(k.queue, 5);
+	assert_int_equal(k.queue_min, 5);
+	/* an event of another probe under the same fields is not a decision */
+	tuner_lazy_kernel_feed(&k, &d, "something_else", true);
+	assert_int_equal(k.queue, 5);
+	tuner_lazy_kernel_reset(&k);
+	assert_int_equal(k.queue, -1);
+	assert_null(k.qslots);
+}
+
+/* The base: the user's; on a lazy kernel that evicted nothing, a lower bound, said so. */
+static void test_find_base(void **state)
+{
+	struct fx *f = *state;
+	struct tuner_lazy_kernel k = { 0 };
+	struct tuner_base b;
+	const int user[2] = { 4, 64 };
+
+	tuner_lazy_kernel_reset(&k);
+	sw(f, 0, 1);
+	sw(f, 0, 2);
+	sw(f, 0, 3);		/* three mms on CPU 0: T=1, 2 evict, T=3 does not */
+	sw(f, 0, 1);
+	tuner_finish(f->t);
+	tuner_find_base(f->t, &k, false, NULL, &b);
+	assert_int_equal(b.T, LAZY_DEFAULT_T);
+	assert_string_equal(b.T_how, "default");
+	tuner_find_base(f->t, &k, true, user, &b);
+	assert_int_equal(b.T, 4);
+	assert_int_equal(b.Q, 64);
+	assert_string_equal(b.Q_how, "user");
+	tuner_find_base(f->t, &k, true, NULL, &b);
+	assert_int_equal(b.T, 3);
+	assert_int_equal(b.T_min, 3);
+	assert_string_equal(b.T_how, "trace (at least)");
+	k.evictions = tuner_evictions_at(f->t, 2);	/* the kernel evicted as T=2 does */
+	tuner_find_base(f->t, &k, true, NULL, &b);
+	assert_int_equal(b.T, 2);
+	assert_string_equal(b.T_how, "trace");
+	tuner_lazy_kernel_reset(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -456,6 +594,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_all_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_pays, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_and_profile, setup, teardown),
+		cmocka_unit_test(test_lazy_kernel_queue),
+		cmocka_unit_test_setup_teardown(test_whatif_lazy_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clear_at_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_base, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("tuner", tests, NULL, NULL);
