@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tlbscope events: the normalized stream (DESIGN.md section 3) as JSON lines, after the
+ * tlbscope events: the normalized stream (docs/design.md section 3) as JSON lines, after the
  * timeline resolved mms and flush roles.  Every command reads this back as an input, and
  * gives the same answers from it as from the original trace.
  */

@@ -170,7 +170,7 @@ static void close_bucket(struct explain *x, struct timeline *tl, int s)
  * One flush IPI of evidence @s.  Its mm as timeline/ attributes it: the sender's running
  * task's, the request's for an SBI fence, the sender's at send time when seen on the
  * target.  "Not running" when the target's active mm is another: the targets lazy(T, Q)
- * queues instead of interrupting (DESIGN.md section 4, rule 2).
+ * queues instead of interrupting (docs/design.md section 4, rule 2).
  */
 static void count_ipi(void *ctx, struct timeline *tl, int s, int from, int to, uint64_t ts)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * parsers/ - turn a trace (trace.dat, ftrace text, JSON lines, ...) into one time-ordered
- * stream of small fixed-size normalized events (DESIGN.md section 3).  Parsers never print
+ * stream of small fixed-size normalized events (docs/design.md section 3).  Parsers never print
  * and never exit: they fill a message buffer and return -1.  A new input format is one new
  * file plus one entry in the registry of parsers/source.c.
  */
@@ -84,7 +84,7 @@ enum ts_kind {
 	TS_EV__COUNT
 };
 
-/* What a FLUSH event is, once the timeline has classified it (DESIGN section 3). */
+/* What a FLUSH event is, once the timeline has classified it (docs/design.md section 3). */
 enum ts_flush_role {
 	TS_FLUSH_REQUEST,	/* a CPU asks for a flush of mm/range (the models replay these) */
 	TS_FLUSH_LOCAL,		/* a flush a CPU performed for itself (switch, own request) */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * mm identity (DESIGN.md section 3, "Which mm a task uses").  An mm is named by the input,
+ * mm identity (docs/design.md section 3, "Which mm a task uses").  An mm is named by the input,
  * by its process (tgid) until exec, or exactly by the kernel's struct mm_struct pointer
  * from switch_mm kprobes, bound to the process that switches to it: a freed mm's address
  * is soon reused, so a pointer starts a new mm when its owner changes, exits or execs.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * timeline/ - per-CPU reconstruction (DESIGN.md section 3).  This file: the event
+ * timeline/ - per-CPU reconstruction (docs/design.md section 3).  This file: the event
  * dispatch, what each CPU runs (switches and the time in kernel threads and idle), the
  * filter, and the public accessors.  The other concerns live beside it:
  *   ring.c   the lookahead that lets later events settle earlier ones

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * timeline/ - per-CPU reconstruction from the normalized stream: what ran where and when,
- * which address space (mm) every task used (DESIGN.md section 3 identity rules, each mm
+ * which address space (mm) every task used (docs/design.md section 3 identity rules, each mm
  * with a note of how it was identified), and every flush request, local flush and flush IPI
  * the trace shows, attributed to the sending CPU and process.  The timeline resolves each
  * event and hands it on (with mm ids filled in) to one consumer callback, so analyses are

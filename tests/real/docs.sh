@@ -29,3 +29,11 @@ for c in $cmds; do
 done
 check "README shows 'make run'" grep -q 'make run' "$top/README.md"
 check "README shows 'make check'" grep -q 'make check' "$top/README.md"
+# the product refers to nothing outside its repository: no design document, seed or issue
+# number a reader of the tree cannot open
+outside=$(cd "$top" && grep -rlE '\.\./shared|DESIGN\.md|issue [0-9]+' README.md man docs cli tuner \
+	timeline parsers record dashboards lib tests/unit tests/real tests/cli-run.sh tests/run.sh \
+	tests/lib.sh corpus/*.sh corpus/README.md 2>/dev/null)
+check "no reference outside the repository in README, man/, docs/ or the sources${outside:+ ($outside)}" \
+	[ -z "$outside" ]
+check "docs/design.md, which man pages and comments cite, is in the tree" [ -f "$top/docs/design.md" ]

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# perf and tracefs on the same run of this machine (issue 11): `perf record -k mono` and a
+# perf and tracefs on the same run of this machine: `perf record -k mono` and a
 # tracefs instance of our own on the mono clock record the same events with the same
 # timestamps, so in perf's window tlbscope must count the same switches, flush requests and
 # flush IPIs from perf.data, from `perf script` text and from the instance's trace.dat.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# perf input (issue 11): a real perf capture of this machine (tests/fixtures/perf/) read as
+# perf input: a real perf capture of this machine (tests/fixtures/perf/) read as
 # perf.data (through `perf script`), as `perf script` text on standard input and in a file,
 # with default fields and with -F comm,tid,pid,cpu,time,event,trace --ns: every event
 # perf script prints is counted, and the totals agree across the forms.  Kprobes in a

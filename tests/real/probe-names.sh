@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Kprobes under their users' names (issue 11): corpus traces whose probe events and
+# Kprobes under their users' names: corpus traces whose probe events and
 # arguments were renamed as a user who defined tlbscope-probes(7) by hand would have named
 # them (tests/fixtures/probe-rename.py) give the same totals and kernel check as the
 # canonical names - the trace.dat by the symbol of each probe address, the trace-cmd report

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of mm identity from switch_mm pointers (DESIGN.md section 3) and of the other
+ * Unit tests of mm identity from switch_mm pointers (docs/design.md section 3) and of the other
  * kprobes of tlbscope-probes(7): a tiny tracefs text trace goes through the real parser
  * and timeline, whose answers are worked out by hand in the comments.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Unit tests of timeline/: each identity rule of DESIGN.md section 3 and each flush
+ * Unit tests of timeline/: each identity rule of docs/design.md section 3 and each flush
  * classification, on hand-made event sequences whose answers are computed by hand.
  */
 #include <setjmp.h>
