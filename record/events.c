@@ -89,7 +89,12 @@ static const struct kp kprobes[] = {
 #define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
 #define N_KP (sizeof(kprobes) / sizeof(kprobes[0]))
 _Static_assert(N_KP == RECORD_N_KP, "record.h's count of the kprobes");
-#define KP_GROUP "tlbscope"
+#define KP_GROUP RECORD_KP_GROUP
+
+const char *record_kprobe_fn(size_t i)
+{
+	return kprobes[i].fn;
+}
 
 int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set, bool riscv,
 			      const char *who)

@@ -15,6 +15,7 @@
 #include "record.h"
 
 #define RECORD_N_KP	11	/* the kprobes record adds (tlbscope-probes(7)) */
+#define RECORD_KP_GROUP	"tlbscope"
 
 /* One CPU's reader while streaming (stream.c) */
 struct rec_cpu {
@@ -37,6 +38,10 @@ struct rec {
 	char name[64];
 	int ncpus;
 	struct tracefs_dynevent *kp_added[RECORD_N_KP];	/* kprobes we created */
+	int kp_id[RECORD_N_KP];		/* event ids of those enabled in inst, else -1 */
+	uint64_t kp_hits[2][RECORD_N_KP];	/* kprobe_profile at rec_on(), rec_off() */
+	bool kp_hits_taken[2];
+	uint64_t kp_events[RECORD_N_KP];	/* their events streamed (record_kprobe_check) */
 	struct ts_source *live;		/* rec_live_source()'s */
 	/* streaming: files[i] is CPU i's file, cpu[i] its reader */
 	char **files;
@@ -91,6 +96,20 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 			const char *machine, struct tracefs_dynevent **added);
 /* Remove the kprobes record_add_kprobes() created; @added entries become NULL. */
 void record_remove_kprobes(struct tracefs_dynevent **added);
+/* The function (and event name) of the @i-th kprobe, 0 <= @i < RECORD_N_KP; static. */
+const char *record_kprobe_fn(size_t i);
+
+/* kprobe-drops.c: whether the kprobes' events reached the ring buffer */
+/* Each kprobe's hits so far (@tracing_dir/kprobe_profile); 0 for those it does not list. */
+void record_kprobe_hits(const char *tracing_dir, uint64_t hits[RECORD_N_KP]);
+/* Each kprobe's event id where it is enabled in @inst, else -1. */
+void record_kprobe_ids(struct tracefs_instance *inst, int ids[RECORD_N_KP]);
+/*
+ * After the stream stopped: count each enabled kprobe's events in r->files against its hits
+ * between rec_on() and rec_off(), into r->kp_events; say on stderr what was recorded, and
+ * warn when the kernel dropped the events (all of them, or some beyond the window's edges).
+ */
+void record_kprobe_check(struct rec *r);
 
 /*
  * tracedat-write.c: a trace.dat (version 6) of instance @inst, written without libtracecmd
@@ -105,6 +124,8 @@ struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance
 				       const char *who);
 int tracedat_out_add_cpus(struct tracedat_out *t, int ncpus, char *const *files);
 int tracedat_out_close(struct tracedat_out *t);
+/* The sub-buffer size of @inst (buffer_subbuf_size_kb, Linux 6.8+), else the page size. */
+uint32_t record_subbuf_size(struct tracefs_instance *inst);
 void tracedat_out_free(struct tracedat_out *t);	/* on error paths; NULL is fine */
 
 #endif

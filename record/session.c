@@ -234,8 +234,10 @@ static int setup(struct rec *r)
 		return rec_error("%s: uname: %s", c->who, strerror(errno));
 	if (record_enable_tracepoints(r->inst, c->events, !strcmp(un.machine, "riscv64"), c->who))
 		return -1;
-	if (c->events == REC_EVENTS_RECORD)
+	if (c->events == REC_EVENTS_RECORD) {
 		record_add_kprobes(r->inst, r->tracing_dir, un.machine, r->kp_added);
+		record_kprobe_ids(r->inst, r->kp_id);
+	}
 	return 0;
 }
 
@@ -249,6 +251,8 @@ struct rec *rec_open(const struct rec_config *c)
 	reap_stale(top, c->who);
 	r = xcalloc(1, sizeof(*r));
 	r->c = *c;
+	for (size_t i = 0; i < RECORD_N_KP; i++)
+		r->kp_id[i] = -1;
 	r->tracing_dir = top;
 	if (c->cpus) {
 		r->cpus = *c->cpus;
@@ -292,18 +296,36 @@ bool rec_cpu_recorded(const struct rec *r, int cpu)
 	return !r->has_cpus || ts_cpumask_test(&r->cpus, cpu);
 }
 
+/* Has @r kprobes enabled whose hits are worth reading at on and off? */
+static bool rec_has_kprobes(const struct rec *r)
+{
+	for (size_t i = 0; i < RECORD_N_KP; i++)
+		if (r->kp_id[i] >= 0)
+			return true;
+	return false;
+}
+
 int rec_on(struct rec *r)
 {
 	if (tracefs_trace_on(r->inst))
 		return rec_error("%s: cannot turn tracing on in %s: %s", r->c.who, r->name,
 				 strerror(errno));
+	if (rec_has_kprobes(r)) {
+		record_kprobe_hits(r->tracing_dir, r->kp_hits[0]);
+		r->kp_hits_taken[0] = true;
+	}
 	return 0;
 }
 
 void rec_off(struct rec *r)
 {
-	if (r->inst)
-		tracefs_trace_off(r->inst);
+	if (!r->inst)
+		return;
+	tracefs_trace_off(r->inst);
+	if (r->kp_hits_taken[0] && !r->kp_hits_taken[1]) {
+		record_kprobe_hits(r->tracing_dir, r->kp_hits[1]);
+		r->kp_hits_taken[1] = true;
+	}
 }
 
 uint64_t rec_lost(struct rec *r, bool say)

@@ -145,7 +145,8 @@ bool rec_stream_failed(struct rec *r)
 	return atomic_load(&r->stop);
 }
 
-int rec_stream_stop(struct rec *r, uint64_t *bytes)
+/* Last drain, join the threads, close the files; -1 (printed) on a reader's error. */
+static int stream_join(struct rec *r, uint64_t *bytes)
 {
 	int ret = 0;
 
@@ -171,6 +172,15 @@ int rec_stream_stop(struct rec *r, uint64_t *bytes)
 	return ret;
 }
 
+int rec_stream_stop(struct rec *r, uint64_t *bytes)
+{
+	int ret = stream_join(r, bytes);
+
+	if (!ret)	/* the files are whole now: did the kprobes' events reach them? */
+		record_kprobe_check(r);
+	return ret;
+}
+
 void rec_stream_close(struct rec *r)
 {
 	uint64_t bytes;
@@ -179,7 +189,7 @@ void rec_stream_close(struct rec *r)
 		return;
 	for (int i = 0; i < r->ncpus; i++)
 		if (r->cpu[i].started) {
-			rec_stream_stop(r, &bytes);
+			stream_join(r, &bytes);
 			break;
 		}
 	for (int i = 0; i < r->ncpus; i++) {

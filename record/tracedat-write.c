@@ -269,8 +269,7 @@ static void write_sized_file(struct tracedat_out *t, const char *dir, const char
 	free(b.data);
 }
 
-/* The sub-buffer size of @inst (buffer_subbuf_size_kb, Linux 6.8+), else the page size. */
-static uint32_t subbuf_size(struct tracefs_instance *inst)
+uint32_t record_subbuf_size(struct tracefs_instance *inst)
 {
 	char *s = tracefs_instance_file_read(inst, "buffer_subbuf_size_kb", NULL);
 	uint64_t kb = 0;
@@ -301,7 +300,7 @@ struct tracedat_out *tracedat_out_open(const char *path, struct tracefs_instance
 	t = xcalloc(1, sizeof(*t));
 	t->cmd = cmd;
 	t->path = xstrdup(path);
-	t->page_size = subbuf_size(inst);
+	t->page_size = record_subbuf_size(inst);
 	t->clock = tracefs_instance_file_read(inst, "trace_clock", NULL);
 	t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (t->fd < 0) {
