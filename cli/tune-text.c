@@ -58,7 +58,7 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 {
 	const struct tuner_advice *a = &r->adv;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
-	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
+	const struct tuner_counts *lazy = tuner_model(r->tu, TUNER_LAZY);
 	struct tuner_counts c, c1;
 	int T = r->o->T[a->ti], Q = r->o->Q[a->qi], cT = r->o->T[rec->ti];
 	char pct[32], bigger[160];
@@ -76,7 +76,7 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 			 r->o->T[a->ti + 1], (tune_cost_of(r, &r->pf, a->ti + 1, a->qi) -
 					      a->point_cost) / 1e6);
 	snprintf(buf, len,
-		 "%s. Lazy flush interrupts only CPUs that are running the mm, so it sends %llu "
+		 "%s. Lazy flush interrupts only CPUs whose active mm it is, so it sends %llu "
 		 "flush IPIs instead of the stock kernel's %llu (%s, %.3f ms of IPIs saved) "
 		 "whatever T and Q are; with what it adds, T=%d Q=%d costs %.3f ms against "
 		 "%.3f ms for stock (%.3f ms at the base T=%d Q=%d). "
@@ -87,7 +87,7 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 		 "%llu while bounding the per-CPU queue memory to %d x %d entries.",
 		 a->verdict == TUNER_KEEP ? "Keep the kernel's setting, within the band of the "
 		 "cheapest point" : "Lazy flush pays",
-		 (unsigned long long)ideal->ipis, (unsigned long long)stock->ipis,
+		 (unsigned long long)lazy->ipis, (unsigned long long)stock->ipis,
 		 tune_percent(pct, sizeof(pct), -(double)a->ipis_saved, stock->ipis),
 		 a->ipis_saved_ns / 1e6, T, Q, a->point_cost / 1e6, a->stock_cost / 1e6,
 		 a->base_cost / 1e6, r->o->T[a->base_ti], r->o->Q[a->base_qi],
@@ -114,12 +114,11 @@ static bool kernel_masks(const struct tune_run *r)
 static void honesty(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec)
 {
 	size_t n = strlen(buf);
-	int same = 0, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
+	int same = r->same_quarters, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
 
 	for (int k = 0; k < r->nwin; k++) {
 		int wT = r->o->T[r->win[k].small_ti], wQ = r->o->Q[r->win[k].small_qi];
 
-		same += r->win[k].small_ti == rec->small_ti && r->win[k].small_qi == rec->small_qi;
 		lo = wT < lo ? wT : lo;
 		hi = wT > hi ? wT : hi;
 		qlo = wQ < qlo ? wQ : qlo;
@@ -274,14 +273,21 @@ bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
 		"+++ b/arch/riscv/include/asm/tlbflush.h\n"
 		"@@ -%d,%d +%d,%d @@ extern unsigned long tlb_flush_all_threshold;\n",
 		first, last - first + 1, first, last - first + 1);
+	/* as diff writes it: the old lines of the changed block, then the new ones */
 	for (int l = first; l <= last; l++) {
-		bool changed = (l == HDR_LINE_T && T != bT) || (l == HDR_LINE_T + 1 && Q != bQ);
+		bool changed_t = l == HDR_LINE_T && T != bT, changed_q = l == HDR_LINE_T + 1 && Q != bQ;
 
-		if (changed) {
-			header_line(out, '-', l, bT, bQ);
-			header_line(out, '+', l, T, Q);
-		} else {
+		if (!changed_t && !changed_q) {
 			header_line(out, ' ', l, bT, bQ);
+			continue;
+		}
+		header_line(out, '-', l, bT, bQ);
+		if (changed_t && Q != bQ) {
+			header_line(out, '-', l + 1, bT, bQ);
+			header_line(out, '+', l, T, Q);
+			header_line(out, '+', ++l, T, Q);
+		} else {
+			header_line(out, '+', l, T, Q);
 		}
 	}
 	(void)fat;
@@ -582,17 +588,19 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		       tune_write_patch(NULL, r, fat) ? "; --patch FILE" : "");
 		return;
 	}
-	printf("\nUnit costs (ns; source: trace = measured in the input, median [quartiles], "
-	       "platform = the profile, user = your --platform file)\n");
+	say(2, "\n", "Unit costs (ns; source: trace = measured in the input, median [quartiles], "
+	    "platform = the profile, user = your --platform file)");
 	for (int f = 0; f < PF__COSTS; f++) {
-		printf("  %-22s %9.0f  %-8s", platform_fig_name(f), r->pf.v[f],
-		       platform_origin_name(r->pf.origin[f]));
+		char head[64];
+
+		snprintf(head, sizeof(head), "  %-20s %7.0f %-8s ", platform_fig_name(f),
+			 r->pf.v[f], platform_origin_name(r->pf.origin[f]));
 		if (r->pf.origin[f] == PF_FROM_TRACE)
-			printf(" %llu samples [%.0f..%.0f]: %s\n",
-			       (unsigned long long)r->pf.samples[f], r->pf.p25[f], r->pf.p75[f],
-			       r->pf.source[f]);
+			say(6, head, "%llu samples [%.0f..%.0f]: %s",
+			    (unsigned long long)r->pf.samples[f], r->pf.p25[f], r->pf.p75[f],
+			    r->pf.source[f]);
 		else
-			printf(" %s\n", r->pf.source[f]);
+			say(6, head, "%s", r->pf.source[f]);
 	}
 	if (r->pf.nseen)
 		printf("\nMeasured in the trace (ns, median [quartiles])%s\n", r->host.vm ?
@@ -602,8 +610,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 		say(6, "  ", "%-26s %9.0f [%.0f..%.0f] %llu samples, %s: %s", m->name, m->median,
 		    m->p25, m->p75, (unsigned long long)m->samples, m->how,
-		    m->used ? "prices it" : m->fig == PF__COUNT ? "latency or the same work, "
-		    "not priced" : r->host.vm ? "a VM's, not used" : "your --platform file's wins");
+		    m->used ? "prices it" : m->unpriced ? m->unpriced : r->host.vm ?
+		    "a VM's, not used" : "your --platform file's wins");
 	}
 
 	printf("\nModels\n");
@@ -630,8 +638,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		return;
 	}
 
-	printf("\nLazy grid: cost in ms (rows T = MAX_LOADED_MM, columns Q = MAX_TLB_FLUSH_TASK; "
-	       "* cheapest, + recommended, = base)\n");
+	say(2, "\n", "Lazy grid: cost in ms (rows T = MAX_LOADED_MM, columns Q = "
+	    "MAX_TLB_FLUSH_TASK; * cheapest, + recommended, = base)");
 	printf("  %5s", "T\\Q");
 	for (int qi = 0; qi < r->o->nQ; qi++)
 		printf(" %9d", r->o->Q[qi]);
@@ -653,8 +661,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		struct tuner_counts c;
 
 		tuner_grid_point(r->tu, pti, pqi, &c);
-		printf("\nAt T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, %llu overflows, "
-		       "%llu evictions (%llu refills), %llu table resets\n", T, Q,
+		say(4, "\n", "At T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, %llu "
+		    "overflows, %llu evictions (%llu refills), %llu table resets", T, Q,
 		       (unsigned long long)c.ipis, (unsigned long long)c.deferred,
 		       (unsigned long long)c.deferred_flushes, (unsigned long long)c.overflows,
 		       (unsigned long long)c.evictions, (unsigned long long)c.refills,
@@ -666,8 +674,9 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		tuner_reuse_hist(r->tu, -1, h);
 		for (int d = 0; d <= TUNER_MAX_T; d++)
 			all += h[d];
-		printf("\nReuse distance of mm switches (depth in each CPU's recency stack: a table of "
-		       "T slots hits when depth <= T)\n  ");
+		say(2, "\n", "Reuse distance of mm switches (depth in each CPU's recency stack: a "
+		    "table of T slots hits when depth <= T)");
+		printf("  ");
 		for (int d = 1; d <= 16 && all; d++) {
 			cum += h[d];
 			printf("%s<=%d %.1f%%", d == 1 || d == 9 ? "" : "  ", d, 100.0 * cum / all);
@@ -681,8 +690,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	if (r->o->has_direct) {
 		const struct tuner_counts *d = tuner_replayed(r->tu, r->nreplay - 1);
 
-		printf("Direct replay of T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, "
-		       "%llu overflows, %llu evictions, %llu table resets, %llu local flushes\n",
+		say(4, "", "Direct replay of T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred "
+		    "flushes, %llu overflows, %llu evictions, %llu table resets, %llu local flushes",
 		       r->o->direct[0], r->o->direct[1], (unsigned long long)d->ipis,
 		       (unsigned long long)d->deferred, (unsigned long long)d->deferred_flushes,
 		       (unsigned long long)d->overflows, (unsigned long long)d->evictions,
@@ -694,49 +703,58 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 	printf("\nRecommendation\n");
 	printf("  verdict                  %s\n", tuner_verdict_name(a->verdict));
-	printf("  base                     T=%d (%s) Q=%d (%s)", r->o->T[a->base_ti],
-	       r->base_T_how, r->o->Q[a->base_qi], r->base_Q_how);
-	if (r->base_T_min)
-		printf("; the kernel evicted nothing: its T is at least %d", r->base_T_min);
-	if (r->base_T_seen != r->o->T[a->base_ti])
-		printf("; T=%d priced at the nearest grid value (add it with --threshold)",
-		       r->base_T_seen);
-	if (r->base_Q_min)
-		printf("; no queue overflowed after an emptying load, but one held %d entries: "
-		       "its Q is at least %d", r->base_Q_min, r->base_Q_min);
-	else if (r->lazy_kernel && !r->o->has_base && strcmp(r->base_Q_how, "trace"))
-		printf("; its Q is not in the trace (no queue overflowed after an emptying load; "
-		       "the longest held %llu)", (unsigned long long)r->lk.queue_min);
-	if (r->base_Q_seen != r->o->Q[a->base_qi])
-		printf("; Q=%d priced at the nearest grid value (add it with --queue)",
-		       r->base_Q_seen);
-	printf("\n");
+	{
+		char b[1024];
+		size_t n = 0;
+
+		n += snprintf(b + n, sizeof(b) - n, "T=%d (%s) Q=%d (%s)", r->o->T[a->base_ti],
+			      r->base_T_how, r->o->Q[a->base_qi], r->base_Q_how);
+		if (r->base_T_min && n < sizeof(b))
+			n += snprintf(b + n, sizeof(b) - n, "; the kernel evicted nothing: its T "
+				      "is at least %d", r->base_T_min);
+		if (r->base_T_seen != r->o->T[a->base_ti] && n < sizeof(b))
+			n += snprintf(b + n, sizeof(b) - n, "; T=%d priced at the nearest grid "
+				      "value (add it with --threshold)", r->base_T_seen);
+		if (r->base_Q_min && n < sizeof(b))
+			n += snprintf(b + n, sizeof(b) - n, "; no queue overflowed after an "
+				      "emptying load, but one held %d entries: its Q is at least %d",
+				      r->base_Q_min, r->base_Q_min);
+		else if (r->lazy_kernel && !r->o->has_base && strcmp(r->base_Q_how, "trace") &&
+			 n < sizeof(b))
+			n += snprintf(b + n, sizeof(b) - n, "; its Q is not in the trace (no queue "
+				      "overflowed after an emptying load; the longest held %llu)",
+				      (unsigned long long)r->lk.queue_min);
+		if (r->base_Q_seen != r->o->Q[a->base_qi] && n < sizeof(b))
+			snprintf(b + n, sizeof(b) - n, "; Q=%d priced at the nearest grid value "
+				 "(add it with --queue)", r->base_Q_seen);
+		say(27, "  base                     ", "%s", b);
+	}
 	if (a->ti >= 0) {
 		printf("  MAX_LOADED_MM            %d\n", T);
 		printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
 		if (fat)
 			printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
 		else
-			printf("  tlb_flush_all_threshold  64 (kept: no flush request in this trace "
-			       "has a size; kprobes on __flush_tlb_range give them)\n");
+			say(27, "  tlb_flush_all_threshold  ", "64 (kept: no flush request in this "
+			    "trace has a size; kprobes on __flush_tlb_range give them)");
 	}
-	printf("  costs (ms, one basis)    stock %.3f, ideal %.3f, base %.3f, cheapest T=%d Q=%d "
-	       "%.3f\n", a->stock_cost / 1e6, a->ideal_cost / 1e6, a->base_cost / 1e6,
+	say(27, "  costs (ms, one basis)    ", "stock %.3f, floor %.3f, base %.3f, cheapest T=%d "
+	    "Q=%d %.3f", a->stock_cost / 1e6, a->ideal_cost / 1e6, a->base_cost / 1e6,
 	       r->o->T[rec->ti], r->o->Q[rec->qi], rec->cost / 1e6);
-	printf("  IPIs saved               %llu (%.3f ms), the same at every lazy point: the "
-	       "choice among them is made on the rest of the cost\n",
+	say(27, "  IPIs saved               ", "%llu (%.3f ms), the same at every lazy point: the "
+	    "choice among them is made on the rest of the cost",
 	       (unsigned long long)a->ipis_saved, a->ipis_saved_ns / 1e6);
 	if (rec->nflat > 1)
-		printf("  equally good             %d points within %.0f %% of the cheapest: "
-		       "T=%d..%d, Q=%d..%d (the grid is flat there)\n", rec->nflat,
+		say(27, "  equally good             ", "%d points within %.0f %% of the cheapest: "
+		    "T=%d..%d, Q=%d..%d (the grid is flat there)", rec->nflat,
 		       100 * TUNER_BAND, r->o->T[rec->lo_ti], r->o->T[rec->hi_ti],
 		       r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
-	printf("\n  %s\n", why);
+	say(2, "\n  ", "%s", why);
 
 	if (a->verdict == TUNER_NO_BENEFIT)
 		return;	/* no point to set: which lazy point is cheapest is beside it */
 	if (r->nwin) {
-		int same = 0, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
+		int lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
 
 		printf("\nStability (the recommendation in each quarter of the trace)\n");
 		for (int k = 0; k < r->nwin; k++) {
@@ -745,18 +763,19 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			int wT = r->o->T[w->small_ti];
 
 			format_ns(ts, sizeof(ts), r->until[k]);
-			same += w->small_ti == rec->small_ti && w->small_qi == rec->small_qi;
 			lo = wT < lo ? wT : lo;
 			hi = wT > hi ? wT : hi;
 			qlo = r->o->Q[w->small_qi] < qlo ? r->o->Q[w->small_qi] : qlo;
 			qhi = r->o->Q[w->small_qi] > qhi ? r->o->Q[w->small_qi] : qhi;
 			printf("  until %s s: T=%d Q=%d\n", ts, wT, r->o->Q[w->small_qi]);
 		}
-		printf("  the whole trace's choice in %d of %d quarters", same, r->nwin);
-		if (same < r->nwin)
-			printf(": the quarters disagree (T=%d..%d, Q=%d..%d), so read the point "
-			       "as a range, not an exact value", lo, hi, qlo, qhi);
-		printf("\n");
+		if (r->same_quarters < r->nwin)
+			say(4, "  ", "the point given in %d of %d quarters: the quarters disagree "
+			    "(T=%d..%d, Q=%d..%d), so read it as a range, not an exact value",
+			    r->same_quarters, r->nwin, lo, hi, qlo, qhi);
+		else
+			say(4, "  ", "the point given in %d of %d quarters", r->same_quarters,
+			    r->nwin);
 	} else {
 		printf("\nStability: the trace is too short to split into quarters\n");
 	}
@@ -807,8 +826,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	if (!r->lazy_kernel)
 		printf("\nEnable: CONFIG_RISCV_LAZY_TLB_FLUSH=y (the lazy TLB flush series)\n");
 	if (boot_params(r)) {
-		printf("\nBoot parameters of the traced kernel (it takes lazytlb.*): "
-		       "lazytlb.max_loaded_mm=%d lazytlb.flush_queue=%d\n", T, Q);
+		say(4, "\n", "Boot parameters of the traced kernel (it takes lazytlb.*): "
+		    "lazytlb.max_loaded_mm=%d lazytlb.flush_queue=%d", T, Q);
 		return;
 	}
 	if (!tune_write_patch(NULL, r, fat)) {

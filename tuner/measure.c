@@ -31,13 +31,16 @@ static const struct {
 	enum platform_fig fig;
 	const char *name;
 	const char *how;
+	const char *unpriced;	/* why it prices nothing of its own */
 } measured[M__COUNT] = {
 	[M_REMOTE] = { PF_REMOTE_FLUSH, "remote flush handler", "csd_function_entry -> "
-		       "csd_function_exit of the flush callback on its target" },
+		       "csd_function_exit of the flush callback on its target", NULL },
 	[M_LOCAL] = { PF__COUNT, "requester's own flush", "csd_function_entry -> "
-		      "csd_function_exit of the flush callback the requester runs itself" },
+		      "csd_function_exit of the flush callback the requester runs itself",
+		      "the same range flush the targets run, priced by theirs" },
 	[M_DELIVERY] = { PF__COUNT, "IPI delivery latency", "csd_queue_cpu on the sender -> "
-			 "csd_function_entry of the flush callback on the target" },
+			 "csd_function_entry of the flush callback on the target",
+			 "latency, not CPU time" },
 };
 
 struct cpu_state {
@@ -159,6 +162,7 @@ void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool
 		seen = &p->seen[p->nseen++];
 		seen->name = measured[k].name;
 		seen->how = measured[k].how;
+		seen->unpriced = measured[k].unpriced;
 		seen->fig = f;
 		seen->samples = m->n[k];
 		seen->median = round(quantile(m, k, 0.5));

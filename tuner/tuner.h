@@ -241,6 +241,7 @@ enum pf_origin { PF_FROM_PLATFORM, PF_FROM_USER, PF_FROM_TRACE };
 /* A cost the trace measured, whether or not it priced a figure. */
 struct pf_seen {
 	const char *name, *how;		/* static strings */
+	const char *unpriced;		/* why it prices nothing of its own, NULL: it can */
 	enum platform_fig fig;		/* what it prices where used; PF__COUNT: shown only */
 	uint64_t samples;
 	double median, p25, p75;	/* ns */
