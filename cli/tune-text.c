@@ -422,7 +422,12 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 		struct tuner_counts w;
 		uint64_t lazily = split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD];
 
-		if (stock->ipis && tuner_whatif_point(r->tu, &r->pf, pti, pqi, &w))
+		if (stock->ipis && !lazily)
+			say(14, "  what if     ", "no lazy IPI reaches a CPU holding the mm lazily; "
+			    "clearing the mask at a full ASID flush alone (patches 8-9) sends %llu "
+			    "(%.3f ms)", (unsigned long long)cf->ipis,
+			    tuner_model_cost(&r->pf, cf) / 1e6);
+		else if (stock->ipis && tuner_whatif_point(r->tu, &r->pf, pti, pqi, &w))
 			say(14, "  what if     ", "%llu of lazy's go to CPUs holding the mm lazily (%llu "
 			    "idle, %llu kthread): deferring those (x86's is_lazy) sends %llu (%.3f ms); "
 			    "clearing the mask at a full ASID flush alone (patches 8-9) sends %llu "

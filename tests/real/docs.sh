@@ -37,3 +37,7 @@ outside=$(cd "$top" && grep -rlE '\.\./shared|DESIGN\.md|issue [0-9]+' README.md
 check "no reference outside the repository in README, man/, docs/ or the sources${outside:+ ($outside)}" \
 	[ -z "$outside" ]
 check "docs/design.md, which man pages and comments cite, is in the tree" [ -f "$top/docs/design.md" ]
+# a newcomer's first screen: README short, their own trace within its first 60 lines
+check "README is at most 200 lines ($(wc -l < "$top/README.md"))" [ "$(wc -l < "$top/README.md")" -le 200 ]
+check "README reaches 'your own trace' within its first 60 lines" \
+	sh -c "head -60 '$top/README.md' | grep -q '^## Your own trace'"
