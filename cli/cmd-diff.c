@@ -459,8 +459,8 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->top = 10;
-	o->T = 6;
-	o->Q = 32;
+	o->T = LAZY_DEFAULT_T;
+	o->Q = LAZY_DEFAULT_Q;
 	cli_parser_init(&p, "diff", diff_usage, opts, 0, argc, argv);
 	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		switch (key) {

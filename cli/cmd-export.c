@@ -272,8 +272,8 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->interval_ns = 100000000ULL;
-	o->T = 6;
-	o->Q = 32;
+	o->T = LAZY_DEFAULT_T;
+	o->Q = LAZY_DEFAULT_Q;
 	cli_parser_init(&p, "export", export_usage, opts, 0, argc, argv);
 	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		switch (key) {
@@ -319,7 +319,7 @@ static int export_run(struct exporter *x, const struct export_opts *o, int ncpus
 	const int T[1] = { o->T }, Q[1] = { o->Q }, point[1][2] = { { o->T, o->Q } };
 	struct tuner_opts to = {
 		.thresholds = T, .nthresholds = 1, .queues = Q, .nqueues = 1,
-		.flush_all_threshold = 64, .ncpus = ncpus > 0 ? ncpus : 1,
+		.flush_all_threshold = FLUSH_ALL_DEFAULT, .ncpus = ncpus > 0 ? ncpus : 1,
 		.replay = point, .nreplay = 1,
 	};
 	struct timeline *tl = NULL;

@@ -301,16 +301,6 @@ static const char nmi_drop_why[] =
 	"missing); see tlbscope-probes(7)";
 
 /*
- * A kernel with the lazy TLB flush series, by the probes its corpus runs add: remote
- * targets then get an IPI only where the mm is active, so the kernel check differs.
- */
-static bool lazy_kernel(struct ts_source *src, struct timeline *tl)
-{
-	return timeline_probe_count(tl, ts_source_intern(src, "local_load_tlb_mm")) ||
-	       timeline_probe_count(tl, ts_source_intern(src, "local_flush_tlb_mm"));
-}
-
-/*
  * Why the kernel's own flush targets are unknown, for "n/a (...)", or NULL when they are
  * counted: a probe of a request whose mask argument is unavailable makes every total of
  * them partial; without any mask-carrying probe they were never seen.
@@ -412,13 +402,13 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 			       "%llu = %llu (%s)\n", (unsigned long long)t->remote_requests,
 			       (unsigned long long)sbi,
 			       t->remote_requests == sbi ? "equal" : "DIFFERENT");
-		else if (t->kernel_targets == t->csd_flush_ipis || !lazy_kernel(src, tl))
+		else if (t->kernel_targets == t->csd_flush_ipis || !timeline_lazy_kernel(tl))
 			printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
 			       "flush IPIs queued in csd events: %llu = %llu (%s)%s\n",
 			       (unsigned long long)t->kernel_targets,
 			       (unsigned long long)t->csd_flush_ipis,
 			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT",
-			       lazy_kernel(src, tl) ? "; a lazy-flush kernel (its local_load_tlb_mm "
+			       timeline_lazy_kernel(tl) ? "; a lazy-flush kernel (its local_load_tlb_mm "
 			       "events) that deferred nothing: every target was running the mm" : "");
 		else
 			printf("  kernel check: remote targets in the __flush_tlb_range cpumask %llu, "
@@ -664,7 +654,7 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 	json_object_set_new(j, "kernel_remote_targets", known(!t->kmask_unknown, t->kernel_targets));
 	json_object_set_new(j, "csd_flush_ipis_queued", jint(t->csd_flush_ipis));
 	json_object_set_new(j, "sbi_remote_fences", jint(p.count[NKPROBES - 1]));
-	json_object_set_new(j, "lazy_flush_kernel", json_boolean(lazy_kernel(src, tl)));
+	json_object_set_new(j, "lazy_flush_kernel", json_boolean(timeline_lazy_kernel(tl)));
 	json_object_set_new(ev, "kernel_check", j);
 }
 
@@ -856,7 +846,7 @@ int cmd_report(int argc, char **argv)
 	if (!src)
 		r = error("%s", err);
 	if (!r) {
-		struct sfence_opts so = { .src = src, .flush_all_threshold = 64 };
+		struct sfence_opts so = { .src = src, .flush_all_threshold = FLUSH_ALL_DEFAULT };
 
 		c.x = explain_new(src);
 		c.sf = sfence_new(&so);

@@ -66,8 +66,8 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->speed = 1;
-	o->T = 6;
-	o->Q = 32;
+	o->T = LAZY_DEFAULT_T;
+	o->Q = LAZY_DEFAULT_Q;
 	o->delay_ns = 1000000000ULL;
 	o->batch = !isatty(STDOUT_FILENO);
 	cli_parser_init(&p, "top", top_usage, opts, 0, argc, argv);

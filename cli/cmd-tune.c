@@ -542,7 +542,7 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 	find_arch(r);
 	free(r->uname);
 	r->uname = ts_source_info(r->src)->uname ? xstrdup(ts_source_info(r->src)->uname) : NULL;
-	r->lazy_kernel = timeline_load_commits(r->tl);
+	r->lazy_kernel = timeline_lazy_kernel(r->tl);
 	r->observed = observed_ipis(r, &r->obs_how);
 	return EXIT_OK;
 }

@@ -443,6 +443,13 @@ bool timeline_load_commits(const struct timeline *tl)
 	return tl && tl->saw_commit;	/* unit tests feed the tuner without one */
 }
 
+bool timeline_lazy_kernel(const struct timeline *tl)
+{
+	return tl && (tl->saw_commit ||
+		      timeline_probe_count(tl, ts_source_intern(tl->src, "local_load_tlb_mm")) ||
+		      timeline_probe_count(tl, ts_source_intern(tl->src, "local_flush_tlb_mm")));
+}
+
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl)
 {
 	return &tl->ps;

@@ -162,6 +162,12 @@ const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl);
  * an mm at that event (LOAD_MM with u.load.commit), not at its sched_switch.
  */
 bool timeline_load_commits(const struct timeline *tl);
+/*
+ * The trace is of a kernel with the lazy TLB flush series: its table loads or its
+ * evictions (local_load_tlb_mm, local_flush_tlb_mm probes) are in it.  The one test of
+ * it: report's kernel check and tune's base both ask here.
+ */
+bool timeline_lazy_kernel(const struct timeline *tl);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */
