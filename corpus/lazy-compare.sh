@@ -13,7 +13,10 @@ TRACE=$1 T=$2 Q=$3
 TLBSCOPE=${TLBSCOPE:-$(cd "$(dirname "$0")/.." && pwd)/tlbscope}
 R=$(mktemp); J=$(mktemp); D=$(mktemp)
 trap 'rm -f "$R" "$J" "$D" "$R.k" "$R.m"' EXIT
-trace-cmd report -t -i "$TRACE" 2>/dev/null > "$R"
+# trace-cmd 3.3 (Debian 13) prints the latency flags ("d.h..") between the CPU and the
+# timestamp; 3.1 (Debian 12) does not: dropped, so both read alike below
+trace-cmd report -t -i "$TRACE" 2>/dev/null |
+	sed -E 's/(\[[0-9]+\]) [.a-zA-Z0-9]{4,6} +([0-9]+\.[0-9]+:)/\1 \2/' > "$R"
 "$TLBSCOPE" tune --direct "$T,$Q" --decisions "$D" --json "$TRACE" > "$J"
 ncpu=$(jq '.direct.cpus | length' "$J")
 # kernel, per CPU: ipis/deferred/overflows by target CPU, evictions/resets by the CPU itself
