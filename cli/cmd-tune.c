@@ -468,6 +468,14 @@ static int verify_grid(struct tune_run *r)
 		CMP(replayed_pages) CMP(drain_max) CMP(drain_max_pages)
 #undef CMP
 	}
+	if (r->o->verify && tuner_clear_at_full_check(r->tu) !=
+	    tuner_model(r->tu, TUNER_CLEAR_AT_FULL)->ipis) {
+		fprintf(stderr, "tlbscope: verify: clear_at_full ipis: masks %llu, sequence "
+			"numbers %llu\n",
+			(unsigned long long)tuner_model(r->tu, TUNER_CLEAR_AT_FULL)->ipis,
+			(unsigned long long)tuner_clear_at_full_check(r->tu));
+		bad++;
+	}
 	return bad;
 }
 
@@ -742,6 +750,7 @@ int cmd_tune(int argc, char **argv)
 	to.nreplay = r.nreplay;
 	to.idle_first = r.idle_first;
 	to.idle_count = r.idle_count;
+	to.verify_models = o.verify;
 	first = o.ninputs == 1 ? profile_open(o.inputs[0]) : NULL;
 	r.aggregate = o.ninputs > 1 || first || o.weight[0] > 1;
 	json_decref(first);

@@ -32,6 +32,64 @@ void stock_switch(struct tuner *t, int cpu, uint32_t mm, bool count)
 	}
 }
 
+/* ---- clear-at-full again, for --verify: sequence numbers, not masks ---- */
+
+static uint64_t cf_key(int cpu, uint32_t mm)
+{
+	return (uint64_t)cpu << 32 | mm;
+}
+
+static bool cf_in_mask(const struct tuner *t, int c, uint32_t mm)
+{
+	uint64_t *l = u64map_find(&t->cf_load, cf_key(c, mm));
+	uint64_t *k = u64map_find(&t->cf_clear, cf_key(c, mm));
+
+	return l && *l && (!k || *l > *k) && (*l > t->cf_reset[c] || t->active[c] == mm);
+}
+
+void cf_check_load(struct tuner *t, int cpu, uint32_t mm)
+{
+	if (t->cf_check)
+		*u64map_get(&t->cf_load, cf_key(cpu, mm), 0, NULL) = ++t->cf_seq;
+}
+
+void cf_check_exit(struct tuner *t, uint32_t mm)
+{
+	for (int c = 0; t->cf_check && c < t->ncpus; c++) {
+		uint64_t *l = u64map_find(&t->cf_load, cf_key(c, mm));
+
+		if (l)
+			*l = 0;
+	}
+}
+
+void cf_check_reset(struct tuner *t, int cpu)
+{
+	if (t->cf_check)
+		t->cf_reset[cpu] = ++t->cf_seq;
+}
+
+void cf_check_flush(struct tuner *t, int cpu, uint32_t mm, bool full, bool count)
+{
+	bool in[TS_MAX_CPUS];
+
+	if (!t->cf_check)
+		return;
+	for (int c = 0; c < t->ncpus; c++) {
+		in[c] = cf_in_mask(t, c, mm);
+		if (count && c != cpu && in[c])
+			t->cf_ipis++;
+	}
+	for (int c = 0; full && c < t->ncpus; c++)
+		if (in[c] && t->active[c] != mm)
+			*u64map_get(&t->cf_clear, cf_key(c, mm), 0, NULL) = ++t->cf_seq;
+}
+
+uint64_t tuner_clear_at_full_check(const struct tuner *t)
+{
+	return t->cf_ipis;
+}
+
 void stock_exit(struct tuner *t, uint32_t mm)
 {
 	memset(&t->mm[mm], 0, sizeof(t->mm[mm]));

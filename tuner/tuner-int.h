@@ -101,6 +101,15 @@ struct tuner {
 	uint8_t *run;			/* per CPU: TUNER_RUN_* of its current task */
 	uint32_t *run_mm;		/* per CPU: the mm of its current user task */
 	uint64_t lazy_split[TUNER_TGT__COUNT];	/* lazy's IPIs by what the target ran */
+	/*
+	 * --verify: clear-at-full again, by sequence numbers instead of masks (cf_check.c
+	 * in replay.c): CPU c is in mm's mask when its last load of mm is later than its
+	 * last clearing of mm and than its last full flush (unless mm is active there)
+	 */
+	bool cf_check;
+	uint64_t cf_seq, cf_ipis;
+	struct u64map cf_load, cf_clear;	/* (cpu << 32 | mm) -> sequence number */
+	uint64_t *cf_reset;			/* per CPU */
 	struct mm_state *mm;
 	size_t nmm;
 	struct tuner_counts models[TUNER__MODELS];
@@ -143,6 +152,11 @@ void stock_flush(struct tuner *t, int cpu, uint32_t mm, bool full, const struct 
 		 bool count);
 /* @cpu flushed its whole TLB: clear-at-full drops it from every mask but its active mm's */
 void stock_reset(struct tuner *t, int cpu);
+/* the same clear-at-full by sequence numbers, kept only with tuner_opts.verify_models */
+void cf_check_load(struct tuner *t, int cpu, uint32_t mm);
+void cf_check_exit(struct tuner *t, uint32_t mm);
+void cf_check_reset(struct tuner *t, int cpu);
+void cf_check_flush(struct tuner *t, int cpu, uint32_t mm, bool full, bool count);
 
 struct lazy *lazy_new(int T, int Q, int ncpus, bool idle);
 /* lazy-idle: @cpu runs a task of its active mm again and performs what was queued */

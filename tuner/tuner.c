@@ -59,6 +59,10 @@ struct tuner *tuner_new(const struct tuner_opts *o)
 	cpus_reserve(t, (t->o.ncpus > 0 ? t->o.ncpus : 1) - 1);
 	for (int m = 0; m < TUNER__MODELS; m++)
 		t->model_cpu[m] = xcalloc(t->ncpus, sizeof(*t->model_cpu[m]));
+	t->cf_check = o->verify_models;
+	u64map_init(&t->cf_load);
+	u64map_init(&t->cf_clear);
+	t->cf_reset = xcalloc(TS_MAX_CPUS, sizeof(*t->cf_reset));
 	return t;
 }
 
@@ -80,6 +84,9 @@ void tuner_free(struct tuner *t)
 	free(t->active);
 	free(t->run);
 	free(t->run_mm);
+	u64map_release(&t->cf_load);
+	u64map_release(&t->cf_clear);
+	free(t->cf_reset);
 	free(t->mm);
 	for (int m = 0; m < TUNER__MODELS; m++)
 		free(t->model_cpu[m]);
@@ -148,6 +155,7 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_switch(t->lazy[i], cpu, mm, count);
 	stock_switch(t, cpu, mm, count);
+	cf_check_load(t, cpu, mm);
 	t->active[cpu] = mm;
 }
 
@@ -159,6 +167,7 @@ static void mm_exit(struct tuner *t, uint32_t mm)
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_exit(t->lazy[i], mm);
 	stock_exit(t, mm);
+	cf_check_exit(t, mm);
 	for (int c = 0; c < t->ncpus; c++)
 		if (t->active[c] == mm)
 			t->active[c] = 0;
@@ -198,6 +207,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 				t->models[m].ipi_requests += n > 0;
 			}
 			t->seeded_ipis += n;
+			t->cf_ipis += n;
 		}
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_targets_flush(t->lazy[i], n, count);
@@ -207,6 +217,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 			sweep_reset(t->sweep, c, count);
 			sweep_reset(t->sweep_idle, c, count);
 			stock_reset(t, c);
+			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -223,6 +234,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 				t->models[m].ipi_requests += n > 1;
 			}
 			t->seeded_ipis += n - 1;
+			t->cf_ipis += n - 1;
 		}
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_kernel_flush(t->lazy[i], n, count);
@@ -233,6 +245,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 			sweep_reset(t->sweep, c, count);
 			sweep_reset(t->sweep_idle, c, count);
 			stock_reset(t, c);
+			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -253,6 +266,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts,
 				   count);
+		cf_check_flush(t, cpu, mm, full, count);
 		stock_flush(t, cpu, mm, full, (ev->u.flush.fflags & TS_FF_KMASK) ?
 			    &ev->u.flush.kmask : NULL, count);
 	}

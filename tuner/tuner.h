@@ -82,6 +82,7 @@ struct tuner_opts {
 	const int (*replay)[2];		/* (T, Q) points to replay directly, may be NULL */
 	int nreplay;
 	int idle_first, idle_count;	/* of them, these replay the lazy-idle what-if */
+	bool verify_models;		/* also count clear-at-full a second, independent way */
 	/*
 	 * When set, the last replayed point writes one line per remote CPU of each user-mm
 	 * flush it decides for: "TS CPU TARGET DECISION" (ns, requester, target, the codes
@@ -113,6 +114,8 @@ void tuner_grid_point(const struct tuner *t, int ti, int qi, struct tuner_counts
  */
 bool tuner_whatif_point(const struct tuner *t, const struct platform *p, int ti, int qi,
 			struct tuner_counts *out);
+/* clear-at-full's IPIs counted the second way (opts.verify_models), for --verify */
+uint64_t tuner_clear_at_full_check(const struct tuner *t);
 /* Counts of the directly replayed point @i of opts.replay. */
 const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
 /*

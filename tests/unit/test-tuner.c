@@ -44,6 +44,7 @@ static int setup_warm(void **state, uint64_t warmup)
 	o.nreplay = 18;
 	o.idle_first = 9;
 	o.idle_count = 9;
+	o.verify_models = true;		/* clear-at-full counted the second way too */
 	f->t = tuner_new(&o);
 	f->ts = 1000;
 	*state = f;
@@ -510,6 +511,7 @@ static void test_clear_at_full(void **state)
 	assert_int_equal(tuner_model(f->t, TUNER_STOCK_ASID)->ipis, 3);
 	assert_int_equal(tuner_model(f->t, TUNER_CLEAR_AT_FULL)->ipis, 2);
 	assert_int_equal(tuner_model(f->t, TUNER_CLEAR_AT_FULL)->ipi_requests, 2);
+	assert_int_equal(tuner_clear_at_full_check(f->t), 2);
 }
 
 /* A lazy kernel's own queues: Q read from an overflow counted from an emptying load. */
