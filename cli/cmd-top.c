@@ -236,6 +236,8 @@ static int pump(struct top_run *r, uint64_t deadline)
 					return 0;	/* live: nothing buffered right now */
 				r->ended = true;
 				timeline_finish(r->tl, top_model_feed, r->model);
+				/* the queues still open count as tune counts them */
+				top_model_finish(r->model);
 				break;
 			}
 			r->has_pending = true;

@@ -29,6 +29,8 @@ void top_model_free(struct top_model *m);
 
 /* A timeline consumer (tl_emit_fn): feeds the tuner and the view's own state. */
 void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev);
+/* A replay is over: close what is still open (queues of absent mms), as tune does. */
+void top_model_finish(struct top_model *m);
 
 /*
  * top_model_tick - close one sampling interval: rates over the trace time since the last

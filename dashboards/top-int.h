@@ -46,6 +46,9 @@ struct top_model {
 	uint64_t first_ts, last_ts, tick_ts;	/* trace clock, ns */
 	uint64_t ticks;
 	uint64_t switches_fed;
+	/* a lazy kernel's own evidence, for the base tune would use (tuner_find_base()) */
+	struct tuner_lazy_kernel lk;
+	bool lazy_kernel;
 };
 
 /* Rendering helpers shared by the text and curses screens. */
@@ -61,8 +64,10 @@ void top_spark_ascii(const struct top_cpu *c, int width, double max, char *buf);
 const char *top_mm_name(struct timeline *tl, uint32_t mm);
 /* The tuner's recommendation as T, Q and the IPI figures. */
 struct top_rec {
-	int T, Q;
+	int T, Q;		/* the point tune would give, else the cheapest */
 	double cost_ms;
+	const char *verdict;	/* tune's verdict on the events so far */
+	bool settable;		/* T, Q are a point to set (not only the cheapest) */
 	uint64_t stock_ipis, lazy_ipis, saved;
 	struct tuner_counts point;	/* lazy(m->T, m->Q) from the per-CPU tables */
 };

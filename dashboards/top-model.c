@@ -49,8 +49,14 @@ struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *
 	m->grid_Q = (int *)tuner_default_Q;
 	m->ngrid_Q = to.nqueues;
 	m->tu = tuner_new(&to);
+	tuner_lazy_kernel_reset(&m->lk);
 	cpus_reserve(m, ncpus > 0 ? ncpus : 1);
 	return m;
+}
+
+void top_model_finish(struct top_model *m)
+{
+	tuner_finish(m->tu);
 }
 
 void top_model_free(struct top_model *m)
@@ -60,6 +66,7 @@ void top_model_free(struct top_model *m)
 	free(m->cpu);
 	free(m->mm);
 	tuner_free(m->tu);
+	tuner_lazy_kernel_reset(&m->lk);
 	free(m);
 }
 
@@ -99,6 +106,9 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 	struct top_cpu *c;
 
 	tuner_feed(m->tu, tl, ev);
+	tuner_lazy_kernel_feed(&m->lk, ev, ev->kind == TS_EV_OTHER && (ev->probe || ev->name) ?
+			       timeline_str(tl, ev->probe ? ev->probe : ev->name) : NULL, true);
+	m->lazy_kernel |= timeline_lazy_kernel(tl);
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
 	cpus_reserve(m, ev->cpu + 1);
@@ -247,6 +257,7 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	const struct tuner_counts *lazy = tuner_model(m->tu, TUNER_LAZY);
 	struct tuner_advice a;
 	struct tuner_rec rec;
+	struct tuner_base b;
 	int bti = 0, bqi = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -257,16 +268,19 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
-	/* tune's advice on a stock kernel's trace: the series' defaults as the base */
+	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */
+	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, &b);
 	for (int i = 0; i < m->ngrid_T; i++)
-		if (m->grid_T[i] == LAZY_DEFAULT_T)
+		if (abs(m->grid_T[i] - b.T) < abs(m->grid_T[bti] - b.T))
 			bti = i;
 	for (int i = 0; i < m->ngrid_Q; i++)
-		if (m->grid_Q[i] == LAZY_DEFAULT_Q)
+		if (abs(m->grid_Q[i] - b.Q) < abs(m->grid_Q[bqi] - b.Q))
 			bqi = i;
 	tuner_recommend(m->tu, &m->pf, &rec);
-	tuner_advise(m->tu, &m->pf, &rec, bti, bqi, false, true, &a);
+	tuner_advise(m->tu, &m->pf, &rec, bti, bqi, m->lazy_kernel, true, &a);
 	r->T = m->grid_T[a.ti >= 0 ? a.ti : rec.small_ti];
 	r->Q = m->grid_Q[a.ti >= 0 ? a.qi : rec.small_qi];
 	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
+	r->verdict = tuner_verdict_name(a.verdict);
+	r->settable = a.ti >= 0;
 }

@@ -96,12 +96,17 @@ void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
 		(unsigned long long)r.saved);
 	if (r.stock_ipis)
 		fprintf(out, " (%.1f %%)", 100.0 * r.saved / r.stock_ipis);
+	else
+		fprintf(out, " (n/a)");
 	fprintf(out, "\n  lazy(%d, %d) from the per-CPU tables: %llu evictions, %llu deferred, %llu "
 		"overflows\n", m->T, m->Q, (unsigned long long)r.point.evictions,
 		(unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows);
-	if (r.T)
+	if (r.T && r.settable)
 		fprintf(out, "  recommendation (%s): MAX_LOADED_MM %d, MAX_TLB_FLUSH_TASK %d "
-			"(%.3f ms)\n", m->pf.name, r.T, r.Q, r.cost_ms);
+			"(%.3f ms, %s)\n", m->pf.name, r.T, r.Q, r.cost_ms, r.verdict);
+	else if (r.T)
+		fprintf(out, "  recommendation (%s): %s (the cheapest lazy point T=%d Q=%d, "
+			"%.3f ms)\n", m->pf.name, r.verdict, r.T, r.Q, r.cost_ms);
 	else
 		fprintf(out, "  recommendation: no events yet\n");
 	fprintf(out, "totals: switches %llu, flush IPIs sent %llu, received %llu, local flushes "

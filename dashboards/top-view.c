@@ -400,16 +400,25 @@ static void draw_tuner(const struct top_model *m, int y)
 	bar_line(y++, " Tuner (same models as tlbscope tune, fed as events arrive)");
 	move(y, 0);
 	clrtoeol();
-	snprintf(line, sizeof(line), "stock_asid %llu flush IPIs, lazy %llu: lazy would have saved "
-		 "%llu so far (%.1f %%)", (unsigned long long)r.stock_ipis,
-		 (unsigned long long)r.lazy_ipis, (unsigned long long)r.saved,
-		 r.stock_ipis ? 100.0 * r.saved / r.stock_ipis : 0.0);
+	if (r.stock_ipis)
+		snprintf(line, sizeof(line), "stock_asid %llu flush IPIs, lazy %llu: lazy would have "
+			 "saved %llu so far (%.1f %%)", (unsigned long long)r.stock_ipis,
+			 (unsigned long long)r.lazy_ipis, (unsigned long long)r.saved,
+			 100.0 * r.saved / r.stock_ipis);
+	else
+		snprintf(line, sizeof(line), "stock_asid %llu flush IPIs, lazy %llu: nothing to "
+			 "save so far (n/a)", (unsigned long long)r.stock_ipis,
+			 (unsigned long long)r.lazy_ipis);
 	mvaddnstr(y++, 0, line, COLS);
 	move(y, 0);
 	clrtoeol();
-	if (r.T)
+	if (r.T && r.settable)
 		snprintf(line, sizeof(line), "recommendation (%s): MAX_LOADED_MM %d, "
-			 "MAX_TLB_FLUSH_TASK %d (%.3f ms)", m->pf.name, r.T, r.Q, r.cost_ms);
+			 "MAX_TLB_FLUSH_TASK %d (%.3f ms, %s)", m->pf.name, r.T, r.Q, r.cost_ms,
+			 r.verdict);
+	else if (r.T)
+		snprintf(line, sizeof(line), "recommendation (%s): %s (the cheapest lazy point "
+			 "T=%d Q=%d, %.3f ms)", m->pf.name, r.verdict, r.T, r.Q, r.cost_ms);
 	else
 		snprintf(line, sizeof(line), "recommendation: waiting for events");
 	mvaddnstr(y++, 0, line, COLS);

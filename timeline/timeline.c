@@ -450,6 +450,11 @@ bool timeline_lazy_kernel(const struct timeline *tl)
 		      timeline_probe_count(tl, ts_source_intern(tl->src, "local_flush_tlb_mm")));
 }
 
+const char *timeline_str(const struct timeline *tl, uint32_t id)
+{
+	return tl && id ? ts_source_str(tl->src, id) : "";
+}
+
 const struct tl_ptr_stats *timeline_ptr_stats(const struct timeline *tl)
 {
 	return &tl->ps;

@@ -168,6 +168,8 @@ bool timeline_load_commits(const struct timeline *tl);
  * it: report's kernel check and tune's base both ask here.
  */
 bool timeline_lazy_kernel(const struct timeline *tl);
+/* The string of @id in the source the timeline reads (borrowed), "" for 0. */
+const char *timeline_str(const struct timeline *tl, uint32_t id);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */

@@ -366,9 +366,7 @@ if [ -f "$f" ]; then
 	check "the text's verdict line gives the JSON's point ($tq)" \
 		grep -q "MAX_LOADED_MM=${t#T=} MAX_TLB_FLUSH_TASK=$q" <("$prog" tune "$f")
 	check "the SVG frames and names the JSON's point ($tq)" grep -q "advised $tq (enable)" "$tmp/p.svg"
-	top_tq=$(tls top --replay "$f" --speed max -b 2>/dev/null |
-		sed -n 's/.*recommendation ([a-z0-9-]*): MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\).*/T=\1 Q=\2/p' | tail -1)
-	same "top --replay ends on the same point" "$tq" "$top_tq"
+
 fi
 # priced from the profile, not the VM's timings, the same workload costs alike: the stock
 # cost per flush request of the 4-hart hackbench runs within 2x of each other
@@ -384,3 +382,15 @@ if [ -n "$vals" ]; then
 			for (i = 2; i <= n; i++) { if (a[i] < lo) lo = a[i]; if (a[i] > hi) hi = a[i] }
 			exit !(hi <= 2 * lo) }'
 fi
+# top --replay ends where tune does: the same point and verdict (or the same no-point verdict)
+for run in hackbench-aia-4cpu hackbench-sbi-4cpu hackbench-lazy-t6q32-aia-4cpu \
+	   mmap-lazy-t2q4-aia-4cpu mmapstress-aia-4cpu pagefault-lazy-t2q4-aia-4cpu; do
+	f=$top/corpus/traces/$run/trace.dat
+	[ -f "$f" ] || continue
+	want=$(tls tune --json "$f" | jq -r '.recommendation | if .threshold then
+		"T=\(.threshold) Q=\(.queue) \(.verdict)" else .verdict end')
+	got=$(tls top --replay "$f" --speed max -b 2>/dev/null | grep 'recommendation (' | tail -1 |
+		sed -n 's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) ([0-9.]* ms, \([a-z-]*\)).*/T=\1 Q=\2 \3/p
+			s/.*recommendation ([a-z0-9-]*): \([a-z-]*\) (the cheapest.*/\1/p')
+	same "$run: top --replay ends on tune's answer ($want)" "$want" "$got"
+done
