@@ -41,8 +41,9 @@ same "perf script text: no kernel cpumask on x86, so kernel_flush_targets is nul
 dat=$top/corpus/traces/hackbench-sbi-4cpu/trace.dat
 if command -v trace-cmd > /dev/null && [ -f "$dat" ]; then
 	trace-cmd report "$dat" 2> /dev/null > "$tmp/sbi.txt"
+	# (trace-cmd 3.3's latency flags, "d.h..", before the timestamp dropped too)
 	sed -E '/^cpus=/d
-		s/^( *)(.*)-([0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([a-z_0-9]+): +/\1\2 \3 [\4] \5: grp:\6: /' \
+		s/^( *)(.*)-([0-9]+) +\[([0-9]+)\] +([.a-zA-Z0-9]{4,6} +)?([0-9]+\.[0-9]+): +([a-z_0-9]+): +/\1\2 \3 [\4] \6: grp:\7: /' \
 		"$tmp/sbi.txt" > "$tmp/sbi-perf.txt"
 	tls report --json "$tmp/sbi.txt" > "$tmp/sbi.json"
 	tls report --json "$tmp/sbi-perf.txt" > "$tmp/sbi-perf.json"

@@ -23,7 +23,9 @@ fi
 tc_counts() {
 	awk '/^cpus=/ { next }
 		{ for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) break
-		  ev = $(i + 2); sub(/:$/, "", ev); if (ev == "") next
+		  # trace-cmd 3.3 puts the latency flags ("d.h..") before the timestamp
+		  t = $(i + 1) ~ /:$/ ? i + 1 : i + 2
+		  ev = $(t + 1); sub(/:$/, "", ev); if (ev == "") next
 		  n[ev]++
 		  if (ev == "sched_switch") { c = $i; gsub(/[\[\]]/, "", c); sw[c + 0]++ } }
 		END { for (e in n) printf "%s %d\n", e, n[e]
