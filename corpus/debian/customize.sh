@@ -32,6 +32,14 @@ ExecStart=
 ExecStart=-/sbin/agetty -o '-p -f -- \\u' --keep-baud --autologin root 115200,57600,38400,9600 - $TERM
 UNIT
 
+# what a first boot would do on every boot of the throw-away overlay, done once here: the
+# linker cache, the journal catalog, a machine id; /etc and /var marked up to date for
+# ConditionNeedsUpdate (ldconfig.service, systemd-journal-catalog-update.service)
+chroot "$root" ldconfig
+chroot "$root" journalctl --update-catalog 2> /dev/null || true
+chroot "$root" systemd-machine-id-setup > /dev/null 2>&1 || true
+touch "$root/etc/.updated" "$root/var/.updated"
+
 # nothing periodic in a measurement guest
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer \
 	man-db.timer dpkg-db-backup.timer systemd-tmpfiles-clean.timer; do

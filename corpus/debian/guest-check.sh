@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# In the guest (make -C corpus/debian check): the source in the share's src.tar built
+# In the guest (make -C corpus/debian check): the commit in the share's src.tar built
 # natively and the README's two commands run, `make check` and `make run`, timed.
 set -u
 cd /root || exit 1
