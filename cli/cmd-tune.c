@@ -793,9 +793,9 @@ int cmd_tune(int argc, char **argv)
 	{
 		int pti, pqi;
 
+		/* a quarter agrees when the point is within the band of its own cheapest */
 		tune_point(&r, &rec, &pti, &pqi);
-		for (int k = 0; k < r.nwin; k++)
-			r.same_quarters += r.win[k].small_ti == pti && r.win[k].small_qi == pqi;
+		r.same_quarters = r.nwin ? tuner_windows_agree(r.tu, &r.pf, r.nwin, pti, pqi) : 0;
 	}
 	tune_reason(why, sizeof(why), &r, &rec, cov, den);
 	if (o.save_profile) {

@@ -275,8 +275,8 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		{
 			int same = 0;
 
+			same = r->same_quarters;
 			for (int k = 0; point && k < r->nwin; k++) {
-				same += r->win[k].small_ti == a->ti && r->win[k].small_qi == a->qi;
 				json_array_append_new(arr, json_pack("{s:I,s:i,s:i}", "until_ns",
 					(json_int_t)r->until[k], "threshold",
 					r->o->T[r->win[k].small_ti], "queue",

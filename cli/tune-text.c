@@ -125,9 +125,10 @@ static void honesty(char *buf, size_t len, const struct tune_run *r, const struc
 		qhi = wQ > qhi ? wQ : qhi;
 	}
 	if (r->nwin && same < r->nwin && n < len)
-		n += snprintf(buf + n, len - n, " The quarters of the trace disagree (%d of %d chose "
-			      "this point; they chose T=%d..%d, Q=%d..%d): read it as a range, not an "
-			      "exact value.", same, r->nwin, lo, hi, qlo, qhi);
+		n += snprintf(buf + n, len - n, " The quarters of the trace disagree (the point is "
+			      "within %.0f %% of the best in %d of %d; they chose T=%d..%d, "
+			      "Q=%d..%d): read it as a range, not an exact value.", 100 * TUNER_BAND,
+			      same, r->nwin, lo, hi, qlo, qhi);
 	if (rec->nflat > 1 && n < len)
 		snprintf(buf + n, len - n, " The grid is flat around it: %d points within %.0f %% "
 			 "of the cheapest, T=%d..%d and Q=%d..%d, are as good.", rec->nflat,
@@ -457,8 +458,9 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	if (!point)
 		return;	/* which lazy point is cheapest is beside the verdict */
 	if (r->nwin)
-		say(14, "  confidence  ", "%d of %d quarters chose it%s; %d point%s within %.0f %%: "
-		    "T=%d..%d, Q=%d..%d", r->same_quarters, r->nwin,
+		say(14, "  confidence  ", "within %.0f %% of the best in %d of %d quarters%s; %d "
+		    "point%s within %.0f %%: T=%d..%d, Q=%d..%d", 100 * TUNER_BAND,
+		    r->same_quarters, r->nwin,
 		    r->same_quarters < r->nwin ? " (read it as a range)" : "", rec->nflat,
 		    rec->nflat == 1 ? "" : "s", 100 * TUNER_BAND, r->o->T[rec->lo_ti],
 		    r->o->T[rec->hi_ti], r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
@@ -775,12 +777,13 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			printf("  until %s s: T=%d Q=%d\n", ts, wT, r->o->Q[w->small_qi]);
 		}
 		if (r->same_quarters < r->nwin)
-			say(4, "  ", "the point given in %d of %d quarters: the quarters disagree "
-			    "(T=%d..%d, Q=%d..%d), so read it as a range, not an exact value",
-			    r->same_quarters, r->nwin, lo, hi, qlo, qhi);
+			say(4, "  ", "the point given is within %.0f %% of the best in %d of %d "
+			    "quarters: the quarters disagree (they chose T=%d..%d, Q=%d..%d), so read "
+			    "it as a range, not an exact value", 100 * TUNER_BAND, r->same_quarters,
+			    r->nwin, lo, hi, qlo, qhi);
 		else
-			say(4, "  ", "the point given in %d of %d quarters", r->same_quarters,
-			    r->nwin);
+			say(4, "  ", "the point given is within %.0f %% of the best in every quarter",
+			    100 * TUNER_BAND);
 	} else {
 		printf("\nStability: the trace is too short to split into quarters\n");
 	}

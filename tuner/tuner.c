@@ -540,6 +540,30 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
 	return n;
 }
 
+int tuner_windows_agree(const struct tuner *t, const struct platform *p, int n, int ti, int qi)
+{
+	struct tuner_window w[TUNER_MAX_WINDOWS];
+	int reach = platform_reach_mms(p) > CAP ? CAP : platform_reach_mms(p), agree = 0;
+
+	if (n < 2 || n > TUNER_MAX_WINDOWS)
+		return 0;
+	n = tuner_window_counts(t, n, w);
+	for (int k = 0; k < n; k++) {
+		struct tuner_rec rec;
+		struct tuner_counts c;
+
+		recommend_from(t, p, &w[k].sc, w[k].lazy_ipis, w[k].lazy_ipi_requests,
+			       w[k].mm_switches, &rec);
+		sweep_counts_point_reach(t->sweep, &w[k].sc, ti, qi, reach, &c);
+		c.ipis = w[k].lazy_ipis;
+		c.ipi_requests = w[k].lazy_ipi_requests;
+		agree += tuner_cost(p, &c, t->thresholds[ti], t->queues[qi], w[k].mm_switches,
+				    t->ncpus) <= rec.cost * (1 + TUNER_BAND);
+	}
+	tuner_windows_release(w, n);
+	return agree;
+}
+
 uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened)
 {
 	if (mms_widened)

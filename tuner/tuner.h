@@ -456,6 +456,11 @@ void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, b
  */
 int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct tuner_rec *recs,
 		  uint64_t *bounds);
+/*
+ * In how many of @n windows (as tuner_windows()) grid point (@ti, @qi) costs within
+ * TUNER_BAND of that window's cheapest: the quarters that agree with a point.
+ */
+int tuner_windows_agree(const struct tuner *t, const struct platform *p, int n, int ti, int qi);
 /* tlb_flush_all_threshold (pages, a power of two) that minimizes flush cost over the
  * trace's flush-size distribution; 0 when no request in the trace has a size. */
 uint64_t tuner_flush_all_threshold(const struct tuner *t, const struct platform *p);
