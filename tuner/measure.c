@@ -91,23 +91,26 @@ static double quantile(const struct tuner_measure *m, enum measured k, double q)
 	return 0;
 }
 
+/* gcd(0, b) = b: the tick of no timestamp yet is unknown */
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name)
 {
 	struct cpu_state *c;
 
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
-	if (m->ts_gcd != 1 && ev->ts) {
-		uint64_t a = m->ts_gcd, b = ev->ts;
-
-		while (b) {
-			uint64_t r = a % b;
-
-			a = b;
-			b = r;
-		}
-		m->ts_gcd = a;
-	}
+	if (m->ts_gcd != 1 && ev->ts)
+		m->ts_gcd = gcd(m->ts_gcd, ev->ts);
 	c = &m->cpu[ev->cpu];
 	if (ev->kind == TS_EV_IPI && (ev->flags & TS_F_TLB) && ev->u.ipi.src == TS_SRC_CSD_QUEUE &&
 	    !(ev->flags & (TS_F_RECV | TS_F_LOCAL))) {
@@ -227,19 +230,7 @@ void tuner_measure_merge(struct tuner_measure *dst, const struct tuner_measure *
 		dst->n[k] += src->n[k] * w;
 	}
 	/* the sum's tick: the coarsest that divides every input's (gcd) */
-	if (!dst->ts_gcd)
-		dst->ts_gcd = src->ts_gcd;
-	else if (src->ts_gcd) {
-		uint64_t a = dst->ts_gcd, b = src->ts_gcd;
-
-		while (b) {
-			uint64_t r = a % b;
-
-			a = b;
-			b = r;
-		}
-		dst->ts_gcd = a;
-	}
+	dst->ts_gcd = gcd(dst->ts_gcd, src->ts_gcd);
 }
 
 json_t *tuner_measure_json(const struct tuner_measure *m)

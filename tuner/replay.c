@@ -313,6 +313,21 @@ static void drained(struct lazy *l, int cpu, const struct slot *s)
 	}
 }
 
+/* @cpu performs what slot @s holds, the queued ranges or one whole-ASID flush for the flag. */
+static void perform_queue(struct lazy *l, int cpu, struct slot *s, bool count)
+{
+	if (!s->queued && !s->flag)
+		return;
+	if (count) {
+		COUNT(l, cpu, deferred_flushes);
+		if (!s->flag)
+			drained(l, cpu, s);
+	}
+	s->queued = 0;
+	s->pages = 0;
+	s->flag = false;
+}
+
 /* Rule 1: @cpu loads @mm (the caller checked it is not a kernel thread nor active). */
 void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 {
@@ -320,16 +335,7 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 
 	if (s) {
 		s->gen = ++l->gen[cpu];
-		if (s->queued || s->flag) {
-			if (count) {
-				COUNT(l, cpu, deferred_flushes);
-				if (!s->flag)
-					drained(l, cpu, s);
-			}
-			s->queued = 0;
-			s->pages = 0;
-			s->flag = false;
-		}
+		perform_queue(l, cpu, s, count);
 		return;
 	}
 	/* miss: the lowest-index empty slot, else the least recently loaded */
@@ -421,16 +427,8 @@ void lazy_resume(struct lazy *l, int cpu, uint32_t mm, bool count)
 {
 	struct slot *s;
 
-	if (!l->idle || !(s = slot_of(l, cpu, mm)) || (!s->queued && !s->flag))
-		return;
-	if (count) {
-		COUNT(l, cpu, deferred_flushes);
-		if (!s->flag)
-			drained(l, cpu, s);
-	}
-	s->queued = 0;
-	s->pages = 0;
-	s->flag = false;
+	if (l->idle && (s = slot_of(l, cpu, mm)))
+		perform_queue(l, cpu, s, count);
 }
 
 /* Rule 3: the mm is gone from every table. */

@@ -106,26 +106,34 @@ static void mm_exit(struct fx *f, uint32_t mm)
 	feed(f, &ev);
 }
 
+/* The sweep's @s and the direct replay's @d both have @want's lazy counters. */
+static void same_counts(const struct tuner_counts *s, const struct tuner_counts *d,
+			const struct tuner_counts *want, bool replayed)
+{
+	const uint64_t *got[2][7] = {
+		{ &s->ipis, &s->deferred, &s->deferred_flushes, &s->overflows, &s->evictions,
+		  &s->table_resets, &s->replayed },
+		{ &d->ipis, &d->deferred, &d->deferred_flushes, &d->overflows, &d->evictions,
+		  &d->table_resets, &d->replayed },
+	};
+	const uint64_t wanted[7] = {
+		want->ipis, want->deferred, want->deferred_flushes, want->overflows,
+		want->evictions, want->table_resets, want->replayed,
+	};
+
+	for (int k = 0; k < 2; k++)
+		for (int f = 0; f < (replayed ? 7 : 6); f++)
+			assert_int_equal(*got[k][f], wanted[f]);
+}
+
 /* Both the sweep and the direct replay of (T, Q) must give @want's lazy counters. */
 static void expect(struct fx *f, int T, int Q, struct tuner_counts want)
 {
 	int ti = T - 1, qi = Q == 0 ? 0 : Q == 1 ? 1 : 2;
 	struct tuner_counts s;
-	const struct tuner_counts *d = tuner_replayed(f->t, ti * 3 + qi);
 
 	tuner_grid_point(f->t, ti, qi, &s);
-	assert_int_equal(s.ipis, want.ipis);
-	assert_int_equal(d->ipis, want.ipis);
-	assert_int_equal(s.deferred, want.deferred);
-	assert_int_equal(d->deferred, want.deferred);
-	assert_int_equal(s.deferred_flushes, want.deferred_flushes);
-	assert_int_equal(d->deferred_flushes, want.deferred_flushes);
-	assert_int_equal(s.overflows, want.overflows);
-	assert_int_equal(d->overflows, want.overflows);
-	assert_int_equal(s.evictions, want.evictions);
-	assert_int_equal(d->evictions, want.evictions);
-	assert_int_equal(s.table_resets, want.table_resets);
-	assert_int_equal(d->table_resets, want.table_resets);
+	same_counts(&s, tuner_replayed(f->t, ti * 3 + qi), &want, false);
 }
 
 /* The lazy-idle what-if at (T, Q): its sweep and its direct replay both give @want. */
@@ -133,19 +141,9 @@ static void expect_idle(struct fx *f, int T, int Q, struct tuner_counts want)
 {
 	int ti = T - 1, qi = Q == 0 ? 0 : Q == 1 ? 1 : 2;
 	struct tuner_counts s;
-	const struct tuner_counts *d = tuner_replayed(f->t, 9 + ti * 3 + qi);
 
 	assert_true(tuner_whatif_point(f->t, NULL, ti, qi, &s));
-	assert_int_equal(s.ipis, want.ipis);
-	assert_int_equal(d->ipis, want.ipis);
-	assert_int_equal(s.deferred, want.deferred);
-	assert_int_equal(d->deferred, want.deferred);
-	assert_int_equal(s.deferred_flushes, want.deferred_flushes);
-	assert_int_equal(d->deferred_flushes, want.deferred_flushes);
-	assert_int_equal(s.replayed, want.replayed);
-	assert_int_equal(d->replayed, want.replayed);
-	assert_int_equal(s.overflows, want.overflows);
-	assert_int_equal(d->overflows, want.overflows);
+	same_counts(&s, tuner_replayed(f->t, 9 + ti * 3 + qi), &want, true);
 }
 
 /* Eviction picks the least recently loaded (smallest generation). */
