@@ -22,7 +22,8 @@
 static const char tune_usage[] =
 	"usage: tlbscope tune [options] TRACE|PROFILE...\n"
 	"\n"
-	"  --threshold LIST   MAX_LOADED_MM values: 1,2,4,6 or 1-16 (default 1-16,24,32)\n"
+	"  --threshold LIST   MAX_LOADED_MM values: 1,2,4,6 or 1-16 (default 1-16,24,32, and\n"
+	"                     48, 64 where the platform's TLB holds more mms than 32)\n"
 	"  --queue LIST       MAX_TLB_FLUSH_TASK values, each >= 1\n"
 	"                     (default 1,2,4,8,16,32,64,128,256)\n"
 	"  --machine M        auto (default): detect a virtual machine from the trace; vm or\n"
@@ -161,6 +162,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 				      TUNER_MAX_T);
 				return -1;
 			}
+			o->has_T = true;
 			break;
 		case OPT_QUEUE:
 			if (parse_list(v, 1, TUNER_MAX_Q, o->Q, &o->nQ)) {
@@ -722,6 +724,12 @@ int cmd_tune(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_BAD;
 	if (platform_load(o.platform, &r.pf, err))
 		return error("%s", err);
+	if (!o.has_T && platform_reach_mms(&r.pf) > o.T[o.nT - 1]) {
+		/* a TLB that holds more mms than the default grid reaches: the grid goes there */
+		for (int T = 48; T <= TUNER_MAX_T && T / 2 < platform_reach_mms(&r.pf); T += 16)
+			list_add(o.T, &o.nT, T);
+		qsort(o.T, o.nT, sizeof(int), cmp_int);
+	}
 	if (o.verify) {
 		/* every grid point, then every one again under the lazy-idle what-if */
 		r.replay = xcalloc((size_t)o.nT * o.nQ * 2 + 1, sizeof(*r.replay));

@@ -17,6 +17,7 @@
 struct tune_opts {
 	struct common_opts c;
 	int T[MAX_LIST], nT;
+	bool has_T;		/* --threshold given: the grid is the user's */
 	int Q[MAX_LIST], nQ;
 	const char *platform;
 	uint64_t warmup_ns;

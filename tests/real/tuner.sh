@@ -394,3 +394,14 @@ for run in hackbench-aia-4cpu hackbench-sbi-4cpu hackbench-lazy-t6q32-aia-4cpu \
 			s/.*recommendation ([a-z0-9-]*): \([a-z-]*\) (the cheapest.*/\1/p')
 	same "$run: top --replay ends on tune's answer ($want)" "$want" "$got"
 done
+# the grid reaches the TLB's reach: a profile whose TLB holds 64 mms' working sets gets
+# T=48 and 64 in the default grid, and the point stays within the reach
+f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	echo '{"figures":{"tlb_entries":{"value":4096,"source":"a big TLB, for the test"}}}' > "$tmp/big.json"
+	tls tune --json --platform "$tmp/big.json" "$f" > "$tmp/big-out.json"
+	same "a 4096-entry TLB: the grid goes to T=64, the reach is 64 mms" "64 64" \
+		"$(jq -r '"\([.grid[].threshold] | max) \(.recommendation.tlb_reach_mms)"' "$tmp/big-out.json")"
+	same "--threshold given: the grid is the user's" 16 \
+		"$(tls tune --json --platform "$tmp/big.json" --threshold 1-16 "$f" | jq '[.grid[].threshold] | max')"
+fi
