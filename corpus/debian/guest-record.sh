@@ -13,7 +13,7 @@ cd tlbscope || exit 1
 t0=$(date +%s)
 make -j"$(nproc)" tlbscope unit > build.log 2>&1 || { tail -40 build.log; exit 1; }
 echo "== guest: built in $(($(date +%s) - t0)) s"
-for t in tests/real/record-kprobes.sh tests/real/record.sh; do
+for t in tests/real/record-kprobes.sh tests/real/record-tgid.sh tests/real/record.sh; do
 	echo "== guest: $t"
 	TLBSCOPE_BUILD=$PWD/build "$t" > test.out 2>&1
 	echo "$(grep -c '^ok' test.out) ok, $(grep -c '^not ok' test.out) not ok; not ok and skips:"

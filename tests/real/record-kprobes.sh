@@ -16,8 +16,8 @@ if [ ! -e $tr/kprobe_events ]; then
 	exit 0
 fi
 
-# the probes of others: functions every kernel has, at +0 (no arguments); whichever the
-# kernel takes, until there are three
+# the probes of others: functions every kernel has, no arguments, at +0 or (riscv64, whose
+# kprobes refuse an ftrace patch site) +8; whichever the kernel takes, until there are three
 ours=""
 cleanup() {
 	for p in $ours; do echo "-:$p" >> $tr/kprobe_events; done 2> /dev/null
@@ -28,10 +28,13 @@ nforeign=0
 for fn in vfs_read vfs_write do_sys_openat2 kernel_clone do_exit ksys_read ksys_write \
 	do_sys_poll schedule_timeout; do
 	[ $nforeign = 3 ] && break
-	if echo "p:tlbscopetest/$fn $fn" >> $tr/kprobe_events 2> /dev/null; then
-		ours="$ours tlbscopetest/$fn"
-		nforeign=$((nforeign + 1))
-	fi
+	for at in "$fn" "$fn+8"; do
+		if echo "p:tlbscopetest/$fn $at" >> $tr/kprobe_events 2> /dev/null; then
+			ours="$ours tlbscopetest/$fn"
+			nforeign=$((nforeign + 1))
+			break
+		fi
+	done
 done
 if [ $nforeign -lt 3 ]; then
 	skip "record with kprobes already defined" "the kernel took only $nforeign of the probes"
