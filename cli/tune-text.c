@@ -291,7 +291,7 @@ bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
 			header_line(out, '+', l, T, Q);
 		}
 	}
-	(void)fat;
+	(void)fat;	/* upstream's threshold is not the series': said beside the patch */
 	return true;
 }
 
@@ -740,7 +740,10 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		printf("  MAX_LOADED_MM            %d\n", T);
 		printf("  MAX_TLB_FLUSH_TASK       %d\n", Q);
 		if (fat)
-			printf("  tlb_flush_all_threshold  %llu\n", (unsigned long long)fat);
+			say(27, "  tlb_flush_all_threshold  ", "%llu%s", (unsigned long long)fat,
+			    fat == FLUSH_ALL_DEFAULT ? " (upstream's)" : " (upstream's is 64, in "
+			    "arch/riscv/mm/tlbflush.c; not in the patch, which changes the series' "
+			    "header only)");
 		else
 			say(27, "  tlb_flush_all_threshold  ", "64 (kept: no flush request in this "
 			    "trace has a size; kprobes on __flush_tlb_range give them)");
