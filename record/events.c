@@ -268,14 +268,20 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 	}
 }
 
+/*
+ * Not forced: libtracefs's force writes 0 to the event's enable file in every instance and
+ * the top level, and a write there expands the top-level ring buffer of a kernel that never
+ * used it.  Our instance, where they were enabled, is gone by now; a probe someone else has
+ * enabled since (EBUSY) is left, and said so.
+ */
 void record_remove_kprobes(struct tracefs_dynevent **added)
 {
 	for (size_t i = 0; i < N_KP; i++) {
 		if (!added[i])
 			continue;
-		if (tracefs_dynevent_destroy(added[i], true))
-			rec_warning("record: cannot remove kprobe %s/%s: %s", KP_GROUP, kprobes[i].fn,
-				strerror(errno));
+		if (tracefs_dynevent_destroy(added[i], false))
+			rec_warning("record: cannot remove kprobe %s/%s: %s%s", KP_GROUP, kprobes[i].fn,
+				strerror(errno), errno == EBUSY ? " (enabled elsewhere); left" : "");
 		tracefs_dynevent_free(added[i]);
 		added[i] = NULL;
 	}
