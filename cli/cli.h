@@ -164,6 +164,11 @@ typedef void (*flush_ipi_fn)(void *ctx, struct timeline *tl, int src, int from, 
 void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_fn fn, void *ctx);
 
 int cmd_report(int argc, char **argv);
+/* report --json / tune --json of @path, in this process: new references, NULL on failure
+ * (the message printed) */
+struct json_t;
+struct json_t *report_json_of(const char *path);
+struct json_t *tune_json_of(const char *path, int T, int Q);
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_tune(int argc, char **argv);

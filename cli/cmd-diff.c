@@ -2,19 +2,17 @@
 /*
  * tlbscope diff BEFORE AFTER: the same measures of two runs side by side with their change,
  * for a stock vs a patched kernel on one workload, or as a CI gate (--fail-on).  Each
- * input is a trace of any format, analyzed by `tlbscope report --json` (this same program,
- * run as a child so that diff and report can never count differently), or a report saved
+ * input is a trace of any format, analyzed in this process by report's and tune's own code
+ * (the same JSON objects, so that diff and report can never count differently), or a report saved
  * with `report --json`.  Keys are report's: totals (flush_ipis, ...), rates over the span,
  * and per CPU and per process (by command name: pids differ between runs).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -64,73 +62,23 @@ struct rows {
 
 /* ---- inputs ---- */
 
-/*
- * The JSON @argv (this same program's) prints, run as a child; exit statuses up to @ok
- * count as success (tune's 1 is a verdict, not a failure).  NULL printed.
- */
-static json_t *child_json(char **argv, int ok, const char *path)
+/* The analyses of a trace, run here: report's, and the models' predictions at lazy(T, Q). */
+static json_t *report_of(const char *path)
 {
-	char *buf = NULL;
-	size_t len = 0, alloc = 0;
-	json_error_t jerr;
-	json_t *j = NULL;
-	int pfd[2], status;
-	pid_t pid;
-	ssize_t n;
+	json_t *j = report_json_of(path);
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return error("diff: pipe: %s", strerror(errno)), NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return error("diff: fork: %s", strerror(errno)), NULL;
-	}
-	if (!pid) {
-		dup2(pfd[1], STDOUT_FILENO);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "tlbscope: diff: cannot run report: %s\n", strerror(errno));
-		_exit(EXIT_BAD);
-	}
-	close(pfd[1]);
-	for (;;) {
-		ALLOC_GROW(buf, len + 65536, alloc);
-		n = read(pfd[0], buf + len, alloc - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(status) && WEXITSTATUS(status) <= ok)
-		j = json_loadb(buf, len, 0, &jerr);
-	else	/* the child said why on stderr */
-		error("diff: %s: not analyzed (tlbscope %s)", path, argv[1]);
-	free(buf);
+	if (!j)
+		error("diff: %s: not analyzed (tlbscope report)", path);
 	return j;
 }
 
-static json_t *report_of(const char *path)
-{
-	char *argv[] = { "tlbscope", "report", "--json", "--", (char *)path, NULL };
-
-	return child_json(argv, 0, path);
-}
-
-/* The models' predictions at lazy(@T, @Q): `tlbscope tune --json`, as a child. */
 static json_t *tune_of(const char *path, int T, int Q)
 {
-	char t[16], q[16];
-	char *argv[] = { "tlbscope", "tune", "--json", "--threshold", t, "--queue", q, "--",
-			 (char *)path, NULL };
+	json_t *j = tune_json_of(path, T, Q);
 
-	snprintf(t, sizeof(t), "%d", T);
-	snprintf(q, sizeof(q), "%d", Q);
-	return child_json(argv, 1, path);
+	if (!j)
+		error("diff: %s: not analyzed (tlbscope tune)", path);
+	return j;
 }
 
 /*

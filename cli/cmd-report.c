@@ -658,9 +658,10 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 	json_object_set_new(ev, "kernel_check", j);
 }
 
-static void print_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
-		       struct explain *x, const struct sfence_result *sr,
-		       const struct platform *pf)
+/* The report as one JSON object (new reference). */
+static json_t *build_json(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
+			  struct explain *x, const struct sfence_result *sr,
+			  const struct platform *pf)
 {
 	const struct ts_source_info *info = ts_source_info(src);
 	int isrc = timeline_ipi_source(tl);
@@ -808,10 +809,7 @@ static void print_json(const struct report_opts *o, struct ts_source *src, struc
 	sfence_report_json(src, tl, sr, pf, root);
 	json_object_set_new(root, "lost_events", jint(lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(marks));
-
-	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	putchar('\n');
-	json_decref(root);
+	return root;
 }
 
 /* report's analyses, each a consumer of the one resolved stream */
@@ -828,7 +826,8 @@ static void feed_all(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	sfence_feed(c->sf, tl, ev);
 }
 
-int cmd_report(int argc, char **argv)
+/* report with @argv; @out: its JSON object there (new reference) instead of printed */
+static int report_main(int argc, char **argv, json_t **out)
 {
 	struct report_opts o;
 	struct ts_source *src = NULL;
@@ -857,9 +856,15 @@ int cmd_report(int argc, char **argv)
 			    timeline_cpus(tl);
 		const struct sfence_result *sr = sfence_result(c.sf, ncpus);
 
-		if (o.c.json)
-			print_json(&o, src, tl, c.x, sr, &pf);
-		else
+		if (out) {
+			*out = build_json(&o, src, tl, c.x, sr, &pf);
+		} else if (o.c.json) {
+			json_t *root = build_json(&o, src, tl, c.x, sr, &pf);
+
+			json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			putchar('\n');
+			json_decref(root);
+		} else
 			print_text(&o, src, tl, c.x, sr, &pf);
 	}
 	explain_free(c.x);
@@ -868,4 +873,21 @@ int cmd_report(int argc, char **argv)
 	ts_source_close(src);
 	ts_probe_map_free();
 	return r;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	return report_main(argc, argv, NULL);
+}
+
+json_t *report_json_of(const char *path)
+{
+	char *argv[] = { "report", "--json", "--", (char *)path, NULL };
+	json_t *j = NULL;
+
+	if (report_main(4, argv, &j)) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }

@@ -708,7 +708,8 @@ static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
 	return ret;
 }
 
-int cmd_tune(int argc, char **argv)
+/* tune with @argv; @out: its JSON object there (new reference) instead of printed */
+static int tune_main(int argc, char **argv, json_t **out)
 {
 	struct tune_opts o;
 	struct tune_run r = { .o = &o };
@@ -822,7 +823,10 @@ int cmd_tune(int argc, char **argv)
 		ret = EXIT_BAD;
 		goto out;
 	}
-	if (o.c.json)
+	if (out)
+		*out = tune_json(&r, &rec, r.observed, r.obs_how,
+				 tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+	else if (o.c.json)
 		tune_print_json(&r, &rec, r.observed, r.obs_how,
 				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	else
@@ -839,4 +843,26 @@ out:
 	free(r.replay);
 	free(r.uname);
 	return ret;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+	return tune_main(argc, argv, NULL);
+}
+
+json_t *tune_json_of(const char *path, int T, int Q)
+{
+	char t[16], q[16];
+	char *argv[] = { "tune", "--json", "--threshold", t, "--queue", q, "--", (char *)path,
+			 NULL };
+	json_t *j = NULL;
+
+	snprintf(t, sizeof(t), "%d", T);
+	snprintf(q, sizeof(q), "%d", Q);
+	/* exit 1 is a verdict (insufficient-data), not a failure */
+	if (tune_main(8, argv, &j) > EXIT_PROBLEM) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
 }

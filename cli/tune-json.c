@@ -37,8 +37,8 @@ static json_t *jall(const struct tuner_counts *c)
 	return j;
 }
 
-void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified)
+json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
+		  const char *obs_how, uint64_t fat, const char *why, int verified)
 {
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	/* what every lazy point sends, and what lazy is checked against on a lazy kernel */
@@ -337,6 +337,13 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	}
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(verified));
+	return root;
+}
+
+void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
+		     const char *obs_how, uint64_t fat, const char *why, int verified)
+{
+	json_t *root = tune_json(r, rec, observed, obs_how, fat, why, verified);
 
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');

@@ -113,7 +113,10 @@ bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat);
 /* The patch to file @path (--patch); 0, or -1 with the message printed. */
 int tune_save_patch(const struct tune_run *r, const char *path, uint64_t fat);
 
-/* tune-json.c */
+/* tune-json.c: the JSON object (new reference), and printed */
+struct json_t;
+struct json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
+			 const char *obs_how, uint64_t fat, const char *why, int verified);
 void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
 		     const char *obs_how, uint64_t fat, const char *why, int verified);
 

@@ -81,3 +81,12 @@ tls diff "$stock" "$tmp/cut.dat" > /dev/null 2> "$tmp/cut.err"
 same "a truncated trace: exit 2" 2 $?
 check "... the message names it" grep -q "cut.dat" "$tmp/cut.err"
 echo "1..$n"
+# diff analyzes both traces in its own process, with report's and tune's own code
+if command -v strace > /dev/null; then
+	strace -f -e trace=execve,clone,clone3,fork,vfork -o "$tmp/st.txt" \
+		"$prog" diff "$stock" "$lazy" > /dev/null 2>&1
+	same "diff runs no child process (one execve, no clone)" 1 \
+		"$(grep -cE 'execve\(|clone\(|clone3\(|fork\(' "$tmp/st.txt")"
+else
+	skip "diff in one process" "strace not installed (Debian package strace)"
+fi
