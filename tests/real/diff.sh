@@ -80,7 +80,6 @@ head -c 100000 "$stock" > "$tmp/cut.dat"
 tls diff "$stock" "$tmp/cut.dat" > /dev/null 2> "$tmp/cut.err"
 same "a truncated trace: exit 2" 2 $?
 check "... the message names it" grep -q "cut.dat" "$tmp/cut.err"
-echo "1..$n"
 # diff analyzes both traces in its own process, with report's and tune's own code
 if command -v strace > /dev/null; then
 	strace -f -e trace=execve,clone,clone3,fork,vfork -o "$tmp/st.txt" \
@@ -90,3 +89,4 @@ if command -v strace > /dev/null; then
 else
 	skip "diff in one process" "strace not installed (Debian package strace)"
 fi
+echo "1..$n"
