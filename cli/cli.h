@@ -154,15 +154,6 @@ void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567" seconds */
  */
 int spool_stdin(const char *cmd, char *path, size_t len, int *fdp);
 
-/*
- * The flush IPIs a resolved event stands for, as timeline/ counts them (flush.c's
- * count_ipi): @fn(ctx, tl, source, from, to, ts) for each, source a TL_IPI_* and from -1
- * when the sender is unknown.  Which source a trace counts is timeline_ipi_source()'s.
- */
-typedef void (*flush_ipi_fn)(void *ctx, struct timeline *tl, int src, int from, int to,
-			     uint64_t ts);
-void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_fn fn, void *ctx);
-
 int cmd_report(int argc, char **argv);
 /* report --json / tune --json of @path, in this process: new references, NULL on failure
  * (the message printed) */

@@ -218,7 +218,7 @@ static void put_request(struct exporter *x, struct timeline *tl, const struct ts
 	fputs("}}", x->out);
 }
 
-/* One flush IPI of the source the trace counts (cli/common.c's flush_ipis_each()). */
+/* One flush IPI of the source the trace counts (timeline_flush_ipis_each()). */
 static void export_ipi(void *ctx, struct timeline *tl, int src, int from, int to, uint64_t ts)
 {
 	struct exporter *x = ctx;
@@ -248,10 +248,10 @@ static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *e
 	case TS_EV_FLUSH:
 		if (ev->u.flush.role == TS_FLUSH_REQUEST)
 			put_request(x, tl, ev);
-		flush_ipis_each(ev, tl, export_ipi, x);
+		timeline_flush_ipis_each(ev, tl, export_ipi, x);
 		break;
 	case TS_EV_IPI:
-		flush_ipis_each(ev, tl, export_ipi, x);
+		timeline_flush_ipis_each(ev, tl, export_ipi, x);
 		break;
 	default:
 		break;

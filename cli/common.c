@@ -223,30 +223,6 @@ void format_ns(char *buf, size_t len, uint64_t ns)
 		 (unsigned long long)(ns % 1000000000ULL / 1000));
 }
 
-void flush_ipis_each(const struct ts_event *ev, struct timeline *tl, flush_ipi_fn fn, void *ctx)
-{
-	int src, t;
-
-	if (ev->kind == TS_EV_FLUSH) {
-		/* x86: the target's tlb_flush of a remote shootdown (sender: the timeline's) */
-		if (ev->u.flush.role == TS_FLUSH_RECEIVED && ev->u.flush.src == TS_SRC_TLB_FLUSH)
-			fn(ctx, tl, TL_IPI_TLB_FLUSH, -1, ev->cpu, ev->ts);
-		return;
-	}
-	if (ev->kind != TS_EV_IPI || !(ev->flags & TS_F_TLB))
-		return;
-	if (ev->flags & TS_F_RECV) {
-		if (!(ev->flags & TS_F_LOCAL))
-			fn(ctx, tl, TL_IPI_CSD_ENTRY, ev->u.ipi.from, ev->cpu, ev->ts);
-		return;
-	}
-	src = ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
-	      ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
-	ts_cpumask_for_each(t, &ev->u.ipi.targets)
-		if (t != ev->cpu)
-			fn(ctx, tl, src, ev->cpu, t, ev->ts);
-}
-
 int spool_stdin(const char *cmd, char *path, size_t len, int *fdp)
 {
 	const char *dir = getenv("TMPDIR");

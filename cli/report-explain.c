@@ -247,10 +247,10 @@ void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 			if (timeline_counted(tl, ev->cpu, ev->ts))
 				x->callers[c].requests++;
 		}
-		flush_ipis_each(ev, tl, count_ipi, x);
+		timeline_flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	case TS_EV_IPI:
-		flush_ipis_each(ev, tl, count_ipi, x);
+		timeline_flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	default:
 		break;

@@ -194,6 +194,37 @@ void tl_do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 	ev->u.flush.mm = 0;
 }
 
+/* The evidence a send-side flush IPI event is: a csd queue, an SBI fence, an IPI mask. */
+static int send_evidence(const struct ts_event *ev)
+{
+	return ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
+	       ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK;
+}
+
+void timeline_flush_ipis_each(const struct ts_event *ev, struct timeline *tl, tl_flush_ipi_fn fn,
+			      void *ctx)
+{
+	int t;
+
+	if (ev->kind == TS_EV_FLUSH) {
+		/* x86: the target's tlb_flush of a remote shootdown (sender: the timeline's) */
+		if (ev->u.flush.role == TS_FLUSH_RECEIVED && ev->u.flush.src == TS_SRC_TLB_FLUSH)
+			fn(ctx, tl, TL_IPI_TLB_FLUSH, -1, ev->cpu, ev->ts);
+		return;
+	}
+	if (ev->kind != TS_EV_IPI || !(ev->flags & TS_F_TLB))
+		return;
+	if (ev->flags & TS_F_RECV) {
+		/* the sender tl_do_ipi() resolved into u.ipi.from */
+		if (!(ev->flags & TS_F_LOCAL))
+			fn(ctx, tl, TL_IPI_CSD_ENTRY, ev->u.ipi.from, ev->cpu, ev->ts);
+		return;
+	}
+	ts_cpumask_for_each(t, &ev->u.ipi.targets)
+		if (t != ev->cpu)
+			fn(ctx, tl, send_evidence(ev), ev->cpu, t, ev->ts);
+}
+
 /* Count one flush IPI from @from to @to, seen through evidence @which. */
 static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t mm,
 		      uint64_t ts)
@@ -266,9 +297,7 @@ void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *
 		tc->pending_known = true;
 		if (!tlb || t == ev->cpu)
 			continue;
-		count_ipi(tl, ev->u.ipi.src == TS_SRC_CSD_QUEUE ? TL_IPI_CSD_QUEUE :
-			  ev->u.ipi.src == TS_SRC_SBI ? TL_IPI_SBI : TL_IPI_MASK,
-			  ev->cpu, t, mm, ev->ts);
+		count_ipi(tl, send_evidence(ev), ev->cpu, t, mm, ev->ts);
 	}
 	if (!tlb || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
 		return;

@@ -148,6 +148,15 @@ uint64_t timeline_name_count(const struct timeline *tl, uint32_t name);
 uint64_t timeline_evidence(const struct timeline *tl, enum ts_evsrc src, bool tlb_only);
 /* The flush-IPI evidence chosen for this trace, or -1 when the trace has none. */
 int timeline_ipi_source(const struct timeline *tl);
+/*
+ * The flush IPIs a resolved event stands for, by the rule the timeline counts them with:
+ * @fn(ctx, tl, source, from, to, ts) for each, source a TL_IPI_* and from -1 when the
+ * sender is unknown.  Which source a trace counts is timeline_ipi_source()'s.
+ */
+typedef void (*tl_flush_ipi_fn)(void *ctx, struct timeline *tl, int src, int from, int to,
+				uint64_t ts);
+void timeline_flush_ipis_each(const struct ts_event *ev, struct timeline *tl, tl_flush_ipi_fn fn,
+			      void *ctx);
 const char *timeline_ipi_source_name(int src);
 const char *timeline_how_name(enum tl_how how);
 bool timeline_how_guessed(enum tl_how how);
