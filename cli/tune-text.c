@@ -440,10 +440,12 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	}
 	snprintf(b2, sizeof(b2), "  %-12s", point_name(pt, sizeof(pt), r, pti, pqi));
 	if (c.replayed)
-		snprintf(drain, sizeof(drain), "%llu queued ranges (%llu pages) flushed at "
-			 "switch_mm, the worst single drain %llu ranges/%llu pages with IRQs off",
-			 (unsigned long long)c.replayed, (unsigned long long)c.replayed_pages,
-			 (unsigned long long)c.drain_max, (unsigned long long)c.drain_max_pages);
+		snprintf(drain, sizeof(drain), "%llu queued range%s (%llu page%s) flushed at "
+			 "switch_mm, the worst single drain %llu range%s, %llu page%s, with IRQs off",
+			 (unsigned long long)c.replayed, c.replayed == 1 ? "" : "s",
+			 (unsigned long long)c.replayed_pages, c.replayed_pages == 1 ? "" : "s",
+			 (unsigned long long)c.drain_max, c.drain_max == 1 ? "" : "s",
+			 (unsigned long long)c.drain_max_pages, c.drain_max_pages == 1 ? "" : "s");
 	else
 		snprintf(drain, sizeof(drain), "no queued range flushed at switch_mm");
 	say(14, b2, "%llu evictions (%s), %llu refills within the TLB's reach; %s; %llu "
