@@ -314,6 +314,10 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 				"overflows", (json_int_t)c.overflows,
 				"table_resets", (json_int_t)c.table_resets,
 				"mm_structs_pinned", r->o->T[pti] * r->ncpus));
+			/* each exit looks the mm up in every CPU's table */
+			json_object_set_new(json_object_get(j, "counts"), "exit_slot_lookups",
+					    json_integer((json_int_t)(tuner_exits(r->tu) *
+					    (uint64_t)r->ncpus * r->o->T[pti])));
 		}
 		{
 			struct tuner_counts w;

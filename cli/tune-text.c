@@ -671,11 +671,13 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 		tuner_grid_point(r->tu, pti, pqi, &c);
 		say(4, "\n", "At T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, %llu "
-		    "overflows, %llu evictions (%llu refills), %llu table resets", T, Q,
+		    "overflows, %llu evictions (%llu refills), %llu table resets; %llu mm exits, "
+		    "each looked up in %d tables of %d slots", T, Q,
 		       (unsigned long long)c.ipis, (unsigned long long)c.deferred,
 		       (unsigned long long)c.deferred_flushes, (unsigned long long)c.overflows,
 		       (unsigned long long)c.evictions, (unsigned long long)c.refills,
-		       (unsigned long long)c.table_resets);
+		       (unsigned long long)c.table_resets, (unsigned long long)tuner_exits(r->tu),
+		       r->ncpus, T);
 	}
 	{
 		uint64_t h[TUNER_MAX_T + 1], all = 0, cum = 0;

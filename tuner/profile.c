@@ -74,6 +74,7 @@ int tuner_merge(struct tuner *dst, const struct tuner *src, uint64_t w, char *er
 	dst->seeded_ipis += src->seeded_ipis * w;
 	dst->switches += src->switches * w;
 	dst->mm_switches += src->mm_switches * w;
+	dst->exits += src->exits * w;
 	dst->requests += src->requests * w;
 	dst->unattributed += src->unattributed * w;
 	dst->unmodelled += src->unmodelled * w;
@@ -175,6 +176,7 @@ json_t *tuner_profile_json(const struct tuner *t)
 	json_object_set_new(j, "seeded_ipis", json_integer((json_int_t)t->seeded_ipis));
 	json_object_set_new(j, "switches", json_integer((json_int_t)t->switches));
 	json_object_set_new(j, "mm_switches", json_integer((json_int_t)t->mm_switches));
+	json_object_set_new(j, "exits", json_integer((json_int_t)t->exits));
 	json_object_set_new(j, "requests", json_integer((json_int_t)t->requests));
 	json_object_set_new(j, "unattributed", json_integer((json_int_t)t->unattributed));
 	json_object_set_new(j, "unmodelled", json_integer((json_int_t)t->unmodelled));
@@ -318,6 +320,7 @@ struct tuner *tuner_profile_load(json_t *j, const struct tuner_opts *o, char *er
 			goto bad_free;
 	if (get_u64(j, "seeded_ipis", &t->seeded_ipis) || get_u64(j, "switches", &t->switches) ||
 	    get_u64(j, "mm_switches", &t->mm_switches) || get_u64(j, "requests", &t->requests) ||
+	    get_u64(j, "exits", &t->exits) ||
 	    get_u64(j, "unattributed", &t->unattributed) ||
 	    get_u64(j, "unmodelled", &t->unmodelled) || get_u64(j, "last_ts", &t->last_ts) ||
 	    get_ints(j, "flush_sizes", NSIZES, t->sizes, false) ||

@@ -122,6 +122,7 @@ struct tuner {
 	bool started;
 	uint64_t t0;
 	uint64_t switches, mm_switches, requests, unattributed;
+	uint64_t exits;			/* mms whose last user exited: each walks every table */
 	uint64_t unmodelled;		/* events on CPUs past the count the models were sized for */
 	int unmodelled_cpu;		/* the first such CPU */
 	uint64_t sizes[NSIZES];

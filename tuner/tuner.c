@@ -339,8 +339,10 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		load(t, ev->cpu, ev->u.exec.mm, ev->ts, count);
 		break;
 	case TS_EV_EXIT:
-		if (ev->u.exit.mm)
+		if (ev->u.exit.mm) {
+			t->exits += count;
 			mm_exit(t, ev->u.exit.mm);
+		}
 		break;
 	case TS_EV_FLUSH:
 		if (ev->u.flush.role == TS_FLUSH_REQUEST)
@@ -601,4 +603,9 @@ uint64_t tuner_span(const struct tuner *t)
 	uint64_t from = t->t0 + t->o.warmup_ns;
 
 	return !t->aggregate && t->last_ts > from ? t->last_ts - from : 0;
+}
+
+uint64_t tuner_exits(const struct tuner *t)
+{
+	return t->exits;
 }

@@ -142,6 +142,8 @@ void tuner_flush_sizes(const struct tuner *t, uint64_t sizes[22]);
 uint64_t tuner_requests(const struct tuner *t, uint64_t *unattributed);
 uint64_t tuner_mm_switches(const struct tuner *t);
 uint64_t tuner_switches(const struct tuner *t);
+/* mm exits counted: a lazy kernel looks each one up in every CPU's table of T slots */
+uint64_t tuner_exits(const struct tuner *t);
 /* ns from where the counts start to the last event; 0 for a sum of traces */
 uint64_t tuner_span(const struct tuner *t);
 /*
