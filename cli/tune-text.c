@@ -136,6 +136,14 @@ static void honesty(char *buf, size_t len, const struct tune_run *r, const struc
 			 r->o->Q[rec->lo_qi], r->o->Q[rec->hi_qi]);
 }
 
+/* kprobes defined on the flush path, and not one of their events recorded */
+static bool kprobes_dropped(const struct tune_run *r)
+{
+	const struct ts_source_info *info = r->src ? ts_source_info(r->src) : NULL;
+
+	return info && info->nkprobes_defined && r->tl && !timeline_kprobe_requests(r->tl);
+}
+
 void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
 		 uint64_t reach_cov_num, uint64_t reach_den)
 {
@@ -153,6 +161,16 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 	}
 	switch (a->why) {
 	case TUNER_WHY_FEW_REQUESTS:
+		if (kprobes_dropped(r)) {
+			snprintf(buf, len, "Not enough to advise on: %llu flush requests with a user "
+				 "mm were counted%s. The trace defines kprobes on the flush path but "
+				 "holds none of their events: riscv 6.12 drops kprobe events written "
+				 "in NMI context to the ftrace ring buffer (tlbscope-probes(7)). "
+				 "Record them through perf (perf record -e 'tlbscope:*' with the "
+				 "tracepoints) and tune that.",
+				 (unsigned long long)(req - unattr), warm);
+			return;
+		}
 		snprintf(buf, len, "Not enough to advise on: %llu flush requests with a user mm "
 			 "were counted%s, and at least %d are needed, so there is no point to set "
 			 "and no patch. Trace a longer run of the workload, with the flush events "

@@ -405,3 +405,13 @@ if [ -f "$f" ]; then
 	same "--threshold given: the grid is the user's" 16 \
 		"$(tls tune --json --platform "$tmp/big.json" --threshold 1-16 "$f" | jq '[.grid[].threshold] | max')"
 fi
+# a distribution kernel that dropped every kprobe event (Debian riscv64, corpus/debian):
+# no advice, and the reason is the drop and what records the events, not "trace longer"
+f=$top/corpus/debian/traces/hackbench-debian-sbi-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --json "$f" > "$tmp/deb.json"
+	same "Debian riscv64 trace: insufficient-data, a riscv kernel in a VM" \
+		"insufficient-data riscv true" "$(jq -r '"\(.recommendation.verdict) \(.machine.arch) \(.machine.vm)"' "$tmp/deb.json")"
+	check "... because its kprobe events were dropped, recorded through perf instead" \
+		grep -q "drops kprobe events.*perf record" <(jq -r .recommendation.reason "$tmp/deb.json")
+fi
