@@ -290,8 +290,6 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
  */
 static void sensitivity(struct tune_run *r)
 {
-	bool riscv = strcmp(r->arch, "x86_64") && strcmp(r->arch, "other");
-
 	for (int f = 0; f < PF__COUNT; f++)
 		for (int k = 0; k < 2; k++) {
 			struct platform p = r->pf;
@@ -300,7 +298,7 @@ static void sensitivity(struct tune_run *r)
 			p.v[f] *= k ? 2.0 : 0.5;
 			tuner_recommend(r->tu, &p, &r->sens[f][k]);
 			tuner_advise(r->tu, &p, &r->sens[f][k], r->adv.base_ti, r->adv.base_qi,
-				     r->lazy_kernel, riscv, &a);
+				     r->lazy_kernel, r->riscv, &a);
 			r->sens_verdict[f][k] = a.verdict;
 			r->sens_ti[f][k] = a.ti >= 0 ? a.ti : r->sens[f][k].small_ti;
 			r->sens_qi[f][k] = a.ti >= 0 ? a.qi : r->sens[f][k].small_qi;
@@ -314,8 +312,7 @@ double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti,
 
 void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi)
 {
-	*ti = r->adv.ti >= 0 ? r->adv.ti : rec->small_ti;
-	*qi = r->adv.ti >= 0 ? r->adv.qi : rec->small_qi;
+	tuner_shown_point(&r->adv, rec, ti, qi);
 }
 
 /*
@@ -365,17 +362,6 @@ static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	tuner_feed(r->tu, tl, ev);
 }
 
-/* The grid index of @v in @l, else of the nearest value. */
-static int nearest(const int *l, int n, int v)
-{
-	int best = 0;
-
-	for (int i = 1; i < n; i++)
-		if (abs(l[i] - v) < abs(l[best] - v))
-			best = i;
-	return best;
-}
-
 /* The setting the traced kernel runs (tuner_find_base()), at its nearest grid values. */
 static void find_base(struct tune_run *r, int *ti, int *qi)
 {
@@ -388,8 +374,8 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 	r->base_Q_min = b.Q_min;
 	r->base_T_seen = b.T;
 	r->base_Q_seen = b.Q;
-	*ti = nearest(r->o->T, r->o->nT, b.T);
-	*qi = nearest(r->o->Q, r->o->nQ, b.Q);
+	*ti = b.ti;
+	*qi = b.qi;
 }
 
 const char *tune_arch_of(const struct ts_source_info *info)
@@ -788,8 +774,9 @@ static int tune_main(int argc, char **argv, json_t **out)
 		bad = verify_grid(&r);
 	tuner_recommend(r.tu, &r.pf, &rec);
 	find_base(&r, &base_ti, &base_qi);
-	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel,
-		     strcmp(r.arch, "x86_64") && strcmp(r.arch, "other"), &r.adv);
+	/* advice for RISC-V, and for a trace that does not say it is of another arch */
+	r.riscv = strcmp(r.arch, "x86_64") && strcmp(r.arch, "other");
+	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel, r.riscv, &r.adv);
 	tuner_reuse_hist(r.tu, -1, hist);
 	for (int d = 0; d <= TUNER_MAX_T; d++) {
 		den += hist[d];

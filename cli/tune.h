@@ -60,6 +60,7 @@ struct tune_run {
 	char *uname;		/* the kernel string of the (last) trace, NULL none */
 	const char *arch;	/* "riscv", "x86_64", "other", "unknown" */
 	const char *arch_how;	/* what showed it */
+	bool riscv;		/* the advice is for RISC-V (arch riscv or unknown) */
 	int same_quarters;	/* quarters whose choice is the advised point */
 	uint64_t span_ns;	/* of the counted part of the trace, 0 unknown */
 	struct tuner_rec win[4];		/* each quarter of the trace */

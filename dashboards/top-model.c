@@ -258,7 +258,7 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	struct tuner_advice a;
 	struct tuner_rec rec;
 	struct tuner_base b;
-	int bti = 0, bqi = 0;
+	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
 	r->stock_ipis = stock->ipis;
@@ -270,16 +270,11 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 		return;
 	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */
 	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, &b);
-	for (int i = 0; i < m->ngrid_T; i++)
-		if (abs(m->grid_T[i] - b.T) < abs(m->grid_T[bti] - b.T))
-			bti = i;
-	for (int i = 0; i < m->ngrid_Q; i++)
-		if (abs(m->grid_Q[i] - b.Q) < abs(m->grid_Q[bqi] - b.Q))
-			bqi = i;
 	tuner_recommend(m->tu, &m->pf, &rec);
-	tuner_advise(m->tu, &m->pf, &rec, bti, bqi, m->lazy_kernel, true, &a);
-	r->T = m->grid_T[a.ti >= 0 ? a.ti : rec.small_ti];
-	r->Q = m->grid_Q[a.ti >= 0 ? a.qi : rec.small_qi];
+	tuner_advise(m->tu, &m->pf, &rec, b.ti, b.qi, m->lazy_kernel, true, &a);
+	tuner_shown_point(&a, &rec, &ti, &qi);
+	r->T = m->grid_T[ti];
+	r->Q = m->grid_Q[qi];
 	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
 	r->verdict = tuner_verdict_name(a.verdict);
 	r->settable = a.ti >= 0;

@@ -82,6 +82,23 @@ void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *
 	}
 }
 
+/* The index in @l (@n values) of @v, else of the value nearest to it. */
+static int nearest(const int *l, int n, int v)
+{
+	int best = 0;
+
+	for (int i = 1; i < n; i++)
+		if (abs(l[i] - v) < abs(l[best] - v))
+			best = i;
+	return best;
+}
+
+static void base_in_grid(const struct tuner *t, struct tuner_base *b)
+{
+	b->ti = nearest(t->thresholds, t->o.nthresholds, b->T);
+	b->qi = nearest(t->queues, t->o.nqueues, b->Q);
+}
+
 void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, bool lazy_kernel,
 		     const int *user, struct tuner_base *b)
 {
@@ -89,8 +106,10 @@ void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, b
 	b->T = user ? user[0] : LAZY_DEFAULT_T;
 	b->Q = user ? user[1] : LAZY_DEFAULT_Q;
 	b->T_how = b->Q_how = user ? "user" : "default";
-	if (user || !lazy_kernel)
+	if (user || !lazy_kernel) {
+		base_in_grid(t, b);
 		return;
+	}
 	if (k->evictions) {
 		/* evictions fall strictly with T while there are any: the T that matches */
 		uint64_t best = UINT64_MAX;
@@ -121,4 +140,12 @@ void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, b
 		b->Q = b->Q_min = (int)(k->queue_min < INT_MAX ? k->queue_min : INT_MAX);
 		b->Q_how = "trace";
 	}
+	base_in_grid(t, b);
+}
+
+void tuner_shown_point(const struct tuner_advice *a, const struct tuner_rec *rec, int *ti,
+		       int *qi)
+{
+	*ti = a->ti >= 0 ? a->ti : rec->small_ti;
+	*qi = a->ti >= 0 ? a->qi : rec->small_qi;
 }

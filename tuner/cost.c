@@ -192,7 +192,7 @@ int tuner_ncpus(const struct tuner *t)
 	return t->ncpus;
 }
 
-static int reach_of(const struct platform *p)
+int tuner_reach(const struct platform *p)
 {
 	int r = platform_reach_mms(p);
 
@@ -203,7 +203,7 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 		    uint64_t lazy_ipis, uint64_t lazy_requests, uint64_t mm_switches,
 		    struct tuner_rec *r)
 {
-	int nT = t->o.nthresholds, nQ = t->o.nqueues, reach = reach_of(p);
+	int nT = t->o.nthresholds, nQ = t->o.nqueues, reach = tuner_reach(p);
 	int maxT = 0, maxQ = 0;
 	/* every lazy point sends the same IPIs: the choice is made on the rest of the cost */
 	double shared = tuner_ipi_cost(p, lazy_ipis, lazy_requests);
@@ -312,7 +312,7 @@ void tuner_point_counts(const struct tuner *t, const struct platform *p, int ti,
 		memset(out, 0, sizeof(*out));
 		return;
 	}
-	sweep_counts_point_reach(t->sweep, sweep_counts(t->sweep), ti, qi, reach_of(p), out);
+	sweep_counts_point_reach(t->sweep, sweep_counts(t->sweep), ti, qi, tuner_reach(p), out);
 	out->ipis = t->models[TUNER_LAZY].ipis;
 	out->ipi_requests = t->models[TUNER_LAZY].ipi_requests;
 }

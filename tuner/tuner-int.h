@@ -140,6 +140,8 @@ struct tuner {
 };
 
 void mm_reserve(struct tuner *t, uint32_t mm);
+/* @p's TLB reach in mms, at most the recency stack's depth */
+int tuner_reach(const struct platform *p);
 /* The recommendation from counts @sc (whole trace or a window) and its ideal IPIs. */
 void recommend_from(const struct tuner *t, const struct platform *p, const struct sweep_counts *sc,
 		    uint64_t lazy_ipis, uint64_t lazy_requests, uint64_t mm_switches,

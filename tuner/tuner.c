@@ -367,9 +367,11 @@ bool tuner_whatif_point(const struct tuner *t, const struct platform *p, int ti,
 	memset(out, 0, sizeof(*out));
 	if (!t->sweep_idle)
 		return false;
-	sweep_counts_point_reach(t->sweep_idle, sweep_counts(t->sweep_idle), ti, qi,
-				 p ? (platform_reach_mms(p) > CAP ? CAP : platform_reach_mms(p)) :
-				 t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms, out);
+	if (p)
+		sweep_counts_point_reach(t->sweep_idle, sweep_counts(t->sweep_idle), ti, qi,
+					 tuner_reach(p), out);
+	else
+		sweep_point(t->sweep_idle, ti, qi, out);
 	/* it interrupts only CPUs running a task of the mm: the floor's IPIs */
 	out->ipis = t->models[TUNER_IDEAL].ipis;
 	out->ipi_requests = t->models[TUNER_IDEAL].ipi_requests;
@@ -545,7 +547,7 @@ int tuner_windows(const struct tuner *t, const struct platform *p, int n, struct
 int tuner_windows_agree(const struct tuner *t, const struct platform *p, int n, int ti, int qi)
 {
 	struct tuner_window w[TUNER_MAX_WINDOWS];
-	int reach = platform_reach_mms(p) > CAP ? CAP : platform_reach_mms(p), agree = 0;
+	int reach = tuner_reach(p), agree = 0;
 
 	if (n < 2 || n > TUNER_MAX_WINDOWS)
 		return 0;

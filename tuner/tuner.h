@@ -413,6 +413,12 @@ void tuner_point_counts(const struct tuner *t, const struct platform *p, int ti,
 			struct tuner_counts *out);
 /* lazy's IPIs to user mms by what the target ran (TUNER_TGT_*) */
 void tuner_lazy_split(const struct tuner *t, uint64_t split[TUNER_TGT__COUNT]);
+/*
+ * The point a recommendation shows: advice @a's point to set, else the smallest within the
+ * band of @rec's cheapest.
+ */
+void tuner_shown_point(const struct tuner_advice *a, const struct tuner_rec *rec, int *ti,
+		       int *qi);
 /* Evictions of lazy(T) for any T in 1..TUNER_MAX_T (they do not depend on Q). */
 uint64_t tuner_evictions_at(const struct tuner *t, int T);
 
@@ -438,6 +444,7 @@ void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *
 
 struct tuner_base {
 	int T, Q;
+	int ti, qi;			/* the grid's index of T and Q, else of the nearest */
 	const char *T_how, *Q_how;	/* "user", "trace", "trace (at least)", "default" */
 	int T_min, Q_min;		/* lower bounds the trace gives, 0 none */
 };
