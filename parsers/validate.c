@@ -163,21 +163,31 @@ static const char *bad_pid(const struct ts_event *ev)
 	return NULL;
 }
 
-/* A CPU of @ev's masks at or past @cpus (the input's count), or -1. */
+/* The first CPU of @m at or past @cpus, or -1: a word at a time. */
+static int mask_past(const struct ts_cpumask *m, int cpus)
+{
+	int w = cpus / 64;
+	uint64_t past = m->bits[w] & ~((1ULL << (cpus % 64)) - 1);
+
+	for (;;) {
+		if (past)
+			return w * 64 + __builtin_ctzll(past);
+		if (++w == TS_MAX_CPUS / 64)
+			return -1;
+		past = m->bits[w];
+	}
+}
+
+/* A CPU of @ev's masks at or past @cpus (the input's count, below TS_MAX_CPUS), or -1. */
 static int bad_target(const struct ts_event *ev, int cpus)
 {
-	int c;
-
 	if (ev->kind == TS_EV_IPI) {
-		if (ev->u.ipi.from >= cpus || ev->u.ipi.from < -1)
+		if (ev->u.ipi.from >= cpus)
 			return ev->u.ipi.from;
-		c = ts_cpumask_next(&ev->u.ipi.targets, cpus);
-		return c < TS_MAX_CPUS ? c : -1;
+		return mask_past(&ev->u.ipi.targets, cpus);
 	}
-	if (ev->kind == TS_EV_FLUSH && (ev->u.flush.fflags & TS_FF_KMASK)) {
-		c = ts_cpumask_next(&ev->u.flush.kmask, cpus);
-		return c < TS_MAX_CPUS ? c : -1;
-	}
+	if (ev->kind == TS_EV_FLUSH && (ev->u.flush.fflags & TS_FF_KMASK))
+		return mask_past(&ev->u.flush.kmask, cpus);
 	return -1;
 }
 
@@ -199,6 +209,30 @@ static bool escape_name(char *s, size_t size)
 	utf8_escape(s, out, size);
 	memcpy(s, out, size);
 	return true;
+}
+
+/*
+ * No byte of the name's whole array has its top bit set: plain ASCII, nothing to check (the
+ * common case, two loads; bytes past the NUL only make it take the slow path).
+ */
+static inline bool ascii_name(const char *s)
+{
+	uint64_t w[TS_COMM_LEN / 8];
+
+	memcpy(w, s, sizeof(w));
+	return !((w[0] | w[1]) & 0x8080808080808080ULL);
+}
+
+/* All names of @ev plain ASCII, the common case, checked without a call. */
+static inline bool ascii_names(const struct ts_event *ev)
+{
+	if (!ascii_name(ev->comm))
+		return false;
+	if (ev->kind == TS_EV_SWITCH)
+		return ascii_name(ev->u.sw.prev_comm) && ascii_name(ev->u.sw.next_comm);
+	if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK)
+		return ascii_name(ev->u.fork.child_comm);
+	return ev->kind != TS_EV_TGID || ascii_name(ev->u.task.comm);
 }
 
 /* The names of @ev: escaped where not UTF-8 (the first such name counted). */
@@ -248,7 +282,8 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 		return 0;
 	}
 	if (ev->kind == TS_EV_MM) {	/* metadata: no CPU, no time of its own */
-		check_names(src, ev);
+		if (!ascii_names(ev))
+			check_names(src, ev);
 		return 1;
 	}
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS) {
@@ -267,7 +302,7 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 		count(src, ev, TS_CHK_CPU, "the input declares %d CPUs", cpus);
 		return 0;
 	}
-	if (cpus > 0 && (t = bad_target(ev, cpus)) >= 0) {
+	if (cpus > 0 && cpus < TS_MAX_CPUS && (t = bad_target(ev, cpus)) >= 0) {
 		count(src, ev, TS_CHK_CPU, "%s names cpu %d, the input declares %d CPUs",
 		      ev->kind == TS_EV_IPI ? "an IPI" : "a flush's target mask", t, cpus);
 		return 0;
@@ -290,7 +325,8 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 		count(src, ev, TS_CHK_DUP, "%s again", ts_kind_name(ev->kind));
 		return 0;
 	}
-	check_names(src, ev);
+	if (!ascii_names(ev))
+		check_names(src, ev);
 	c->seen = true;
 	c->last_ts = ev->ts;
 	c->have_last = unrepeatable(ev->kind);
