@@ -274,9 +274,17 @@ static int reap_child(struct ts_source *src, struct perf *pf)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return ts_source_fail(src, "a perf.data file needs perf (Debian package linux-perf): "
 				      "%s", msg[0] ? msg : "cannot run perf");
-	if (WIFEXITED(status))
-		return ts_source_fail(src, "perf script failed (exit %d)%s%s", WEXITSTATUS(status),
-				      msg[0] ? ": " : "", msg);
+	if (WIFEXITED(status)) {
+		/* perf's own "(rerun with -v ...)" is about perf, not tlbscope: name the command */
+		char *rerun = strstr(msg, " (rerun with -v");
+
+		if (rerun)
+			*rerun = '\0';
+		return ts_source_fail(src, "perf script failed (exit %d)%s%s%s%s%s",
+				      WEXITSTATUS(status), msg[0] ? ": " : "", msg,
+				      rerun ? "; 'perf script -v -i " : "", rerun ? src->path : "",
+				      rerun ? "' says more" : "");
+	}
 	return ts_source_fail(src, "perf script died of signal %d", WTERMSIG(status));
 }
 
