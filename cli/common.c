@@ -50,6 +50,8 @@ int source_checks_warn(struct ts_source *src, const char *name)
 
 	if (!strcmp(name, "-"))
 		name = "<stdin>";
+	if (ts_source_info(src)->advice)
+		warning("%s: %s", name, ts_source_info(src)->advice);
 	n = ts_source_skipped(src, &first);
 	if (n) {
 		warning("%s: malformed records skipped: %llu (first: %s)", name,
