@@ -5,9 +5,10 @@
  * the end or a CPU's data that does, and it crashes or allocates what the number says.  This
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
  * count and offset bounded by the file's size, and names the part that is wrong; the data
- * they point at is tracedat-data.c's.  What only the libraries can parse (event formats,
- * kallsyms) they parse first in a child process, which may die without harm; or, in a
- * program that asked for it, in its own process under tracedat-guard.c's guard.
+ * they point at is tracedat-data.c's.  The counts and sizes inside the sections of event
+ * formats, kallsyms and the like are walked here too, compressed or not; the text only the
+ * libraries can parse they parse first in a child process, which may die without harm; or,
+ * in a program that asked for it, in its own process under tracedat-guard.c's guard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,8 +32,8 @@
 enum {
 	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
 	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
-	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_CMDLINES = 21,
-	OPT_BUFFER_TEXT = 22,
+	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_KALLSYMS = 19,
+	OPT_PRINTK = 20, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
 };
 #define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
@@ -49,6 +50,10 @@ int tdc_bad(struct cur *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* names read from a corrupt file: one line, no control characters */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, msg);
 }
 
@@ -298,121 +303,250 @@ static int format_at(struct cur *c, const char *sys, uint64_t len)
 	return format_text(c, sys, c->in, len, at);
 }
 
-/* A little- or big-endian number of @bytes at @p (in a block already in memory). */
-static uint64_t mem_num(const struct cur *c, const char *p, int bytes)
-{
-	uint64_t v = 0;
+/* the v7 sections an option points at, by option id, as the messages name them */
+static const char *const section_names[] = {
+	[OPT_STRINGS] = "strings", [OPT_HEADER_INFO] = "header info",
+	[OPT_FTRACE_EVENTS] = "ftrace events", [OPT_EVENT_FORMATS] = "event formats",
+	[OPT_KALLSYMS] = "kallsyms", [OPT_PRINTK] = "printk formats", [OPT_CMDLINES] = "cmdlines",
+};
 
-	memcpy(&v, p, bytes);
-	return tdc_swap(c, v, bytes);
+/*
+ * A v7 section's content, walked: inflated in memory when the section is compressed, else
+ * read where it lies in the file.  libtracecmd allocates what each count and size in it says
+ * before it reads (a format of 2^52 bytes), and reads an uncompressed section past its end,
+ * so each is bounded here by the bytes left in the section.
+ */
+struct sect {
+	struct cur *c;
+	unsigned int id;
+	uint64_t off;		/* the section's header in the file, for the messages */
+	const char *mem;	/* the inflated content (borrowed); NULL: in the file at @start */
+	uint64_t start;
+	uint64_t len, pos;	/* the content's bytes; the walk's place in them */
+};
+
+static int sect_bad(struct sect *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "section 18 (event formats) at offset 12303: " and the message */
+static int sect_bad(struct sect *s, const char *fmt, ...)
+{
+	char msg[TS_ERR_LEN - 128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tdc_bad(s->c, "section %u (%s) at offset %llu: %s", s->id, section_names[s->id],
+		       (unsigned long long)s->off, msg);
+}
+
+static uint64_t sect_left(const struct sect *s)
+{
+	return s->len - s->pos;
+}
+
+/* The @n bytes at the walk's place into @buf (NULL: passed over); @what names them. */
+static int sect_get(struct sect *s, void *buf, uint64_t n, const char *what)
+{
+	if (n > sect_left(s))
+		return sect_bad(s, "%s at byte %llu: %llu bytes, past its end (%llu bytes)", what,
+				(unsigned long long)s->pos, (unsigned long long)n,
+				(unsigned long long)s->len);
+	if (buf && s->mem)
+		memcpy(buf, s->mem + s->pos, n);
+	else if (buf && pread(s->c->fd, buf, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
+		return ts_source_fail(s->c->src, "read error at offset %llu",
+				      (unsigned long long)(s->start + s->pos));
+	s->pos += n;
+	return 0;
+}
+
+/* A little- or big-endian number of @bytes (4, 8) at the walk's place. */
+static int sect_num(struct sect *s, int bytes, uint64_t *v, const char *what)
+{
+	uint64_t raw = 0;
+
+	if (sect_get(s, &raw, bytes, what))
+		return -1;
+	*v = tdc_swap(s->c, raw, bytes);
+	return 0;
+}
+
+/* A NUL-terminated string at the walk's place, at most MAX_STRING bytes; copied to @buf. */
+static int sect_str(struct sect *s, char *buf, size_t len, const char *what)
+{
+	char tmp[MAX_STRING];
+	size_t n = sect_left(s) < sizeof(tmp) ? (size_t)sect_left(s) : sizeof(tmp);
+	const char *p = s->mem ? s->mem + s->pos : tmp;
+	const char *nul;
+
+	if (!s->mem && n && pread(s->c->fd, tmp, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
+		return ts_source_fail(s->c->src, "read error at offset %llu",
+				      (unsigned long long)(s->start + s->pos));
+	nul = n ? memchr(p, '\0', n) : NULL;
+	if (!nul)
+		return sect_bad(s, "%s at byte %llu: no terminated string", what,
+				(unsigned long long)s->pos);
+	strlcpy_ts(buf, p, len);
+	s->pos += (uint64_t)(nul - p) + 1;
+	return 0;
+}
+
+/* An event format of @len bytes at the walk's place: passed over, or to format_text(). */
+static int sect_format(struct sect *s, const char *sys, uint64_t len)
+{
+	struct cur *c = s->c;
+	/* where the child says it is: the format's offset, or its compressed section's */
+	uint64_t at = s->mem ? s->off : s->start + s->pos;
+	const char *text;
+
+	if (!c->tep)
+		return sect_get(s, NULL, len, "event format");
+	if (s->mem) {
+		text = s->mem + s->pos;
+	} else {
+		ALLOC_GROW(c->in, len + 1, c->in_alloc);
+		text = c->in;
+	}
+	if (sect_get(s, s->mem ? NULL : c->in, len, "event format"))
+		return -1;
+	return format_text(c, sys, text, len, at);
 }
 
 /*
- * v7 FTRACE_EVENTS (a count, then sized formats) or EVENT_FORMATS (a count of systems, each
- * a name, a count and sized formats), in memory: each format to format_text().
+ * v7 FTRACE_EVENTS (a count, then formats: each an 8-byte size and its text) or
+ * EVENT_FORMATS (a count of systems, each a name, a count and formats as those).
  */
-static int formats_block(struct cur *c, const char *buf, uint64_t len, bool systems,
-			 uint64_t off)
+static int check_formats(struct sect *s, bool systems)
 {
-	uint64_t pos = 0, nsys = 1;
+	uint64_t nsys = 1;
 	char sys[64] = "ftrace";
 
-	if (systems) {
-		if (len < 4)
-			goto out_short;
-		nsys = mem_num(c, buf, 4);
-		pos = 4;
-	}
+	if (systems && sect_num(s, 4, &nsys, "the count of systems"))
+		return -1;
+	/* a system takes a name's NUL and a 4-byte count at least */
+	if (nsys > sect_left(s) / 5)
+		return sect_bad(s, "%llu systems claimed in %llu bytes", (unsigned long long)nsys,
+				(unsigned long long)sect_left(s));
 	for (uint64_t i = 0; i < nsys; i++) {
 		uint64_t count;
 
-		if (systems) {
-			const char *nul = memchr(buf + pos, '\0', len - pos);
-
-			if (!nul)
-				goto out_short;
-			strlcpy_ts(sys, buf + pos, sizeof(sys));
-			pos = (uint64_t)(nul - buf) + 1;
-		}
-		if (len - pos < 4)
-			goto out_short;
-		count = mem_num(c, buf + pos, 4);
-		pos += 4;
+		if ((systems && sect_str(s, sys, sizeof(sys), "a system's name")) ||
+		    sect_num(s, 4, &count, "a count of formats"))
+			return -1;
+		/* a format takes its 8-byte size at least */
+		if (count > sect_left(s) / 8)
+			return sect_bad(s, "system '%s' claims %llu formats in %llu bytes", sys,
+					(unsigned long long)count, (unsigned long long)sect_left(s));
 		for (uint64_t e = 0; e < count; e++) {
 			uint64_t n;
 
-			if (len - pos < 8)
-				goto out_short;
-			n = mem_num(c, buf + pos, 8);
-			pos += 8;
-			if (n > len - pos)
-				goto out_short;
-			if (format_text(c, sys, buf + pos, n, off))
+			if (sect_num(s, 8, &n, "a format's size"))
 				return -1;
-			pos += n;
+			if (n > sect_left(s))
+				return sect_bad(s, "system '%s', format %llu: %llu bytes, past the "
+						"section's end (%llu bytes left)", sys,
+						(unsigned long long)e, (unsigned long long)n,
+						(unsigned long long)sect_left(s));
+			if (n > MAX_FORMAT)
+				return sect_bad(s, "system '%s', format %llu: %llu bytes, not a format",
+						sys, (unsigned long long)e, (unsigned long long)n);
+			if (sect_format(s, sys, n))
+				return -1;
 		}
 	}
 	return 0;
-out_short:
-	return tdc_bad(c, "section at offset %llu: its event formats run past its end",
-		   (unsigned long long)off);
 }
 
 /* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
-static int check_header_info(struct cur *c, const char *buf, uint64_t len)
+static int check_header_info(struct sect *s)
 {
-	uint64_t n = 0;
+	char name[13], text[1024];
+	uint64_t n;
 
-	if (len < 20 || memcmp(buf, "header_page", 12))
-		return tdc_bad(c, "section HEADER_INFO: no header_page");
-	memcpy(&n, buf + 12, 8);
-	n = tdc_swap(c, n, 8);
-	if (n > len - 20)
-		return tdc_bad(c, "section HEADER_INFO: header_page of %llu bytes runs past it",
-			   (unsigned long long)n);
-	return check_header_page(c, buf + 20, n);
+	if (sect_get(s, name, 12, "header_page"))
+		return -1;
+	if (memcmp(name, "header_page", 12))
+		return sect_bad(s, "no header_page");
+	if (sect_num(s, 8, &n, "header_page's size"))
+		return -1;
+	if (n >= sizeof(text))
+		return sect_bad(s, "header_page: %llu bytes, not a format", (unsigned long long)n);
+	if (sect_get(s, text, n, "header_page") || check_header_page(s->c, text, n))
+		return -1;
+	if (sect_get(s, name, 13, "header_event"))
+		return -1;
+	if (memcmp(name, "header_event", 13))
+		return sect_bad(s, "no header_event at byte %llu", (unsigned long long)s->pos - 13);
+	if (sect_num(s, 8, &n, "header_event's size"))
+		return -1;
+	if (n > sect_left(s))
+		return sect_bad(s, "header_event: %llu bytes, past the section's end (%llu bytes left)",
+				(unsigned long long)n, (unsigned long long)sect_left(s));
+	return 0;
 }
 
-/* v7 options that give a section's offset: the section must be inside the file. */
+/* v7 KALLSYMS, PRINTK (a 4-byte size) or CMDLINES (an 8-byte one), then that many bytes */
+static int check_sized(struct sect *s, int bytes)
+{
+	uint64_t n;
+
+	if (sect_num(s, bytes, &n, "its size"))
+		return -1;
+	if (n > sect_left(s))
+		return sect_bad(s, "%llu bytes, past the section's end (%llu bytes left)",
+				(unsigned long long)n, (unsigned long long)sect_left(s));
+	return 0;
+}
+
+/* v7 options that give a section's offset: the section inside the file, its content walked. */
 static int check_section_ref(struct cur *c, uint16_t id)
 {
-	uint64_t off, sid, flags, desc, size, back;
-	char what[32];
-	bool formats;
+	struct sect s = { .c = c, .id = id };
+	uint64_t sid, flags, desc, back;
 	int ret = 0;
 
-	if (tdc_num(c, 8, &off, "option"))
+	if (tdc_num(c, 8, &s.off, "option"))
 		return -1;
 	back = c->off;
-	c->off = off;
+	c->off = s.off;
 	if (tdc_num(c, 2, &sid, "section") || tdc_num(c, 2, &flags, "section") ||
-	    tdc_num(c, 4, &desc, "section") || tdc_num(c, 8, &size, "section"))
+	    tdc_num(c, 4, &desc, "section") || tdc_num(c, 8, &s.len, "section"))
 		return tdc_bad(c, "option %u: section at offset %llu is past the end of the file", id,
-			   (unsigned long long)off);
+			   (unsigned long long)s.off);
 	if (sid != id)
 		return tdc_bad(c, "option %u: the section at offset %llu is a section %llu", id,
-			   (unsigned long long)off, (unsigned long long)sid);
-	if (!tdc_inside(c, c->off, size))
-		return tdc_bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
-			   id, (unsigned long long)off, (unsigned long long)size);
-	snprintf(what, sizeof(what), "section %u", id);
-	formats = c->tep && (id == OPT_FTRACE_EVENTS || id == OPT_EVENT_FORMATS);
+			   (unsigned long long)s.off, (unsigned long long)sid);
+	if (!tdc_inside(c, c->off, s.len))
+		return sect_bad(&s, "%llu bytes run past the end of the file",
+				(unsigned long long)s.len);
 	if (flags & SEC_FL_COMPRESS) {
-		ret = tdc_check_zsection(c, size, what);
-		size = ret ? 0 : c->out_len;
-	} else if ((id == OPT_HEADER_INFO && size <= MAX_STRING) ||
-		   (formats && size <= MAX_BLOCK)) {
-		ALLOC_GROW(c->out, size, c->out_alloc);
-		if (get(c, c->out, size, what))
-			ret = -1;
-	} else if (formats) {
-		ret = tdc_bad(c, "section %u at offset %llu: %llu bytes of event formats", id,
-			  (unsigned long long)off, (unsigned long long)size);
+		char what[48];
+
+		snprintf(what, sizeof(what), "section %u (%s)", id, section_names[id]);
+		if (tdc_check_zsection(c, s.len, what))
+			return -1;
+		s.mem = c->out;
+		s.len = c->out_len;
+	} else {
+		s.start = c->off;
 	}
-	if (!ret && id == OPT_HEADER_INFO)
-		ret = check_header_info(c, c->out, size);
-	if (!ret && formats)
-		ret = formats_block(c, c->out, size, id == OPT_EVENT_FORMATS, off);
+	switch (id) {
+	case OPT_HEADER_INFO:
+		ret = check_header_info(&s);
+		break;
+	case OPT_FTRACE_EVENTS:
+	case OPT_EVENT_FORMATS:
+		ret = check_formats(&s, id == OPT_EVENT_FORMATS);
+		break;
+	case OPT_KALLSYMS:
+	case OPT_PRINTK:
+		ret = check_sized(&s, 4);
+		break;
+	case OPT_CMDLINES:
+		ret = check_sized(&s, 8);
+		break;
+	}
 	c->off = back;
 	return ret;
 }
