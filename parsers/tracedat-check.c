@@ -40,6 +40,15 @@ enum {
 #define MAX_STRING	4096		/* system, buffer and clock names */
 
 
+/* Names read from a corrupt file reach a message on one line: control characters as '?'. */
+static char *printable(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	return s;
+}
+
 int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int tdc_bad(struct cur *c, const char *fmt, ...)
@@ -50,11 +59,7 @@ int tdc_bad(struct cur *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* names read from a corrupt file: one line, no control characters */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, msg);
+	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, printable(msg));
 }
 
 static int get(struct cur *c, void *buf, size_t n, const char *what)
@@ -150,20 +155,22 @@ static int check_page_size(struct cur *c, uint64_t ps, const char *where)
  *	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;" then commit, overwrite, data.
  * libtracecmd reads sub-buffers only with an 8-byte timestamp and fails half set up
  * otherwise; libtraceevent's parser gives up at the first stray character.  So each line
- * must be a field in that exact shape, and timestamp and commit must be where readers of
- * sub-buffers (kbuffer) put them whatever the text says.
+ * must be a field in that exact shape (a stray byte in a type name, and libtracecmd fails
+ * half set up and crashes in its cleanup), and timestamp and commit must be where readers of
+ * sub-buffers (kbuffer) put them whatever the text says, commit a long of the file's header.
+ * @where names the text in the messages.
  */
-static int check_header_page(struct cur *c, const char *text, uint64_t len)
+static int check_header_page(struct cur *c, const char *where, const char *text, uint64_t len)
 {
 	char buf[1024], *line, *eol;
 	bool ts = false, commit = false;
 
 	if (len >= sizeof(buf))
-		return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
+		return tdc_bad(c, "%s: %llu bytes, not a format", where, (unsigned long long)len);
 	memcpy(buf, text, len);
 	buf[len] = '\0';
 	for (line = buf; *line; line = eol ? eol + 1 : line + strlen(line)) {
-		char type[32], name[32], tail[2];
+		char type[32], name[32], tail[2], shape[128];
 		unsigned off, size, sign;
 		int n;
 
@@ -172,22 +179,56 @@ static int check_header_page(struct cur *c, const char *text, uint64_t len)
 			*eol = '\0';
 		if (!*line)
 			continue;
-		n = sscanf(line, "\tfield: %31s %31[^;]; offset:%u; size:%u; signed:%u;%1s", type,
-			   name, &off, &size, &sign, tail);
-
-		if (n != 5 && !(n == 4 && !strstr(line, "signed")))
-			return tdc_bad(c, "header_page: not a field: '%.60s'", line);
+		n = sscanf(line, "\tfield: %31[A-Za-z0-9_] %31[A-Za-z0-9_]; offset:%u; size:%u; "
+			   "signed:%u;%1s", type, name, &off, &size, &sign, tail);
+		/* older kernels print no "signed" */
+		if (n == 5)
+			snprintf(shape, sizeof(shape), "\tfield: %s %s;\toffset:%u;\tsize:%u;\tsigned:%u;",
+				 type, name, off, size, sign);
+		else if (n == 4)
+			snprintf(shape, sizeof(shape), "\tfield: %s %s;\toffset:%u;\tsize:%u;", type,
+				 name, off, size);
+		if ((n != 5 && n != 4) || strcmp(line, shape))
+			return tdc_bad(c, "%s: not a field: '%.60s'", where, line);
 		if (!strcmp(name, "timestamp"))
 			ts = off == 0 && size == 8;
 		if (!strcmp(name, "commit"))
-			commit = off == 8 && (size == 4 || size == 8);
+			commit = off == 8 && size == (unsigned)c->lsize;
 	}
 	if (!ts || !commit)
-		return tdc_bad(c, "header_page: no %s field where sub-buffers have it",
+		return tdc_bad(c, "%s: no %s field where sub-buffers have it", where,
 			   ts ? "commit" : "8-byte timestamp");
 	return 0;
 }
 
+/*
+ * trace_printk formats, @len bytes at @text: lines "ADDRESS : FORMAT".  libtraceevent takes
+ * a line's format one byte past its first ':' (after any leading ones): past the end of its
+ * buffer when the last line has none or ends there.  @where names the text.
+ */
+static int check_printk(struct cur *c, const char *where, const char *text, uint64_t len)
+{
+	const char *end = text + strnlen(text, len);	/* the library stops at a NUL */
+	uint64_t n = 0;
+
+	for (const char *p = text, *eol; p < end; p = eol + 1) {
+		const char *colon;
+
+		eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		n++;
+		if (eol == p)
+			continue;
+		while (p < eol && *p == ':')
+			p++;
+		colon = memchr(p, ':', (size_t)(eol - p));
+		if (!colon || colon + 1 == eol)
+			return tdc_bad(c, "%s: line %llu is not 'address : format'", where,
+				   (unsigned long long)n);
+	}
+	return 0;
+}
 
 /* v6: the per-CPU table "offset, size" of a flyrecord at the cursor. */
 static int check_flyrecord_v6(struct cur *c, const char *buffer, uint64_t cpus)
@@ -217,31 +258,51 @@ static int check_data_v6(struct cur *c, const char *buffer, uint64_t cpus)
 	return check_flyrecord_v6(c, buffer, cpus);
 }
 
-/* v7 option BUFFER: data section offset, name, clock, sub-buffer size, CPUs and their data. */
-static int check_buffer_v7(struct cur *c, uint64_t end, bool compressed)
+/*
+ * v7 option BUFFER at @at, up to @end: data section offset, name, clock, sub-buffer size,
+ * CPUs and their data.  libtracecmd refuses a CPU listed twice, half set up.
+ */
+static int check_buffer_v7(struct cur *c, uint64_t at, uint64_t end, bool compressed)
 {
-	char name[64];
-	uint64_t off, ps, cpus;
+	uint64_t seen[TS_MAX_CPUS / 64] = { 0 };
+	char name[64], where[64];
+	uint64_t off, ps, cpus, sid, flags;
+	struct cur z = *c;
 
-	if (tdc_num(c, 8, &off, "option BUFFER") || cstr(c, name, sizeof(name), "option BUFFER") ||
-	    cstr(c, NULL, 0, "option BUFFER clock") || tdc_num(c, 4, &ps, "option BUFFER") ||
-	    tdc_num(c, 4, &cpus, "option BUFFER"))
+	snprintf(where, sizeof(where), "option BUFFER at offset %llu", (unsigned long long)at);
+	if (tdc_num(c, 8, &off, where) || cstr(c, name, sizeof(name), where) ||
+	    cstr(c, NULL, 0, where) || tdc_num(c, 4, &ps, where) || tdc_num(c, 4, &cpus, where))
 		return -1;
 	if (!tdc_inside(c, off, 16))
 		return tdc_bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
 			   name, (unsigned long long)off);
+	/* the library takes the CPUs' data to be compressed by this flag, the checks by the file's */
+	z.off = off;
+	if (tdc_num(&z, 2, &sid, "data section") || tdc_num(&z, 2, &flags, "data section"))
+		return -1;
+	if (sid != OPT_BUFFER || !(flags & SEC_FL_COMPRESS) != !compressed)
+		return tdc_bad(c, "buffer '%s': data section at offset %llu: section %llu, flags %llu "
+			   "(expected section %d, %s)", name, (unsigned long long)off,
+			   (unsigned long long)sid, (unsigned long long)flags, OPT_BUFFER,
+			   compressed ? "compressed" : "not compressed");
 	/* 0 CPUs: an empty buffer (the top level of an extracted instance) */
-	if (check_page_size(c, ps, "option BUFFER") || (cpus && check_cpus(c, cpus, "option BUFFER")))
+	if (check_page_size(c, ps, where) || (cpus && check_cpus(c, cpus, where)))
 		return -1;
 	if (cpus * 20 > end - c->off)
-		return tdc_bad(c, "buffer '%s': %llu CPUs do not fit in its option", name,
+		return tdc_bad(c, "%s: buffer '%s': %llu CPUs do not fit in it", where, name,
 			   (unsigned long long)cpus);
 	for (uint64_t i = 0; i < cpus; i++) {
-		uint64_t cpu, doff, dsize;
+		uint64_t entry = c->off, cpu, doff, dsize;
 
-		if (tdc_num(c, 4, &cpu, "option BUFFER") || tdc_num(c, 8, &doff, "option BUFFER") ||
-		    tdc_num(c, 8, &dsize, "option BUFFER") ||
-		    tdc_check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
+		if (tdc_num(c, 4, &cpu, where) || tdc_num(c, 8, &doff, where) ||
+		    tdc_num(c, 8, &dsize, where))
+			return -1;
+		if (cpu >= TS_MAX_CPUS || (seen[cpu / 64] & (1ull << (cpu % 64))))
+			return tdc_bad(c, "%s: buffer '%s': the entry at offset %llu is CPU %llu "
+				   "(supported: 0..%d, each once)", where, name,
+				   (unsigned long long)entry, (unsigned long long)cpu, TS_MAX_CPUS - 1);
+		seen[cpu / 64] |= 1ull << (cpu % 64);
+		if (tdc_check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
 			return -1;
 	}
 	return 0;
@@ -461,9 +522,11 @@ static int check_formats(struct sect *s, bool systems)
 /* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
 static int check_header_info(struct sect *s)
 {
-	char name[13], text[1024];
+	char name[13], text[1024], where[64];
 	uint64_t n;
 
+	snprintf(where, sizeof(where), "section %u (%s) at offset %llu: header_page", s->id,
+		 section_names[s->id], (unsigned long long)s->off);
 	if (sect_get(s, name, 12, "header_page"))
 		return -1;
 	if (memcmp(name, "header_page", 12))
@@ -472,7 +535,7 @@ static int check_header_info(struct sect *s)
 		return -1;
 	if (n >= sizeof(text))
 		return sect_bad(s, "header_page: %llu bytes, not a format", (unsigned long long)n);
-	if (sect_get(s, text, n, "header_page") || check_header_page(s->c, text, n))
+	if (sect_get(s, text, n, "header_page") || check_header_page(s->c, where, text, n))
 		return -1;
 	if (sect_get(s, name, 13, "header_event"))
 		return -1;
@@ -486,9 +549,15 @@ static int check_header_info(struct sect *s)
 	return 0;
 }
 
-/* v7 KALLSYMS, PRINTK (a 4-byte size) or CMDLINES (an 8-byte one), then that many bytes */
+/*
+ * v7 KALLSYMS, PRINTK (a 4-byte size) or CMDLINES (an 8-byte one), then that many bytes;
+ * PRINTK's to check_printk().
+ */
 static int check_sized(struct sect *s, int bytes)
 {
+	struct cur *c = s->c;
+	const char *text;
+	char where[64];
 	uint64_t n;
 
 	if (sect_num(s, bytes, &n, "its size"))
@@ -496,7 +565,21 @@ static int check_sized(struct sect *s, int bytes)
 	if (n > sect_left(s))
 		return sect_bad(s, "%llu bytes, past the section's end (%llu bytes left)",
 				(unsigned long long)n, (unsigned long long)sect_left(s));
-	return 0;
+	if (s->id != OPT_PRINTK)
+		return 0;
+	if (s->mem) {
+		text = s->mem + s->pos;
+	} else {
+		if (n > MAX_BLOCK)
+			return sect_bad(s, "%llu bytes of trace_printk formats", (unsigned long long)n);
+		ALLOC_GROW(c->in, n + 1, c->in_alloc);
+		if (sect_get(s, c->in, n, "trace_printk formats"))
+			return -1;
+		text = c->in;
+	}
+	snprintf(where, sizeof(where), "section %u (%s) at offset %llu", s->id,
+		 section_names[s->id], (unsigned long long)s->off);
+	return check_printk(c, where, text, n);
 }
 
 /* v7 options that give a section's offset: the section inside the file, its content walked. */
@@ -533,6 +616,7 @@ static int check_section_ref(struct cur *c, uint16_t id)
 	}
 	switch (id) {
 	case OPT_HEADER_INFO:
+		c->header_info = true;
 		ret = check_header_info(&s);
 		break;
 	case OPT_FTRACE_EVENTS:
@@ -559,6 +643,18 @@ struct v6_buffers {
 	char name[MAX_V6_BUFFERS][64];
 	int n;
 };
+
+/* The bytes option @id takes at least, of those checked here (0: any). */
+static uint64_t too_short(uint64_t id, int version)
+{
+	if (id == OPT_CPUCOUNT)
+		return 4;
+	if (id == OPT_BUFFER && version == 6)
+		return 9;
+	if (version == 7 && ((id >= OPT_STRINGS && id <= OPT_CMDLINES) || id == OPT_BUFFER_TEXT))
+		return 8;
+	return 0;
+}
 
 /*
  * The options of one section (v7, up to @end) or the options block (v6, up to option 0).
@@ -592,32 +688,38 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 		if (c->layout && (id == OPT_DATE || id == OPT_OFFSET || id == OPT_TIME_SHIFT ||
 				  id == OPT_GUEST || id == OPT_TSC2NSEC))
 			c->layout->direct = false;	/* timestamps the library corrects */
+		if (size < too_short(id, c->version))
+			return tdc_bad(c, "option %llu at offset %llu: %llu bytes, too short",
+				   (unsigned long long)id, (unsigned long long)start - 6,
+				   (unsigned long long)size);
 		if (id == OPT_CPUCOUNT) {
+			char where[64];
 			uint64_t n;
 
-			if (size < 4 || tdc_num(c, 4, &n, "option CPUCOUNT") ||
-			    check_cpus(c, n, "option CPUCOUNT"))
+			snprintf(where, sizeof(where), "option CPUCOUNT at offset %llu",
+				 (unsigned long long)start - 6);
+			if (tdc_num(c, 4, &n, where) || check_cpus(c, n, where))
 				return -1;
 			if (cpus && n > *cpus)
 				*cpus = n;
 		} else if (id == OPT_BUFFER && c->version == 6) {
 			if (bufs->n == MAX_V6_BUFFERS)
 				return tdc_bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
-			if (size < 9 || tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
+			if (tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
 			    cstr(c, bufs->name[bufs->n], sizeof(bufs->name[0]), "option BUFFER"))
 				return tdc_bad(c, "option BUFFER at offset %llu: malformed",
 					   (unsigned long long)start - 6);
 			bufs->n++;
 		} else if (id == OPT_BUFFER) {
-			if (check_buffer_v7(c, start + size, c->compressed))
+			if (check_buffer_v7(c, start - 6, start + size, c->compressed))
 				return -1;
 		} else if (c->version == 7 && id >= OPT_STRINGS && id <= OPT_CMDLINES) {
-			if (size < 8 || check_section_ref(c, (uint16_t)id))
+			if (check_section_ref(c, (uint16_t)id))
 				return -1;
 		} else if (c->version == 7 && id == OPT_BUFFER_TEXT) {
 			uint64_t off;
 
-			if (size < 8 || tdc_num(c, 8, &off, "option BUFFER_TEXT"))
+			if (tdc_num(c, 8, &off, "option BUFFER_TEXT"))
 				return -1;
 			if (!tdc_inside(c, off, 16))
 				return tdc_bad(c, "option BUFFER_TEXT: data at offset %llu is past the end "
@@ -639,7 +741,7 @@ static bool differs_at(struct cur *c, const char *lit, size_t n)
 static int check_v6(struct cur *c)
 {
 	struct v6_buffers bufs = { .n = 0 };
-	char name[16], sys[64];
+	char name[16], sys[64], where[64];
 	uint64_t n, count, cpus, next;
 
 	for (int i = 0; i < 2; i++) {
@@ -653,7 +755,7 @@ static int check_v6(struct cur *c)
 		if (i == 0 && n < MAX_STRING) {
 			char text[MAX_STRING];
 
-			if (get(c, text, n, names[i]) || check_header_page(c, text, n))
+			if (get(c, text, n, names[i]) || check_header_page(c, names[i], text, n))
 				return -1;
 		} else if (i == 0) {
 			return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
@@ -679,7 +781,14 @@ static int check_v6(struct cur *c)
 				return -1;
 	}
 	if (tdc_num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
-	    tdc_num(c, 4, &n, "trace_printk formats") || skip(c, n, "trace_printk formats") ||
+	    tdc_num(c, 4, &n, "trace_printk formats"))
+		return -1;
+	snprintf(where, sizeof(where), "trace_printk formats at offset %llu",
+		 (unsigned long long)c->off);
+	if (n > MAX_BLOCK)
+		return tdc_bad(c, "%s: %llu bytes", where, (unsigned long long)n);
+	ALLOC_GROW(c->in, n + 1, c->in_alloc);
+	if (get(c, c->in, n, "trace_printk formats") || check_printk(c, where, c->in, n) ||
 	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
 	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
@@ -700,20 +809,22 @@ static int check_v6(struct cur *c)
 
 static int check_v7(struct cur *c)
 {
+	uint64_t at = c->off, first, next;
 	char algo[32];
-	uint64_t next;
 	int sections = 0;
 
 	if (cstr(c, algo, sizeof(algo), "compression name") ||
 	    cstr(c, NULL, 0, "compression version") ||
 	    tdc_num(c, 8, &next, "first options offset"))
 		return -1;
+	first = next;
 	if (!strcmp(algo, "zstd"))
 		c->algo = Z_ZSTD;
 	else if (!strcmp(algo, "zlib"))
 		c->algo = Z_ZLIB;
 	else if (strcmp(algo, "none"))
-		return tdc_bad(c, "compression '%s' is not supported (zstd, zlib or none)", algo);
+		return tdc_bad(c, "compression '%s' at offset %llu is not supported (zstd, zlib or "
+			   "none)", algo, (unsigned long long)at);
 	c->compressed = c->algo != Z_NONE;
 	while (next) {
 		uint64_t id, flags, desc, size;
@@ -738,6 +849,10 @@ static int check_v7(struct cur *c)
 		if (check_options(c, c->off + size, NULL, NULL, &next))
 			return -1;
 	}
+	/* without it libtracecmd crashes in its cleanup */
+	if (!c->header_info)
+		return tdc_bad(c, "no option HEADER_INFO in the options sections from offset %llu",
+			   (unsigned long long)first);
 	return 0;
 }
 
@@ -750,7 +865,7 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 {
 	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd,
 			 .layout = layout };
-	char magic[10], ver[8];
+	char magic[10], ver[8], where[64];
 	uint8_t endian, lsize;
 	uint64_t ps;
 	struct stat st;
@@ -762,14 +877,14 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	if (get(&c, magic, sizeof(magic), "magic") || cstr(&c, ver, sizeof(ver), "version"))
 		return -1;
 	if (strcmp(ver, "6") && strcmp(ver, "7"))
-		return ts_source_fail(src, "trace.dat version '%s' is not supported (6 and 7 are)",
-				      ver);
+		return ts_source_fail(src, "trace.dat version '%s' at offset 10 is not supported "
+				      "(6 and 7 are)", printable(ver));
 	c.version = ver[0] - '0';
 	if (get(&c, &endian, 1, "endianness") || get(&c, &lsize, 1, "long size"))
 		return -1;
 	if (endian > 1 || (lsize != 4 && lsize != 8))
-		return tdc_bad(&c, "header: endianness %u and long size %u (expected 0/1 and 4/8)",
-			   endian, lsize);
+		return tdc_bad(&c, "header at offset %llu: endianness %u and long size %u (expected "
+			   "0/1 and 4/8)", (unsigned long long)c.off - 2, endian, lsize);
 	c.big = endian;
 	c.lsize = lsize;
 	if (layout) {
@@ -778,7 +893,8 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 		layout->big = endian;
 		layout->lsize = lsize;
 	}
-	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
+	snprintf(where, sizeof(where), "header at offset %llu", (unsigned long long)c.off);
+	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, where))
 		return -1;
 	c.page_size = (uint32_t)ps;
 	ret = c.version == 6 ? check_v6(&c) : check_v7(&c);

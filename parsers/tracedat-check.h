@@ -79,6 +79,7 @@ struct cur {
 	char *in, *out;		/* compressed block read, inflated (reused) */
 	size_t in_alloc, out_alloc, out_len;
 	struct tdc_layout *layout;	/* in the parent: where the data lies, NULL not asked */
+	bool header_info;	/* v7: an option HEADER_INFO was seen (the library needs one) */
 };
 
 /* tracedat-check.c: reading the file at the cursor, bounded by its size */
