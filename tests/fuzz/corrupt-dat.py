@@ -7,6 +7,7 @@ KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge commit-h
   timestamp-size
 KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-huge chunk-garbage
   ftrace-count system-count format-size header-event-size kallsyms-size record-length
+  header-page-byte no-header-info data-section-flags cpu-twice option-short printk-no-colon
 The section kinds edit a compressed section's inflated content and write it zstd-compressed
 again at the end of the file, its option pointing there.
 """
@@ -106,6 +107,8 @@ def v7_section_edit(d, secs, sid, edit):
     if not flags & 1:
         c = d[off + 16:off + 16 + size]
         edit(c)
+        if len(c) != size:
+            sys.exit(f"section {sid} is not compressed: its edit must keep its size")
         d[off + 16:off + 16 + size] = c
         return
     zsize, usize = struct.unpack_from("<II", d, off + 16)
@@ -193,6 +196,35 @@ def main():
             v7_section_edit(d, secs, 16, edit)
         elif kind == "kallsyms-size":
             v7_section_edit(d, secs, 19, lambda c: struct.pack_into("<I", c, 0, 0xfffffff0))
+        elif kind == "header-page-byte":
+            # a byte no type name has, where the kernel prints a space
+            v7_section_edit(d, secs, 16, lambda c: c.__setitem__(
+                c.index(b"\tfield: u64") + 7, 0xdf))
+        elif kind == "no-header-info":
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 16:
+                        struct.pack_into("<H", d, at - 6, 0x77)
+        elif kind == "data-section-flags":
+            # the compression flag of the buffer's data section
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 3:
+                        d[struct.unpack_from("<Q", d, at)[0] + 2] ^= 1
+        elif kind == "cpu-twice":
+            p, _ = v7_buffer_cpus(d, secs)
+            struct.pack_into("<I", d, p + 4, 1)
+        elif kind == "option-short":
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 17:
+                        struct.pack_into("<I", d, at - 4, 4)
+        elif kind == "printk-no-colon":
+            # the last line without its ':' (the seeds' PRINTK sections are empty)
+            def edit(c):
+                t = b'0xffffffff80394090 : "Start context switch"\n0xffffffff80394078 "End"'
+                c[:] = struct.pack("<I", len(t)) + t
+            v7_section_edit(d, secs, 20, edit)
         elif kind == "record-length":
             # CPU 0's first event (after a 64-bit kernel's 16-byte sub-buffer header): a
             # type_len 0 header, then a length word past any sub-buffer

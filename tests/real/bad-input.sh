@@ -81,7 +81,7 @@ hackbench-aia-4cpu-v6.dat commit-huge-late cpu 1, sub-buffer 1: 70000 bytes of e
 hackbench-aia-4cpu-v6.dat timestamp-size header_page: no 8-byte timestamp
 hackbench-aia-4cpu-v7-zstd.dat options-loop options sections (a loop?)
 hackbench-aia-4cpu-v7-zstd.dat options-past-end options section at offset
-hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER: 100000000 CPUs
+hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER at offset 30045: 100000000 CPUs
 hackbench-aia-4cpu-v7-zstd.dat chunk-inflate-huge said to inflate to 2147479552
 hackbench-aia-4cpu-v7-zstd.dat chunk-garbage zstd: Data corruption detected
 hackbench-aia-4cpu-v7-none.dat ftrace-count section 17 (ftrace events) at offset 499: system 'ftrace' claims 1936287860 formats in 11784 bytes
@@ -94,6 +94,17 @@ hackbench-aia-4cpu-v7-none.dat header-event-size section 16 (header info) at off
 hackbench-aia-4cpu-v7-zstd.dat header-event-size section 16 (header info) at offset 30286: header_event: 1099511627776 bytes, past the section's end
 hackbench-aia-4cpu-v7-none.dat kallsyms-size section 19 (kallsyms) at offset 39574: 4294967280 bytes, past the section's end
 hackbench-aia-4cpu-v7-zstd.dat kallsyms-size section 19 (kallsyms) at offset 30286: 4294967280 bytes, past the section's end
+hackbench-aia-4cpu-v7-none.dat header-page-byte section 16 (header info) at offset 32: header_page: not a field
+hackbench-aia-4cpu-v7-zstd.dat header-page-byte section 16 (header info) at offset 30286: header_page: not a field
+hackbench-aia-4cpu-v7-none.dat no-header-info no option HEADER_INFO in the options sections from offset 70896
+hackbench-aia-4cpu-v7-zstd.dat no-header-info no option HEADER_INFO in the options sections from offset 12135
+hackbench-aia-4cpu-v7-none.dat data-section-flags buffer '': data section at offset 71070: section 3, flags 1 (expected section 3, not compressed)
+hackbench-aia-4cpu-v7-zstd.dat data-section-flags buffer '': data section at offset 12309: section 3, flags 0 (expected section 3, compressed)
+hackbench-aia-4cpu-v7-none.dat cpu-twice option BUFFER at offset 106512: buffer '': the entry at offset 106561 is CPU 1
+hackbench-aia-4cpu-v7-zstd.dat cpu-twice option BUFFER at offset 30045: buffer '': the entry at offset 30094 is CPU 1
+hackbench-aia-4cpu-v7-none.dat option-short option 17 at offset 70976: 4 bytes, too short
+hackbench-aia-4cpu-v7-zstd.dat option-short option 17 at offset 12215: 4 bytes, too short
+hackbench-aia-4cpu-v7-zstd.dat printk-no-colon section 20 (printk formats) at offset 30286: line 2 is not 'address : format'
 EOF
 
 # a later sub-buffer's commit is checked as tlbscope's reader loads it; through the library
