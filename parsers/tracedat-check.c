@@ -5,10 +5,10 @@
  * the end or a CPU's data that does, and it crashes or allocates what the number says.  This
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
  * count and offset bounded by the file's size, and names the part that is wrong; the data
- * they point at is tracedat-data.c's.  The counts and sizes inside the sections of event
- * formats, kallsyms and the like are walked here too, compressed or not; the text only the
- * libraries can parse they parse first in a child process, which may die without harm; or,
- * in a program that asked for it, in its own process under tracedat-guard.c's guard.
+ * they point at is tracedat-data.c's, the content of the sections of header formats, event
+ * formats, kallsyms and the like tracedat-sections.c's.  The text only the libraries can
+ * parse they parse first in a child process, which may die without harm; or, in a program
+ * that asked for it, in its own process under tracedat-guard.c's guard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,16 +28,7 @@
 #include "../lib/lib.h"
 #include "tracedat-check.h"
 
-/* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
-enum {
-	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
-	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
-	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_KALLSYMS = 19,
-	OPT_PRINTK = 20, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
-};
-#define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
-#define MAX_STRING	4096		/* system, buffer and clock names */
 
 
 /* Names read from a corrupt file reach a message on one line: control characters as '?'. */
@@ -150,86 +141,6 @@ static int check_page_size(struct cur *c, uint64_t ps, const char *where)
 	return 0;
 }
 
-/*
- * The header_page format, as the kernel prints it:
- *	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;" then commit, overwrite, data.
- * libtracecmd reads sub-buffers only with an 8-byte timestamp and fails half set up
- * otherwise; libtraceevent's parser gives up at the first stray character.  So each line
- * must be a field in that exact shape (a stray byte in a type name, and libtracecmd fails
- * half set up and crashes in its cleanup), and timestamp and commit must be where readers of
- * sub-buffers (kbuffer) put them whatever the text says, commit a long of the file's header.
- * @where names the text in the messages.
- */
-static int check_header_page(struct cur *c, const char *where, const char *text, uint64_t len)
-{
-	char buf[1024], *line, *eol;
-	bool ts = false, commit = false;
-
-	if (len >= sizeof(buf))
-		return tdc_bad(c, "%s: %llu bytes, not a format", where, (unsigned long long)len);
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	for (line = buf; *line; line = eol ? eol + 1 : line + strlen(line)) {
-		char type[32], name[32], tail[2], shape[128];
-		unsigned off, size, sign;
-		int n;
-
-		eol = strchr(line, '\n');
-		if (eol)
-			*eol = '\0';
-		if (!*line)
-			continue;
-		n = sscanf(line, "\tfield: %31[A-Za-z0-9_] %31[A-Za-z0-9_]; offset:%u; size:%u; "
-			   "signed:%u;%1s", type, name, &off, &size, &sign, tail);
-		/* older kernels print no "signed" */
-		if (n == 5)
-			snprintf(shape, sizeof(shape), "\tfield: %s %s;\toffset:%u;\tsize:%u;\tsigned:%u;",
-				 type, name, off, size, sign);
-		else if (n == 4)
-			snprintf(shape, sizeof(shape), "\tfield: %s %s;\toffset:%u;\tsize:%u;", type,
-				 name, off, size);
-		if ((n != 5 && n != 4) || strcmp(line, shape))
-			return tdc_bad(c, "%s: not a field: '%.60s'", where, line);
-		if (!strcmp(name, "timestamp"))
-			ts = off == 0 && size == 8;
-		if (!strcmp(name, "commit"))
-			commit = off == 8 && size == (unsigned)c->lsize;
-	}
-	if (!ts || !commit)
-		return tdc_bad(c, "%s: no %s field where sub-buffers have it", where,
-			   ts ? "commit" : "8-byte timestamp");
-	return 0;
-}
-
-/*
- * trace_printk formats, @len bytes at @text: lines "ADDRESS : FORMAT".  libtraceevent takes
- * a line's format one byte past its first ':' (after any leading ones): past the end of its
- * buffer when the last line has none or ends there.  @where names the text.
- */
-static int check_printk(struct cur *c, const char *where, const char *text, uint64_t len)
-{
-	const char *end = text + strnlen(text, len);	/* the library stops at a NUL */
-	uint64_t n = 0;
-
-	for (const char *p = text, *eol; p < end; p = eol + 1) {
-		const char *colon;
-
-		eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		n++;
-		if (eol == p)
-			continue;
-		while (p < eol && *p == ':')
-			p++;
-		colon = memchr(p, ':', (size_t)(eol - p));
-		if (!colon || colon + 1 == eol)
-			return tdc_bad(c, "%s: line %llu is not 'address : format'", where,
-				   (unsigned long long)n);
-	}
-	return 0;
-}
-
 /* v6: the per-CPU table "offset, size" of a flyrecord at the cursor. */
 static int check_flyrecord_v6(struct cur *c, const char *buffer, uint64_t cpus)
 {
@@ -276,7 +187,7 @@ static int check_buffer_v7(struct cur *c, uint64_t at, uint64_t end, bool compre
 	if (!tdc_inside(c, off, 16))
 		return tdc_bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
 			   name, (unsigned long long)off);
-	/* the library takes the CPUs' data to be compressed by this flag, the checks by the file's */
+	/* libtracecmd goes by this flag for the CPUs' data, the checks by the file's compression */
 	z.off = off;
 	if (tdc_num(&z, 2, &sid, "data section") || tdc_num(&z, 2, &flags, "data section"))
 		return -1;
@@ -334,11 +245,8 @@ static void note(struct cur *c, const char *fmt, ...)
 		c->note_fd = -1;
 }
 
-#define MAX_FORMAT	(1u << 20)	/* one event's format text */
-
 /* An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the child. */
-static int format_text(struct cur *c, const char *sys, const char *text, uint64_t len,
-		       uint64_t off)
+int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off)
 {
 	if (!c->tep)
 		return 0;
@@ -361,278 +269,7 @@ static int format_at(struct cur *c, const char *sys, uint64_t len)
 	ALLOC_GROW(c->in, len + 1, c->in_alloc);
 	if (get(c, c->in, len, "event format"))
 		return -1;
-	return format_text(c, sys, c->in, len, at);
-}
-
-/* the v7 sections an option points at, by option id, as the messages name them */
-static const char *const section_names[] = {
-	[OPT_STRINGS] = "strings", [OPT_HEADER_INFO] = "header info",
-	[OPT_FTRACE_EVENTS] = "ftrace events", [OPT_EVENT_FORMATS] = "event formats",
-	[OPT_KALLSYMS] = "kallsyms", [OPT_PRINTK] = "printk formats", [OPT_CMDLINES] = "cmdlines",
-};
-
-/*
- * A v7 section's content, walked: inflated in memory when the section is compressed, else
- * read where it lies in the file.  libtracecmd allocates what each count and size in it says
- * before it reads (a format of 2^52 bytes), and reads an uncompressed section past its end,
- * so each is bounded here by the bytes left in the section.
- */
-struct sect {
-	struct cur *c;
-	unsigned int id;
-	uint64_t off;		/* the section's header in the file, for the messages */
-	const char *mem;	/* the inflated content (borrowed); NULL: in the file at @start */
-	uint64_t start;
-	uint64_t len, pos;	/* the content's bytes; the walk's place in them */
-};
-
-static int sect_bad(struct sect *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* "section 18 (event formats) at offset 12303: " and the message */
-static int sect_bad(struct sect *s, const char *fmt, ...)
-{
-	char msg[TS_ERR_LEN - 128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return tdc_bad(s->c, "section %u (%s) at offset %llu: %s", s->id, section_names[s->id],
-		       (unsigned long long)s->off, msg);
-}
-
-static uint64_t sect_left(const struct sect *s)
-{
-	return s->len - s->pos;
-}
-
-/* The @n bytes at the walk's place into @buf (NULL: passed over); @what names them. */
-static int sect_get(struct sect *s, void *buf, uint64_t n, const char *what)
-{
-	if (n > sect_left(s))
-		return sect_bad(s, "%s at byte %llu: %llu bytes, past its end (%llu bytes)", what,
-				(unsigned long long)s->pos, (unsigned long long)n,
-				(unsigned long long)s->len);
-	if (buf && s->mem)
-		memcpy(buf, s->mem + s->pos, n);
-	else if (buf && pread(s->c->fd, buf, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
-		return ts_source_fail(s->c->src, "read error at offset %llu",
-				      (unsigned long long)(s->start + s->pos));
-	s->pos += n;
-	return 0;
-}
-
-/* A little- or big-endian number of @bytes (4, 8) at the walk's place. */
-static int sect_num(struct sect *s, int bytes, uint64_t *v, const char *what)
-{
-	uint64_t raw = 0;
-
-	if (sect_get(s, &raw, bytes, what))
-		return -1;
-	*v = tdc_swap(s->c, raw, bytes);
-	return 0;
-}
-
-/* A NUL-terminated string at the walk's place, at most MAX_STRING bytes; copied to @buf. */
-static int sect_str(struct sect *s, char *buf, size_t len, const char *what)
-{
-	char tmp[MAX_STRING];
-	size_t n = sect_left(s) < sizeof(tmp) ? (size_t)sect_left(s) : sizeof(tmp);
-	const char *p = s->mem ? s->mem + s->pos : tmp;
-	const char *nul;
-
-	if (!s->mem && n && pread(s->c->fd, tmp, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
-		return ts_source_fail(s->c->src, "read error at offset %llu",
-				      (unsigned long long)(s->start + s->pos));
-	nul = n ? memchr(p, '\0', n) : NULL;
-	if (!nul)
-		return sect_bad(s, "%s at byte %llu: no terminated string", what,
-				(unsigned long long)s->pos);
-	strlcpy_ts(buf, p, len);
-	s->pos += (uint64_t)(nul - p) + 1;
-	return 0;
-}
-
-/* An event format of @len bytes at the walk's place: passed over, or to format_text(). */
-static int sect_format(struct sect *s, const char *sys, uint64_t len)
-{
-	struct cur *c = s->c;
-	/* where the child says it is: the format's offset, or its compressed section's */
-	uint64_t at = s->mem ? s->off : s->start + s->pos;
-	const char *text;
-
-	if (!c->tep)
-		return sect_get(s, NULL, len, "event format");
-	if (s->mem) {
-		text = s->mem + s->pos;
-	} else {
-		ALLOC_GROW(c->in, len + 1, c->in_alloc);
-		text = c->in;
-	}
-	if (sect_get(s, s->mem ? NULL : c->in, len, "event format"))
-		return -1;
-	return format_text(c, sys, text, len, at);
-}
-
-/*
- * v7 FTRACE_EVENTS (a count, then formats: each an 8-byte size and its text) or
- * EVENT_FORMATS (a count of systems, each a name, a count and formats as those).
- */
-static int check_formats(struct sect *s, bool systems)
-{
-	uint64_t nsys = 1;
-	char sys[64] = "ftrace";
-
-	if (systems && sect_num(s, 4, &nsys, "the count of systems"))
-		return -1;
-	/* a system takes a name's NUL and a 4-byte count at least */
-	if (nsys > sect_left(s) / 5)
-		return sect_bad(s, "%llu systems claimed in %llu bytes", (unsigned long long)nsys,
-				(unsigned long long)sect_left(s));
-	for (uint64_t i = 0; i < nsys; i++) {
-		uint64_t count;
-
-		if ((systems && sect_str(s, sys, sizeof(sys), "a system's name")) ||
-		    sect_num(s, 4, &count, "a count of formats"))
-			return -1;
-		/* a format takes its 8-byte size at least */
-		if (count > sect_left(s) / 8)
-			return sect_bad(s, "system '%s' claims %llu formats in %llu bytes", sys,
-					(unsigned long long)count, (unsigned long long)sect_left(s));
-		for (uint64_t e = 0; e < count; e++) {
-			uint64_t n;
-
-			if (sect_num(s, 8, &n, "a format's size"))
-				return -1;
-			if (n > sect_left(s))
-				return sect_bad(s, "system '%s', format %llu: %llu bytes, past the "
-						"section's end (%llu bytes left)", sys,
-						(unsigned long long)e, (unsigned long long)n,
-						(unsigned long long)sect_left(s));
-			if (n > MAX_FORMAT)
-				return sect_bad(s, "system '%s', format %llu: %llu bytes, not a format",
-						sys, (unsigned long long)e, (unsigned long long)n);
-			if (sect_format(s, sys, n))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-/* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
-static int check_header_info(struct sect *s)
-{
-	char name[13], text[1024], where[64];
-	uint64_t n;
-
-	snprintf(where, sizeof(where), "section %u (%s) at offset %llu: header_page", s->id,
-		 section_names[s->id], (unsigned long long)s->off);
-	if (sect_get(s, name, 12, "header_page"))
-		return -1;
-	if (memcmp(name, "header_page", 12))
-		return sect_bad(s, "no header_page");
-	if (sect_num(s, 8, &n, "header_page's size"))
-		return -1;
-	if (n >= sizeof(text))
-		return sect_bad(s, "header_page: %llu bytes, not a format", (unsigned long long)n);
-	if (sect_get(s, text, n, "header_page") || check_header_page(s->c, where, text, n))
-		return -1;
-	if (sect_get(s, name, 13, "header_event"))
-		return -1;
-	if (memcmp(name, "header_event", 13))
-		return sect_bad(s, "no header_event at byte %llu", (unsigned long long)s->pos - 13);
-	if (sect_num(s, 8, &n, "header_event's size"))
-		return -1;
-	if (n > sect_left(s))
-		return sect_bad(s, "header_event: %llu bytes, past the section's end (%llu bytes left)",
-				(unsigned long long)n, (unsigned long long)sect_left(s));
-	return 0;
-}
-
-/*
- * v7 KALLSYMS, PRINTK (a 4-byte size) or CMDLINES (an 8-byte one), then that many bytes;
- * PRINTK's to check_printk().
- */
-static int check_sized(struct sect *s, int bytes)
-{
-	struct cur *c = s->c;
-	const char *text;
-	char where[64];
-	uint64_t n;
-
-	if (sect_num(s, bytes, &n, "its size"))
-		return -1;
-	if (n > sect_left(s))
-		return sect_bad(s, "%llu bytes, past the section's end (%llu bytes left)",
-				(unsigned long long)n, (unsigned long long)sect_left(s));
-	if (s->id != OPT_PRINTK)
-		return 0;
-	if (s->mem) {
-		text = s->mem + s->pos;
-	} else {
-		if (n > MAX_BLOCK)
-			return sect_bad(s, "%llu bytes of trace_printk formats", (unsigned long long)n);
-		ALLOC_GROW(c->in, n + 1, c->in_alloc);
-		if (sect_get(s, c->in, n, "trace_printk formats"))
-			return -1;
-		text = c->in;
-	}
-	snprintf(where, sizeof(where), "section %u (%s) at offset %llu", s->id,
-		 section_names[s->id], (unsigned long long)s->off);
-	return check_printk(c, where, text, n);
-}
-
-/* v7 options that give a section's offset: the section inside the file, its content walked. */
-static int check_section_ref(struct cur *c, uint16_t id)
-{
-	struct sect s = { .c = c, .id = id };
-	uint64_t sid, flags, desc, back;
-	int ret = 0;
-
-	if (tdc_num(c, 8, &s.off, "option"))
-		return -1;
-	back = c->off;
-	c->off = s.off;
-	if (tdc_num(c, 2, &sid, "section") || tdc_num(c, 2, &flags, "section") ||
-	    tdc_num(c, 4, &desc, "section") || tdc_num(c, 8, &s.len, "section"))
-		return tdc_bad(c, "option %u: section at offset %llu is past the end of the file", id,
-			   (unsigned long long)s.off);
-	if (sid != id)
-		return tdc_bad(c, "option %u: the section at offset %llu is a section %llu", id,
-			   (unsigned long long)s.off, (unsigned long long)sid);
-	if (!tdc_inside(c, c->off, s.len))
-		return sect_bad(&s, "%llu bytes run past the end of the file",
-				(unsigned long long)s.len);
-	if (flags & SEC_FL_COMPRESS) {
-		char what[48];
-
-		snprintf(what, sizeof(what), "section %u (%s)", id, section_names[id]);
-		if (tdc_check_zsection(c, s.len, what))
-			return -1;
-		s.mem = c->out;
-		s.len = c->out_len;
-	} else {
-		s.start = c->off;
-	}
-	switch (id) {
-	case OPT_HEADER_INFO:
-		c->header_info = true;
-		ret = check_header_info(&s);
-		break;
-	case OPT_FTRACE_EVENTS:
-	case OPT_EVENT_FORMATS:
-		ret = check_formats(&s, id == OPT_EVENT_FORMATS);
-		break;
-	case OPT_KALLSYMS:
-	case OPT_PRINTK:
-		ret = check_sized(&s, 4);
-		break;
-	case OPT_CMDLINES:
-		ret = check_sized(&s, 8);
-		break;
-	}
-	c->off = back;
-	return ret;
+	return tdc_format_text(c, sys, c->in, len, at);
 }
 
 #define MAX_V6_BUFFERS	64
@@ -714,7 +351,7 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 			if (check_buffer_v7(c, start - 6, start + size, c->compressed))
 				return -1;
 		} else if (c->version == 7 && id >= OPT_STRINGS && id <= OPT_CMDLINES) {
-			if (check_section_ref(c, (uint16_t)id))
+			if (tdc_check_section_ref(c, (uint16_t)id))
 				return -1;
 		} else if (c->version == 7 && id == OPT_BUFFER_TEXT) {
 			uint64_t off;
@@ -755,7 +392,7 @@ static int check_v6(struct cur *c)
 		if (i == 0 && n < MAX_STRING) {
 			char text[MAX_STRING];
 
-			if (get(c, text, n, names[i]) || check_header_page(c, names[i], text, n))
+			if (get(c, text, n, names[i]) || tdc_check_header_page(c, names[i], text, n))
 				return -1;
 		} else if (i == 0) {
 			return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
@@ -788,7 +425,7 @@ static int check_v6(struct cur *c)
 	if (n > MAX_BLOCK)
 		return tdc_bad(c, "%s: %llu bytes", where, (unsigned long long)n);
 	ALLOC_GROW(c->in, n + 1, c->in_alloc);
-	if (get(c, c->in, n, "trace_printk formats") || check_printk(c, where, c->in, n) ||
+	if (get(c, c->in, n, "trace_printk formats") || tdc_check_printk(c, where, c->in, n) ||
 	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
 	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
