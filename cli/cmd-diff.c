@@ -83,6 +83,57 @@ static json_t *tune_of(const char *path, int T, int Q)
 	return j;
 }
 
+/* @j's string at @path ("input.arch"), or "unknown" (a saved report of an older tlbscope) */
+static const char *jstr_at(json_t *j, const char *a, const char *b)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(j, a), b));
+
+	return s ? s : "unknown";
+}
+
+static json_int_t ipis_of(json_t *j)
+{
+	return json_integer_value(json_object_get(json_object_get(j, "totals"), "flush_ipis"));
+}
+
+/* Have the flush-path kprobes of @j's trace recorded anything? */
+static bool has_kprobes(json_t *j)
+{
+	json_t *k = json_object_get(json_object_get(j, "evidence"), "kprobes"), *v;
+	const char *key;
+
+	json_object_foreach(k, key, v)
+		if (json_integer_value(v) > 0)
+			return true;
+	return false;
+}
+
+/*
+ * Two inputs that differ in what they can show: another architecture, another IPI
+ * mechanism or evidence (AIA IPIs against SBI remote fences), kprobes on one side only.
+ * Their differences reflect that as much as the workload: say it before the numbers.
+ */
+static void warn_unlike(json_t *rep[2], const char *const in[2])
+{
+	const char *a0 = jstr_at(rep[0], "input", "arch"), *a1 = jstr_at(rep[1], "input", "arch");
+	const char *s0 = jstr_at(rep[0], "evidence", "flush_ipi_source");
+	const char *s1 = jstr_at(rep[1], "evidence", "flush_ipi_source");
+
+	if (strcmp(a0, a1))
+		warning("diff: %s is %s and %s is %s: the flush IPIs of different architectures "
+			"(x86 trims mm_cpumask, RISC-V's stock mask never shrinks)", in[0], a0,
+			in[1], a1);
+	/* a side without flush IPIs names only the evidence it would have used */
+	if (strcmp(s0, s1) && ipis_of(rep[0]) > 0 && ipis_of(rep[1]) > 0)
+		warning("diff: flush IPIs counted from %s in %s but from %s in %s: another IPI "
+			"mechanism or other evidence, so their change is not only the workload's",
+			s0, in[0], s1, in[1]);
+	if (has_kprobes(rep[0]) != has_kprobes(rep[1]))
+		warning("diff: only %s has flush-path kprobes: requests, mm identity and the "
+			"kernel's targets are exact on one side and derived on the other",
+			has_kprobes(rep[0]) ? in[0] : in[1]);
+}
+
 /*
  * A saved report (a JSON object with "totals"), else the analysis of the trace, with the
  * models' predictions in *@models (NULL for a saved report: they are not in it).
@@ -494,6 +545,7 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		model_rows(&rs, models[i], i, &o);
+	warn_unlike(rep, o.in);
 	r = check_gates(&rs, &o, gates);
 	if (r < 0)
 		goto out;

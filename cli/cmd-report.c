@@ -41,9 +41,7 @@ struct report_opts {
 };
 
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
-int report_parse_args(struct report_opts *o, int argc, char **argv);
-
-int report_parse_args(struct report_opts *o, int argc, char **argv)
+static int report_parse_args(struct report_opts *o, int argc, char **argv)
 {
 	enum { OPT_TOP = OPT_COMMON_END, OPT_PLATFORM };
 	static const struct cli_option opts[] = {
@@ -74,10 +72,8 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 		if (r < 0)
 			return -1;
 	}
-	if (!o->c.input) {
-		error("report: no trace given\n%s", report_usage);
-		return -1;
-	}
+	if (!o->c.input)
+		return error("report: no trace given\n%s", report_usage), -1;
 	return 0;
 }
 
@@ -351,7 +347,8 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl, const 
 	if (!p.total && !ts_source_info(src)->nkprobes_defined) {
 		printf("  kprobes on the flush path: none in this trace -> cannot see: mm pointers "
 		       "(identity is derived, not exact), the kernel's own target mask and range of "
-		       "each request, local-only requests, SBI remote fences (tlbscope-probes(7))\n");
+		       "each request, local-only requests%s (tlbscope-probes(7))\n",
+		       timeline_arch(tl, NULL) == TL_ARCH_X86 ? "" : ", SBI remote fences");
 		return;
 	}
 	printf("  kprobes on the flush path (tlbscope-probes(7)):\n");
@@ -560,6 +557,8 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	for (size_t i = 0; i < nev; i++) {
 		if (ev[i].count)
 			printf("  %-20s %10llu\n", ev[i].label, (unsigned long long)ev[i].count);
+		else if (!strcmp(ev[i].key, "tlb_flush") && timeline_arch(tl, NULL) == TL_ARCH_RISCV)
+			printf("  %-20s   x86 only  (its flush reasons; not a RISC-V event)\n", "tlb_flush");
 		else
 			printf("  %-20s    missing  -> cannot see: %s\n", ev[i].label, ev[i].missing);
 	}
@@ -682,16 +681,18 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 	size_t nev, nmm, nnames;
 	const struct tl_mm **mms;
 	uint64_t lost, marks, kguess, corrected;
+	const char *arch, *arch_how;
 	uint32_t *ids;
 
 	sum_totals(tl, isrc, &t);
 	t.kmask_unknown = kmask_unknown_why(src, tl, &t);
 	lost = timeline_lost(tl, &marks);
-
+	arch = timeline_arch_name(timeline_arch(tl, &arch_how));
 	/* "o?": a NULL string (no detail, no kernel) is null */
-	json_object_set_new(root, "input", json_pack("{s:o,s:o,s:o?,s:o?}",
+	json_object_set_new(root, "input", json_pack("{s:o,s:o,s:o?,s:o?,s:s,s:s}",
 			    "file", json_text(o->c.input), "format", json_text(info->format),
-			    "detail", json_text(info->detail), "kernel", json_text(info->uname)));
+			    "detail", json_text(info->detail), "kernel", json_text(info->uname),
+			    "arch", arch, "arch_how", arch_how));
 	json_object_set_new(root, "span", json_pack("{s:o,s:o,s:i}",
 			    "first_ns", jint(timeline_first_ts(tl)),
 			    "last_ns", jint(timeline_last_ts(tl)),
@@ -859,15 +860,14 @@ static int report_main(int argc, char **argv, json_t **out)
 		r = analyze_run(&o.c, src, feed_all, &c, &tl);
 	}
 	if (!r) {
-		int ncpus = ts_source_info(src)->cpus ? ts_source_info(src)->cpus :
-			    timeline_cpus(tl);
+		int ncpus = ts_source_info(src)->cpus ?: timeline_cpus(tl);
 		const struct sfence_result *sr = sfence_result(c.sf, ncpus);
 
-		if (out) {
-			*out = build_json(&o, src, tl, c.x, sr, &pf);
-		} else if (o.c.json) {
-			json_t *root = build_json(&o, src, tl, c.x, sr, &pf);
+		json_t *root = out || o.c.json ? build_json(&o, src, tl, c.x, sr, &pf) : NULL;
 
+		if (out) {
+			*out = root;
+		} else if (root) {
 			json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 			json_decref(root);

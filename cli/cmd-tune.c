@@ -380,48 +380,6 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 	*qi = b.qi;
 }
 
-const char *tune_arch_of(const struct ts_source_info *info)
-{
-	if (!info->uname)
-		return "unknown";
-	if (strstr(info->uname, "riscv"))
-		return "riscv";
-	if (strstr(info->uname, "x86_64"))
-		return "x86_64";
-	return "other";
-}
-
-/*
- * The traced kernel's architecture: its kernel string, else the flush functions its
- * probes name (RISC-V's own: the IPI handler, the SBI fence, the lazy table's load).
- */
-static void find_arch(struct tune_run *r)
-{
-	static const char *const riscv_fns[] = {
-		"__ipi_flush_tlb_range_asid", "__ipi_flush_tlb_all", "sbi_remote_sfence_vma_asid",
-		"local_load_tlb_mm", "lazy_tlb_defer"
-	};
-	const struct ts_source_info *info;
-
-	r->arch = "unknown";
-	r->arch_how = "neither a kernel string nor a RISC-V flush function in the input";
-	if (!r->src)
-		return;
-	info = ts_source_info(r->src);
-	r->arch = tune_arch_of(info);
-	if (info->uname) {
-		r->arch_how = "the kernel string";
-		return;
-	}
-	for (size_t i = 0; i < info->nkprobes_defined; i++)
-		for (size_t k = 0; k < sizeof(riscv_fns) / sizeof(riscv_fns[0]); k++)
-			if (!strcmp(info->kprobes_defined[i], riscv_fns[k])) {
-				r->arch = "riscv";
-				r->arch_how = "its probes name RISC-V's flush functions";
-				return;
-			}
-}
-
 static int verify_grid(struct tune_run *r)
 {
 	int bad = 0;
@@ -541,7 +499,7 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 	tuner_finish(r->tu);
 	if (ts_source_info(r->src)->cpus <= 0)
 		r->ncpus = timeline_cpus(r->tl);
-	find_arch(r);
+	r->arch = timeline_arch_name(timeline_arch(r->tl, &r->arch_how));
 	free(r->uname);
 	r->uname = ts_source_info(r->src)->uname ? xstrdup(ts_source_info(r->src)->uname) : NULL;
 	r->lazy_kernel = timeline_lazy_kernel(r->tl);

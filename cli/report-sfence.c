@@ -152,6 +152,11 @@ void sfence_report_text(struct ts_source *src, struct timeline *tl,
 	char gap[160];
 
 	printf("\nsfence.vma\n");
+	/* RISC-V's instruction: an x86 trace gets one line for what a RISC-V one shows */
+	if (timeline_arch(tl, NULL) == TL_ARCH_X86 && !r->probed) {
+		printf("  n/a on x86_64: a RISC-V account (fences by cause, a Svvptc what-if)\n");
+		return;
+	}
 	if (r->probed) {
 		text_account(src, tl, r, pf);
 		text_whatif(r, pf);

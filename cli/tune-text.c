@@ -21,11 +21,10 @@ static void say(int indent, const char *first, const char *fmt, ...)
 /* Known reasons why the stock model and the kernel differ, in plain words. */
 static void explain(const struct tune_run *r, int64_t observed, uint64_t predicted)
 {
-	const char *arch = tune_arch_of(ts_source_info(r->src));
 	uint64_t unattr;
 
 	tuner_requests(r->tu, &unattr);
-	if (!strcmp(arch, "x86_64"))
+	if (!strcmp(r->arch, "x86_64"))
 		say(6, "  - ", "this is an x86 kernel: it trims mm_cpumask and skips CPUs in lazy TLB "
 			"mode, while the model is upstream RISC-V's mask that never shrinks, so the "
 			"model predicts more than x86 sends");
@@ -39,7 +38,7 @@ static void explain(const struct tune_run *r, int64_t observed, uint64_t predict
 			"name no mm): flushes of another process's mm are misattributed");
 	if (timeline_lost(r->tl, NULL))
 		say(6, "  - ", "events were lost: some requests and IPIs are missing on both sides");
-	if (observed >= 0 && (uint64_t)observed > predicted && strcmp(arch, "x86_64"))
+	if (observed >= 0 && (uint64_t)observed > predicted && strcmp(r->arch, "x86_64"))
 		say(6, "  - ", "flush_tlb_all and kernel-range flushes reach every online CPU");
 }
 

@@ -94,7 +94,6 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv);
 
 /* cmd-tune.c */
 double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi);
-const char *tune_arch_of(const struct ts_source_info *info);
 /* the point advised, or where there is none the smallest cheapest one: (ti, qi) */
 void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi);
 

@@ -308,6 +308,7 @@ struct ts_source_info {
 	const char *format;	/* registry name: "trace.dat", "ftrace-text", ... */
 	const char *detail;	/* e.g. "trace.dat v7, buffer tsprobe", may be NULL */
 	const char *uname;	/* kernel release line where the input carries it, else NULL */
+	const char *arch;	/* the machine as the input states it apart ("x86_64"), else NULL */
 	int cpus;		/* CPUs the input declares (0 = unknown) */
 	bool has_tgid;		/* the input carries the tgid of every event's task */
 	bool normalized;	/* already resolved by tlbscope: mms named, requests derived */

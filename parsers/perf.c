@@ -26,6 +26,7 @@ struct perf {
 	uint64_t unformatted;		/* events perf printed as [FAILED TO PARSE] */
 	char detail[200];
 	char uname[128];		/* the header's "os release" */
+	char arch[32];			/* the header's "arch" */
 	/* perf.data: the `perf script` child whose output is src->fd */
 	pid_t child;
 	int err_fd;			/* its standard error, an unlinked temporary file */
@@ -140,12 +141,16 @@ static bool parse_lost(const char *s, int *cpu, uint64_t *count)
 /* "# os release : 6.18.44" and "# nrcpus avail : 2" of `perf script --header` */
 static void header_line(struct ts_source *src, struct perf *pf, const char *s)
 {
-	static const char rel[] = "# os release : ", ncpu[] = "# nrcpus avail : ";
+	static const char rel[] = "# os release : ", ncpu[] = "# nrcpus avail : ",
+			  arch[] = "# arch : ";
 	int n;
 
 	if (!strncmp(s, rel, sizeof(rel) - 1) && !src->info.uname) {
 		strlcpy_ts(pf->uname, s + sizeof(rel) - 1, sizeof(pf->uname));
 		src->info.uname = pf->uname;
+	} else if (!strncmp(s, arch, sizeof(arch) - 1) && !src->info.arch) {
+		strlcpy_ts(pf->arch, s + sizeof(arch) - 1, sizeof(pf->arch));
+		src->info.arch = pf->arch;
 	} else if (!strncmp(s, ncpu, sizeof(ncpu) - 1) && !parse_int(s + sizeof(ncpu) - 1, &n) &&
 		   n > 0 && n <= TS_MAX_CPUS) {
 		src->info.cpus = n;

@@ -177,6 +177,12 @@ bool timeline_load_commits(const struct timeline *tl);
  * it: report's kernel check and tune's base both ask here.
  */
 bool timeline_lazy_kernel(const struct timeline *tl);
+
+/* The traced kernel's architecture (timeline/arch.c), decided once for every command. */
+enum tl_arch { TL_ARCH_UNKNOWN, TL_ARCH_RISCV, TL_ARCH_X86, TL_ARCH_OTHER };
+/* After the input is read: the architecture, and in *@how (may be NULL) what showed it. */
+enum tl_arch timeline_arch(const struct timeline *tl, const char **how);
+const char *timeline_arch_name(enum tl_arch a);	/* "riscv", "x86_64", "other", "unknown" */
 /* The string of @id in the source the timeline reads (borrowed), "" for 0. */
 const char *timeline_str(const struct timeline *tl, uint32_t id);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
