@@ -303,7 +303,8 @@ static void update_status(struct top_run *r, uint64_t now)
 	}
 	r->st.percent = -1;
 	if (!r->live && r->last_ts > r->first_ts) {
-		uint64_t at = r->ended ? r->last_ts : timeline_last_ts(r->tl);
+		/* as far as the events read, as the header's trace time */
+		uint64_t at = r->ended ? r->last_ts : r->st.last_ts;
 
 		r->st.percent = at <= r->first_ts ? 0 : 100.0 * (at - r->first_ts) /
 						     (r->last_ts - r->first_ts);
