@@ -155,6 +155,7 @@ struct top_run {
 	uint64_t t0;			/* wall clock at start */
 	uint64_t events, events_tick, wall_tick;
 	int ncpus;
+	int text_width;			/* batch snapshots: no line wider */
 	struct rec *live;		/* watching live: the recording (record/) */
 };
 
@@ -249,6 +250,12 @@ static int pump(struct top_run *r, uint64_t deadline)
 		}
 		if (!r->live && !due(r, wall_ns()))
 			return 0;
+		/* the span of the events read so far: the header's trace time */
+		if (!r->st.have_ts || r->pending.ts < r->st.first_ts)
+			r->st.first_ts = r->pending.ts;
+		if (!r->st.have_ts || r->pending.ts > r->st.last_ts)
+			r->st.last_ts = r->pending.ts;
+		r->st.have_ts = true;
 		timeline_feed(r->tl, &r->pending, top_model_feed, r->model);
 		r->has_pending = false;
 		r->events++;
@@ -278,7 +285,8 @@ static void update_status(struct top_run *r, uint64_t now)
 	double dt = (now - r->wall_tick) / 1e9;
 
 	r->st.elapsed = (now - r->t0) / 1e9;
-	r->st.event_rate = dt > 0 ? (r->events - r->events_tick) / dt : 0;
+	/* none before a first interval has passed */
+	r->st.event_rate = dt > 0 ? (r->events - r->events_tick) / dt : -1;
 	r->events_tick = r->events;
 	r->wall_tick = now;
 	r->st.events = r->events;
@@ -295,7 +303,8 @@ static void update_status(struct top_run *r, uint64_t now)
 	}
 	r->st.percent = -1;
 	if (!r->live && r->last_ts > r->first_ts) {
-		uint64_t at = r->ended ? r->last_ts : timeline_last_ts(r->tl);
+		/* as far as the events read, as the header's trace time */
+		uint64_t at = r->ended ? r->last_ts : r->st.last_ts;
 
 		r->st.percent = at <= r->first_ts ? 0 : 100.0 * (at - r->first_ts) /
 						     (r->last_ts - r->first_ts);
@@ -312,7 +321,7 @@ static void snapshot(struct top_run *r, uint64_t now)
 		top_view_draw(r->view, r->model, r->tl, &r->st);
 		return;
 	}
-	top_text_print(stdout, r->model, r->tl, &r->st);
+	top_text_print(stdout, r->text_width, r->model, r->tl, &r->st);
 	/* a reader that went away (| head) ends top like a signal: cleanly, tracefs restored */
 	if (fflush(stdout) || ferror(stdout))
 		top_signal = SIGPIPE;
@@ -377,6 +386,17 @@ static int top_loop(struct top_run *r)
 		}
 	}
 	return 0;
+}
+
+/* COLUMNS from the environment, as a shell exports it; 0 when unset or not a width. */
+static int columns_env(void)
+{
+	const char *v = getenv("COLUMNS");
+	uint64_t u;
+
+	if (!v || parse_u64(v, 10, &u) || !u || u > 10000)
+		return 0;
+	return (int)u;
 }
 
 /* ---- live: our own tracefs instance ---- */
@@ -465,6 +485,8 @@ int cmd_top(int argc, char **argv)
 	r.st.source = r.source_name;
 	r.st.live = !o.replay;
 	r.st.percent = -1;
+	r.st.event_rate = -1;
+	r.text_width = top_text_width(columns_env());
 	r.tl = timeline_new(r.src, NULL);
 	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
 	if (!o.batch) {

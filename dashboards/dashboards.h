@@ -45,14 +45,23 @@ struct top_status {
 	bool ended;		/* replay: the trace is over */
 	double percent;		/* replay position, 0..100; < 0 unknown */
 	double elapsed;		/* wall seconds since start */
-	double event_rate;	/* events read per wall second, last interval */
+	double event_rate;	/* events read per wall second, last interval; < 0 unknown */
 	double speed;		/* replay speed; 0 = max */
 	uint64_t lost;		/* events lost: markers in the stream plus ring overruns */
 	uint64_t events;	/* events read so far */
+	bool have_ts;		/* an event was read: first_ts, last_ts hold */
+	uint64_t first_ts, last_ts;	/* trace clock of the events read, ns */
 };
 
-/* Print one plain-text snapshot (batch mode, -b) to @out. */
-void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
+/* Widest line of a batch snapshot: @cols_env (COLUMNS, 0 unset) capped at 100. */
+#define TOP_TEXT_MAX_WIDTH	100
+int top_text_width(int cols_env);
+
+/*
+ * Print one plain-text snapshot (batch mode, -b) to @out, no line wider than @width
+ * (see top_text_width()).
+ */
+void top_text_print(FILE *out, int width, const struct top_model *m, struct timeline *tl,
 		    const struct top_status *st);
 
 /* ---- the ncurses screen (top-view.c) ---- */
@@ -74,7 +83,7 @@ struct top_view;
 struct top_view *top_view_open(char *why, size_t len);
 /* Give the terminal back as it was; accepts NULL. */
 void top_view_close(struct top_view *v);
-/* Redraw unless frozen (then only the header's indicator changes). */
+/* Redraw; a frozen view redraws what it showed when frozen (only the indicator says so). */
 void top_view_draw(struct top_view *v, const struct top_model *m, struct timeline *tl,
 		   const struct top_status *st);
 /* Wait up to @timeout_ms for a key; returns TOP_KEY_* flags (0: no key). */

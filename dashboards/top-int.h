@@ -73,6 +73,106 @@ struct top_rec {
 };
 void top_recommend(const struct top_model *m, struct top_rec *r);
 
+/* ---- top-cols.c: tables that fit a width ---- */
+
+#define TOP_COL_RANK_MAX	16
+#define TOP_COLS_MAX		24
+
+/*
+ * A column of a table.  Ranks: when the width is short, rank 16 goes first, 1 last, 0
+ * never; at each rank columns are narrowed (to @narrow) before any is dropped.
+ */
+struct top_col {
+	const char *name;	/* header; also what the drop marker names */
+	int width;		/* characters, at least strlen(name); 0 = not in this table */
+	int narrow;		/* abbreviated width (text cut with '~'), 0 none */
+	int drop_rank, narrow_rank;
+	bool left;		/* text, left-aligned; numbers are right-aligned */
+	bool flex;		/* the last column: takes what is left, @width its minimum */
+};
+
+/* What fits: the width of each column shown, 0 dropped. */
+struct top_fit {
+	int n;
+	int w[TOP_COLS_MAX];
+	int ndropped;
+	int width;		/* of the widest line, flex column included */
+};
+
+/* Choose the columns of @c (@n) that fit in @width. */
+void top_cols_fit(const struct top_col *c, int n, int width, struct top_fit *f);
+/*
+ * One line of the table into @buf (@len bytes): @cells[i] for column i, or the header when
+ * @cells is NULL.  A flex column's cells are left to the caller (a sparkline), which
+ * draws them from the returned offset; its header is written.  Returns the length.
+ */
+size_t top_cols_line(const struct top_col *c, const struct top_fit *f, const char *const *cells,
+		     char *buf, size_t len);
+/*
+ * The marker of what did not fit: "+3 cols: MM PROC PID (@why)", least needed first;
+ * "" when everything fits.  Returns the length.
+ */
+size_t top_cols_marker(const struct top_col *c, const struct top_fit *f, const char *why,
+		       char *buf, size_t len);
+/*
+ * Copy @s into @dst (@size bytes), at most @width characters (8 at least): when @s is
+ * longer its middle becomes "...", so that its start ("replay", "live") and its end (the
+ * file name, the instance) stay.
+ */
+void top_elide_middle(char *dst, size_t size, const char *s, int width);
+/* @v in at most @width characters: 1234567 in 6 is "1235k", in 4 "1.2M"; < 0 is "-". */
+void top_fmt_count(char *buf, size_t len, int width, double v);
+
+/* ---- top-frame.c: what one screen or snapshot shows, as text and numbers ---- */
+
+enum top_cpu_col {
+	TC_CPU, TC_TASK, TC_PID, TC_PROC, TC_MM, TC_SWITCHES, TC_SW, TC_IPI_TX, TC_TX, TC_IPI_RX,
+	TC_RX, TC_LOCAL, TC_LOCAL_S, TC_LOADED, TC_QUEUED, TC_EVICT, TC_HIST, TC__COUNT
+};
+enum top_proc_col {
+	TP_MM, TP_PID, TP_COMMAND, TP_REQUESTS, TP_STOCK, TP_LAZY, TP_DEFERRED, TP_OBSERVED,
+	TP__COUNT
+};
+/* The CPU table of the screen (rates) and of batch snapshots (totals too); the processes. */
+extern const struct top_col top_cpu_cols_screen[TC__COUNT];
+extern const struct top_col top_cpu_cols_batch[TC__COUNT];
+extern const struct top_col top_proc_cols[TP__COUNT];
+
+#define TOP_CELL	32
+#define TOP_PROCS	64	/* process rows kept in a frame */
+
+struct top_frame_cpu {
+	int cpu;
+	char cell[TC__COUNT][TOP_CELL];	/* "-" where unknown */
+	struct top_cpu c;		/* rates (sort keys), sparkline and strip, copied */
+};
+
+/*
+ * A frame: everything the screen or a snapshot shows, taken at one moment, so that a
+ * frozen screen can be redrawn (sorted, resized) without a number moving.
+ */
+struct top_frame {
+	struct top_status st;		/* ->source borrowed from the driver */
+	char trace_time[48];		/* "13.476 s", or "n/a (no events yet)" */
+	char event_rate[24];		/* "30443/s", or "n/a" before a second interval */
+	int T, Q;
+	const char *ipi_src;		/* static name, NULL while none is seen */
+	char pf_name[64];
+	int ncpu;
+	struct top_frame_cpu *cpu;
+	int nproc;			/* rows in @proc, at most TOP_PROCS */
+	size_t nproc_all;		/* processes with flush requests */
+	char (*proc)[TP__COUNT][TOP_CELL];
+	struct top_rec rec;
+	uint64_t sw, tx, rx, local;	/* totals of the CPUs */
+	bool have_ipis;			/* an IPI source is known: tx/rx are counts */
+};
+
+/* Fill @f (zeroed or filled before) from the model now; @tl borrowed for the call. */
+void top_frame_fill(struct top_frame *f, const struct top_model *m, struct timeline *tl,
+		    const struct top_status *st);
+void top_frame_release(struct top_frame *f);
+
 /* top-term.c: can curses draw on the terminal of stdout?  If not, why (@len bytes). */
 bool top_term_usable(char *why, size_t len);
 

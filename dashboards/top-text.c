@@ -1,115 +1,178 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Batch mode of `tlbscope top` (-b, like top -b): one plain-text snapshot per interval, for
- * logs and pipes.  Totals are printed next to the rates so that a snapshot can be checked
- * against `tlbscope report` for the same span.
+ * logs and pipes, no line wider than 100 columns.  Totals are printed next to the rates so
+ * that a snapshot can be checked against `tlbscope report` for the same span.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "top-int.h"
 
-static void print_header(FILE *out, const struct top_model *m, struct timeline *tl,
-			 const struct top_status *st)
+int top_text_width(int cols_env)
 {
-	char pos[64] = "";
+	if (cols_env <= 0 || cols_env > TOP_TEXT_MAX_WIDTH)
+		return TOP_TEXT_MAX_WIDTH;
+	return cols_env < 40 ? 40 : cols_env;
+}
+
+/*
+ * A line of at most @width characters: a sentence that would be wider goes on over the
+ * next lines at a space, indented by 4 (a word wider than that is cut: none is).
+ */
+__attribute__((format(printf, 3, 4)))
+static void put(FILE *out, int width, const char *fmt, ...)
+{
+	char line[1024];
+	const char *s = line;
+	int indent = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	while ((int)strlen(s) + indent > width) {
+		int room = width - indent, cut = room;
+
+		while (cut > 0 && s[cut] != ' ')
+			cut--;
+		if (cut <= 0)
+			cut = room;
+		fprintf(out, "%*s%.*s\n", indent, "", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		indent = 4;
+	}
+	fprintf(out, "%*s%s\n", indent, "", s);
+}
+
+static void print_header(FILE *out, int width, const struct top_frame *f)
+{
+	const struct top_status *st = &f->st;
+	const char *lead = "tlbscope top - ";
+	char pos[64] = "", source[512], speed[32] = "";
 
 	if (!st->live && st->percent >= 0)
 		snprintf(pos, sizeof(pos), " at %.1f%%%s", st->percent, st->ended ? " (end)" : "");
-	fprintf(out, "tlbscope top - %s%s\n", st->source, pos);
-	fprintf(out, "elapsed %.1f s, trace time %.3f s, %llu events (%.0f/s), lost %llu",
-		st->elapsed, m->first_ts ? (m->last_ts - m->first_ts) / 1e9 : 0.0,
-		(unsigned long long)st->events, st->event_rate, (unsigned long long)st->lost);
-	if (!st->live)
-		fprintf(out, ", speed %s", st->speed > 0 ? "" : "max");
+	/* a long path gives way in its middle: the position at the end stays */
+	top_elide_middle(source, sizeof(source), st->source,
+			 width - (int)strlen(lead) - (int)strlen(pos));
+	put(out, width, "%s%s%s", lead, source, pos);
 	if (!st->live && st->speed > 0)
-		fprintf(out, "%gx", st->speed);
-	fprintf(out, "\nlazy model T=%d Q=%d; flush IPIs from %s\n", m->T, m->Q,
-		top_ipi_src(tl) >= 0 ? timeline_ipi_source_name(top_ipi_src(tl)) : "(none seen)");
+		snprintf(speed, sizeof(speed), ", speed %gx", st->speed);
+	else if (!st->live)
+		snprintf(speed, sizeof(speed), ", speed max");
+	put(out, width, "elapsed %.1f s, trace time %s, %llu events (%s), lost %llu%s", st->elapsed,
+	    f->trace_time, (unsigned long long)st->events, f->event_rate,
+	    (unsigned long long)st->lost, speed);
+	put(out, width, "lazy model T=%d Q=%d; flush IPIs from %s", f->T, f->Q,
+	    f->ipi_src ? f->ipi_src : "(none seen)");
 }
 
-void top_text_print(FILE *out, const struct top_model *m, struct timeline *tl,
+static void print_cpus(FILE *out, int width, const struct top_frame *f)
+{
+	const struct top_col *cols = top_cpu_cols_batch;
+	struct top_fit fit;
+	char line[1024], why[48];
+
+	top_cols_fit(cols, TC__COUNT, width, &fit);
+	fputc('\n', out);
+	snprintf(why, sizeof(why), "not shown in %d columns", width);
+	if (top_cols_marker(cols, &fit, why, line, sizeof(line)))
+		put(out, width, "%s", line);
+	top_cols_line(cols, &fit, NULL, line, sizeof(line));
+	put(out, width, "%s", line);
+	for (int i = 0; i < f->ncpu; i++) {
+		const struct top_frame_cpu *fc = &f->cpu[i];
+		const char *cells[TC__COUNT];
+		size_t at;
+
+		for (int k = 0; k < TC__COUNT; k++)
+			cells[k] = fc->cell[k];
+		at = top_cols_line(cols, &fit, cells, line, sizeof(line));
+		if (fit.w[TC_HIST] >= 3) {
+			int w = fit.w[TC_HIST] - 2 > TOP_SPARK ? TOP_SPARK : fit.w[TC_HIST] - 2;
+			double max = 0;
+			char spark[TOP_SPARK + 1];
+
+			for (int k = 0; k < fc->c.nspark; k++)
+				if (fc->c.spark[k] > max)
+					max = fc->c.spark[k];
+			top_spark_ascii(&fc->c, w, max, spark);
+			snprintf(line + at, sizeof(line) - at, "|%s|", spark);
+		}
+		put(out, width, "%s", line);
+	}
+}
+
+static void print_procs(FILE *out, int width, const struct top_frame *f)
+{
+	const struct top_col *cols = top_proc_cols;
+	struct top_fit fit;
+	char line[1024], why[48];
+
+	top_cols_fit(cols, TP__COUNT, width - 2, &fit);
+	put(out, width, "%s", "");
+	put(out, width, "Processes by flush IPIs (stock mask: CPUs that ever ran it; lazy: CPUs "
+	    "running it)");
+	snprintf(why, sizeof(why), "not shown in %d columns", width);
+	if (top_cols_marker(cols, &fit, why, line, sizeof(line)))
+		put(out, width, "  %s", line);
+	top_cols_line(cols, &fit, NULL, line, sizeof(line));
+	put(out, width, "  %s", line);
+	for (int k = 0; k < f->nproc && k < 10; k++) {
+		const char *cells[TP__COUNT];
+
+		for (int i = 0; i < TP__COUNT; i++)
+			cells[i] = f->proc[k][i];
+		top_cols_line(cols, &fit, cells, line, sizeof(line));
+		put(out, width, "  %s", line);
+	}
+	if (f->nproc_all > 10)
+		put(out, width, "  ... %zu more", f->nproc_all - 10);
+}
+
+static void print_tuner(FILE *out, int width, const struct top_frame *f)
+{
+	const struct top_rec *r = &f->rec;
+	char pct[16];
+
+	if (r->stock_ipis)
+		snprintf(pct, sizeof(pct), "%.1f %%", 100.0 * r->saved / r->stock_ipis);
+	else
+		snprintf(pct, sizeof(pct), "n/a");
+	put(out, width, "%s", "");
+	put(out, width, "Tuner: stock_asid %llu flush IPIs, lazy %llu: lazy saved %llu so far (%s)",
+	    (unsigned long long)r->stock_ipis, (unsigned long long)r->lazy_ipis,
+	    (unsigned long long)r->saved, pct);
+	put(out, width, "  lazy(%d, %d) from the per-CPU tables: %llu evictions, %llu deferred, "
+	    "%llu overflows", f->T, f->Q, (unsigned long long)r->point.evictions,
+	    (unsigned long long)r->point.deferred, (unsigned long long)r->point.overflows);
+	if (r->T && r->settable)
+		put(out, width, "  recommendation (%s): MAX_LOADED_MM %d, MAX_TLB_FLUSH_TASK %d "
+		    "(%.3f ms, %s)", f->pf_name, r->T, r->Q, r->cost_ms, r->verdict);
+	else if (r->T)
+		put(out, width, "  recommendation (%s): %s (the cheapest lazy point T=%d Q=%d, "
+		    "%.3f ms)", f->pf_name, r->verdict, r->T, r->Q, r->cost_ms);
+	else
+		put(out, width, "  recommendation: no events yet");
+	put(out, width, "totals: switches %llu, flush IPIs sent %llu, received %llu, local "
+	    "flushes %llu", (unsigned long long)f->sw, (unsigned long long)f->tx,
+	    (unsigned long long)f->rx, (unsigned long long)f->local);
+	put(out, width, "%s", "");
+}
+
+void top_text_print(FILE *out, int width, const struct top_model *m, struct timeline *tl,
 		    const struct top_status *st)
 {
-	int src = top_ipi_src(tl), ncpu = timeline_cpus(tl);
-	uint64_t sw = 0, tx = 0, rx = 0, local = 0;
-	struct top_rec r;
-	uint32_t *ids;
-	size_t n;
+	struct top_frame f = { 0 };
 
-	print_header(out, m, tl, st);
-	fprintf(out, "\n%4s %-15s %7s %7s %-10s %9s %8s %7s %7s %7s %7s %8s %8s %6s %6s %7s  %s\n",
-		"CPU", "TASK", "PID", "PROC", "MM", "SWITCHES", "SW/S", "IPI_TX", "TX/S",
-		"IPI_RX", "RX/S", "LOCAL", "LOCAL/S", "LOADED", "QUEUED", "EVICT/S", "RX/S HISTORY");
-	for (int i = 0; i < ncpu && i < m->ncpus; i++) {
-		const struct tl_cpu *t = timeline_cpu(tl, i);
-		const struct top_cpu *c = &m->cpu[i];
-		const struct tl_mm *mm = c->mm ? timeline_mm(tl, c->mm) : NULL;
-		double max = 0;
-		uint64_t queued;
-		int loaded = top_cpu_loaded(m, i, &queued);
-		char spark[33], proc[16];
-
-		for (int k = 0; k < c->nspark; k++)
-			if (c->spark[k] > max)
-				max = c->spark[k];
-		top_spark_ascii(c, 32, max, spark);
-		sw += t->switches;
-		tx += top_cpu_tx(t, src);
-		rx += top_cpu_rx(t, src);
-		local += timeline_local_flushes(tl, i);
-		if (mm && mm->pid >= 0)
-			snprintf(proc, sizeof(proc), "%d", mm->pid);
-		else
-			snprintf(proc, sizeof(proc), "-");
-		fprintf(out, "%4d %-15.15s %7d %7s %-10.10s %9llu %8.0f %7llu %7.0f %7llu %7.0f %8llu "
-			"%8.0f %3d/%-2d %6llu %7.0f  |%s|\n", i, c->comm[0] ? c->comm : "-", c->pid,
-			proc, top_mm_name(tl, c->mm), (unsigned long long)t->switches, c->r_sw,
-			(unsigned long long)top_cpu_tx(t, src), c->r_tx,
-			(unsigned long long)top_cpu_rx(t, src), c->r_rx,
-			(unsigned long long)timeline_local_flushes(tl, i), c->r_local, loaded, m->T,
-			(unsigned long long)queued, c->r_evict, spark);
-	}
-
-	n = top_mms_by_ipis(m, &ids);
-	fprintf(out, "\nProcesses by flush IPIs (stock mask: CPUs that ever ran it; lazy: CPUs "
-		"running it)\n");
-	fprintf(out, "  %-10s %7s %-15s %9s %10s %9s %9s %9s\n", "MM", "PID", "COMMAND",
-		"REQUESTS", "STOCK_IPIS", "LAZY_IPIS", "DEFERRED", "OBSERVED");
-	for (size_t k = 0; k < n && k < 10; k++) {
-		const struct top_mm *x = &m->mm[ids[k]];
-		const struct tl_mm *t = timeline_mm(tl, ids[k]);
-
-		fprintf(out, "  %-10.10s %7d %-15.15s %9llu %10llu %9llu %9llu %9llu\n",
-			t ? t->name : "?", t ? t->pid : -1, t ? t->comm : "?",
-			(unsigned long long)x->requests, (unsigned long long)x->stock_ipis,
-			(unsigned long long)x->lazy_ipis, (unsigned long long)x->deferred,
-			(unsigned long long)(t && src >= 0 ? t->ipis_caused[src] : 0));
-	}
-	if (n > 10)
-		fprintf(out, "  ... %zu more\n", n - 10);
-	free(ids);
-
-	top_recommend(m, &r);
-	fprintf(out, "\nTuner: stock_asid %llu flush IPIs, lazy %llu: lazy saved %llu so far",
-		(unsigned long long)r.stock_ipis, (unsigned long long)r.lazy_ipis,
-		(unsigned long long)r.saved);
-	if (r.stock_ipis)
-		fprintf(out, " (%.1f %%)", 100.0 * r.saved / r.stock_ipis);
-	else
-		fprintf(out, " (n/a)");
-	fprintf(out, "\n  lazy(%d, %d) from the per-CPU tables: %llu evictions, %llu deferred, %llu "
-		"overflows\n", m->T, m->Q, (unsigned long long)r.point.evictions,
-		(unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows);
-	if (r.T && r.settable)
-		fprintf(out, "  recommendation (%s): MAX_LOADED_MM %d, MAX_TLB_FLUSH_TASK %d "
-			"(%.3f ms, %s)\n", m->pf.name, r.T, r.Q, r.cost_ms, r.verdict);
-	else if (r.T)
-		fprintf(out, "  recommendation (%s): %s (the cheapest lazy point T=%d Q=%d, "
-			"%.3f ms)\n", m->pf.name, r.verdict, r.T, r.Q, r.cost_ms);
-	else
-		fprintf(out, "  recommendation: no events yet\n");
-	fprintf(out, "totals: switches %llu, flush IPIs sent %llu, received %llu, local flushes "
-		"%llu\n\n", (unsigned long long)sw, (unsigned long long)tx, (unsigned long long)rx,
-		(unsigned long long)local);
+	top_frame_fill(&f, m, tl, st);
+	print_header(out, width, &f);
+	print_cpus(out, width, &f);
+	print_procs(out, width, &f);
+	print_tuner(out, width, &f);
+	top_frame_release(&f);
 }

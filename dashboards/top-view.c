@@ -26,9 +26,10 @@ struct top_view {
 	SCREEN *scr;
 	FILE *tty;		/* /dev/tty when stdin is the replayed trace, else NULL */
 	bool frozen, strip, help, utf8;
-	bool dirty;		/* a key changed the layout: draw in full even when frozen */
 	int sort;
 	char msg[128];		/* one-line notice in the key bar, cleared at the next key */
+	struct top_frame frame;	/* what is shown: kept as it is while frozen */
+	bool have_frame;
 };
 
 struct top_view *top_view_open(char *why, size_t len)
@@ -86,6 +87,7 @@ void top_view_close(struct top_view *v)
 	delscreen(v->scr);
 	if (v->tty)
 		fclose(v->tty);
+	top_frame_release(&v->frame);
 	free(v);
 }
 
@@ -103,7 +105,6 @@ int top_view_key(struct top_view *v, int timeout_ms)
 	if (ch == ERR)
 		return 0;
 	v->msg[0] = '\0';
-	v->dirty = true;
 	if (v->help && ch != 'q' && ch != KEY_RESIZE) {
 		v->help = false;	/* any key leaves the help screen */
 		return TOP_KEY_HANDLED | TOP_KEY_REDRAW;
@@ -142,29 +143,7 @@ int top_view_key(struct top_view *v, int timeout_ms)
 	}
 }
 
-/* ---- drawing ---- */
-
-/*
- * Copy S into DST (SIZE bytes), at most WIDTH characters: when S is longer, its middle
- * becomes "..." so that both its start ("replay", "live") and its end (the file name, the
- * instance) stay.
- */
-static void elide_middle(char *dst, size_t size, const char *s, int width)
-{
-	size_t len = strlen(s), head, tail;
-
-	if (width < 8)
-		width = 8;
-	if (len <= (size_t)width && len < size) {
-		memcpy(dst, s, len + 1);
-		return;
-	}
-	if ((size_t)width >= size)
-		width = (int)size - 1;
-	head = (size_t)(width - 3) / 3;
-	tail = (size_t)width - 3 - head;
-	snprintf(dst, size, "%.*s...%s", (int)head, s, s + len - tail);
-}
+/* ---- drawing: from v->frame only ---- */
 
 static void bar_line(int y, const char *text)
 {
@@ -174,53 +153,123 @@ static void bar_line(int y, const char *text)
 	attroff(COLOR_PAIR(1) | A_BOLD);
 }
 
-static void draw_header(struct top_view *v, const struct top_model *m, struct timeline *tl,
-			const struct top_status *st)
+/* A line of the reverse-video table header, or the dim marker of what it hides. */
+static void table_line(int y, const char *text, bool marker)
 {
-	char line[512], source[256], tail[96], speed[32] = "";
-	int src = top_ipi_src(tl);
+	if (y >= LINES)
+		return;
+	move(y, 0);
+	clrtoeol();
+	if (marker) {
+		int len = (int)strlen(text);
+
+		/* right-aligned above the table's right end, where its columns went */
+		attron(COLOR_PAIR(3));
+		mvaddnstr(y, len < COLS ? COLS - len : 0, text, COLS);
+		attroff(COLOR_PAIR(3));
+		return;
+	}
+	attron(A_REVERSE);
+	mvhline(y, 0, ' ', COLS);
+	mvaddnstr(y, 0, text, COLS);
+	attroff(A_REVERSE);
+}
+
+/*
+ * Fields of the status line, joined by two spaces; on a short screen the least needed
+ * go first (rank as in top_cols_fit()), so that none is cut.
+ */
+struct field {
+	char text[96];
+	int rank;
+};
+
+static void fields_line(int y, struct field *fl, int n)
+{
+	char line[512];
+	size_t at;
+
+	for (int rank = TOP_COL_RANK_MAX; rank >= 0; rank--) {
+		int len = 0, k = 0;
+
+		for (int i = 0; i < n; i++)
+			if (fl[i].text[0])
+				len += (k++ ? 2 : 0) + (int)strlen(fl[i].text);
+		if (len <= COLS || rank == 0)
+			break;
+		for (int i = 0; i < n; i++)
+			if (fl[i].rank == rank)
+				fl[i].text[0] = '\0';
+	}
+	at = 0;
+	line[0] = '\0';
+	for (int i = 0; i < n; i++)
+		if (fl[i].text[0] && at < sizeof(line))
+			at += snprintf(line + at, sizeof(line) - at, "%s%s", at ? "  " : "",
+				       fl[i].text);
+	move(y, 0);
+	clrtoeol();
+	mvaddnstr(y, 0, line, COLS);
+}
+
+static void draw_header(struct top_view *v)
+{
+	const struct top_frame *f = &v->frame;
+	const struct top_status *st = &f->st;
+	char line[512], source[256], tail[96];
 	const char *lead = "tlbscope top - ";
+	struct field fl[6] = { { "", 3 }, { "", 0 }, { "", 1 }, { "", 0 }, { "", 2 }, { "", 2 } };
+	int x;
 
 	tail[0] = '\0';
 	if (!st->live && st->percent >= 0)
 		snprintf(tail, sizeof(tail), " %.1f%%", st->percent);
 	snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), "%s%s",
-		 st->ended ? " END OF TRACE" : "", v->frozen ? "  [FROZEN: p resumes]" : "");
+		 st->ended ? " END OF TRACE" : "",
+		 v->frozen ? (COLS >= 60 ? "  [FROZEN: p resumes]" : "  [FROZEN]") : "");
 	/* the state at the end of the line stays visible: a long path gives way in its middle */
-	elide_middle(source, sizeof(source), st->source,
-		     COLS - (int)strlen(lead) - (int)strlen(tail));
+	top_elide_middle(source, sizeof(source), st->source,
+			 COLS - (int)strlen(lead) - (int)strlen(tail));
 	snprintf(line, sizeof(line), "%s%s%s", lead, source, tail);
 	bar_line(0, line);
-	if (!st->live)
-		snprintf(speed, sizeof(speed), "  speed %s", st->speed > 0 ? "" : "max");
+
+	snprintf(fl[0].text, sizeof(fl[0].text), "elapsed %.1f s", st->elapsed);
+	snprintf(fl[1].text, sizeof(fl[1].text), "trace %s", f->trace_time);
+	snprintf(fl[2].text, sizeof(fl[2].text), "events %llu (%s)",
+		 (unsigned long long)st->events, f->event_rate);
+	snprintf(fl[3].text, sizeof(fl[3].text), "lost %llu", (unsigned long long)st->lost);
 	if (!st->live && st->speed > 0)
-		snprintf(speed + strlen(speed), sizeof(speed) - strlen(speed), "%gx", st->speed);
-	move(1, 0);
-	clrtoeol();
-	mvprintw(1, 0, "elapsed %.1f s  trace %.3f s  events %llu (%.0f/s)  lost %llu%s  "
-		 "sort %s", st->elapsed, m->first_ts ? (m->last_ts - m->first_ts) / 1e9 : 0.0,
-		 (unsigned long long)st->events, st->event_rate, (unsigned long long)st->lost, speed,
-		 sort_names[v->sort]);
+		snprintf(fl[4].text, sizeof(fl[4].text), "speed %gx", st->speed);
+	else if (!st->live)
+		snprintf(fl[4].text, sizeof(fl[4].text), "speed max");
+	snprintf(fl[5].text, sizeof(fl[5].text), "sort %s", sort_names[v->sort]);
+	fields_line(1, fl, 6);
+
 	move(2, 0);
 	clrtoeol();
-	mvprintw(2, 0, "lazy T=%d Q=%d  flush IPIs from %s", m->T, m->Q,
-		 src >= 0 ? timeline_ipi_source_name(src) : "(none seen yet)");
-	if (v->msg[0]) {
+	snprintf(line, sizeof(line), "lazy T=%d Q=%d  flush IPIs from %s", f->T, f->Q,
+		 f->ipi_src ? f->ipi_src : "(none seen yet)");
+	mvaddnstr(2, 0, line, COLS);
+	x = getcurx(stdscr);
+	if (v->msg[0] && x + 2 < COLS) {
 		attron(COLOR_PAIR(3));
-		printw("  %s", v->msg);
+		addnstr("  ", COLS - x);
+		addnstr(v->msg, COLS - x - 2);
 		attroff(COLOR_PAIR(3));
+	} else if (x + 10 < COLS) {
+		mvaddstr(2, COLS - 6, "h help");
 	}
 }
 
-static double sort_value(const struct top_cpu *c, int key, int cpu)
+static double sort_value(const struct top_frame_cpu *fc, int key)
 {
 	switch (key) {
-	case SORT_SW: return c->r_sw;
-	case SORT_TX: return c->r_tx;
-	case SORT_RX: return c->r_rx;
-	case SORT_LOCAL: return c->r_local;
-	case SORT_EVICT: return c->r_evict;
-	default: return -cpu;
+	case SORT_SW: return fc->c.r_sw;
+	case SORT_TX: return fc->c.r_tx;
+	case SORT_RX: return fc->c.r_rx;
+	case SORT_LOCAL: return fc->c.r_local;
+	case SORT_EVICT: return fc->c.r_evict;
+	default: return -fc->cpu;
 	}
 }
 
@@ -257,75 +306,74 @@ static void spark(struct top_view *v, const struct top_cpu *c, int width)
 	attroff(COLOR_PAIR(2));
 }
 
-/* Rows of the CPU table, sorted; returns the next free screen row. */
-static int draw_cpus(struct top_view *v, const struct top_model *m, struct timeline *tl, int y,
-		     int maxrows)
+/* The CPU table's columns at this width (also named by the help screen). */
+static void cpu_fit(struct top_fit *fit)
 {
-	int ncpu = timeline_cpus(tl) < m->ncpus ? timeline_cpus(tl) : m->ncpus;
+	top_cols_fit(top_cpu_cols_screen, TC__COUNT, COLS, fit);
+}
+
+/* Rows of the CPU table, sorted, under its marker line @y - 1; returns the next free row. */
+static int draw_cpus(struct top_view *v, int y, int maxrows)
+{
+	const struct top_frame *f = &v->frame;
+	const struct top_col *cols = top_cpu_cols_screen;
+	int ncpu = f->ncpu;
 	int *order = xcalloc(ncpu > 0 ? ncpu : 1, sizeof(int));
+	struct top_fit fit;
 	char line[512];
 
 	for (int i = 0; i < ncpu; i++)
 		order[i] = i;
 	for (int i = 1; i < ncpu; i++)	/* insertion sort: few CPUs, stable */
-		for (int j = i; j > 0 && sort_value(&m->cpu[order[j]], v->sort, order[j]) >
-		     sort_value(&m->cpu[order[j - 1]], v->sort, order[j - 1]); j--) {
+		for (int j = i; j > 0 && sort_value(&f->cpu[order[j]], v->sort) >
+		     sort_value(&f->cpu[order[j - 1]], v->sort); j--) {
 			int t = order[j];
 
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
-	snprintf(line, sizeof(line), "%4s %-15s %7s %7s %-10s %8s %7s %7s %8s %6s %6s %7s  %s",
-		 "CPU", "TASK", "PID", "PROC", "MM", "SW/S", "TX/S", "RX/S", "LOCAL/S", "LOADED",
-		 "QUEUED", "EVICT/S", "IPI RX/S");
-	attron(A_REVERSE);
-	mvhline(y, 0, ' ', COLS);
-	mvaddnstr(y++, 0, line, COLS);
-	attroff(A_REVERSE);
+	cpu_fit(&fit);
+	if (top_cols_marker(cols, &fit, "wider terminal", line, sizeof(line)))
+		table_line(y - 1, line, true);
+	top_cols_line(cols, &fit, NULL, line, sizeof(line));
+	table_line(y++, line, false);
 	for (int k = 0; k < ncpu && k < maxrows; k++) {
-		int i = order[k];
-		const struct top_cpu *c = &m->cpu[i];
-		const struct tl_mm *mm = c->mm ? timeline_mm(tl, c->mm) : NULL;
-		uint64_t queued;
-		int loaded = top_cpu_loaded(m, i, &queued), used;
-		char proc[16];
+		const struct top_frame_cpu *fc = &f->cpu[order[k]];
+		const char *cells[TC__COUNT];
+		size_t at;
 
-		if (mm && mm->pid >= 0)
-			snprintf(proc, sizeof(proc), "%d", mm->pid);
-		else
-			snprintf(proc, sizeof(proc), "-");
-		used = snprintf(line, sizeof(line), "%4d %-15.15s %7d %7s %-10.10s %8.0f %7.0f %7.0f "
-				"%8.0f %3d/%-2d %6llu %7.0f  ", i, c->comm[0] ? c->comm : "-",
-				c->pid, proc, top_mm_name(tl, c->mm), c->r_sw, c->r_tx, c->r_rx,
-				c->r_local, loaded, m->T, (unsigned long long)queued, c->r_evict);
+		for (int i = 0; i < TC__COUNT; i++)
+			cells[i] = fc->cell[i];
+		at = top_cols_line(cols, &fit, cells, line, sizeof(line));
 		move(y, 0);
 		clrtoeol();
 		addnstr(line, COLS);
-		if (used < COLS)
-			spark(v, c, COLS - used - 1);
+		if (fit.w[TC_HIST] && (int)at < COLS)
+			spark(v, &fc->c, fit.w[TC_HIST] < COLS - (int)at ? fit.w[TC_HIST] :
+			      COLS - (int)at);
 		y++;
+	}
+	if (!ncpu && y < LINES) {
+		mvaddnstr(y++, 0, "(no CPU has an event yet)", COLS);
 	}
 	free(order);
 	return y;
 }
 
 /* The strip: each CPU's last mm switches, newest on the right, one letter per mm. */
-static int draw_strip(struct top_view *v, const struct top_model *m, struct timeline *tl, int y,
-		      int maxrows)
+static int draw_strip(struct top_view *v, struct timeline *tl, int y, int maxrows)
 {
-	int ncpu = timeline_cpus(tl) < m->ncpus ? timeline_cpus(tl) : m->ncpus;
+	const struct top_frame *f = &v->frame;
 	int width = COLS - 6 > TOP_STRIP ? TOP_STRIP : COLS - 6;
 	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 	uint32_t legend[sizeof(letters) - 1];
 	int nlegend = 0;
 
-	attron(A_REVERSE);
-	mvhline(y, 0, ' ', COLS);
-	mvprintw(y++, 0, "CPU  last mm switches, newest right (. kernel thread; letters: legend "
-		 "below; * others)");
-	attroff(A_REVERSE);
-	for (int i = 0; i < ncpu && i < maxrows; i++) {
-		const struct top_cpu *c = &m->cpu[i];
+	table_line(y++, COLS >= 86 ? "CPU  last mm switches, newest right (. kernel thread; "
+		   "letters: legend below; * others)" : "CPU  last mm switches, newest right "
+		   "(. kernel thread)", false);
+	for (int i = 0; i < f->ncpu && i < maxrows; i++) {
+		const struct top_cpu *c = &f->cpu[i].c;
 		uint64_t n = c->nstrip < (uint64_t)width ? c->nstrip : (uint64_t)width;
 
 		move(y, 0);
@@ -352,82 +400,102 @@ static int draw_strip(struct top_view *v, const struct top_model *m, struct time
 	}
 	move(y, 0);
 	clrtoeol();
-	for (int j = 0; j < nlegend && getcurx(stdscr) < COLS - 24; j++) {
+	/* the names are looked up now: an mm's name changes only at an exec */
+	for (int j = 0; j < nlegend; j++) {
 		const struct tl_mm *t = timeline_mm(tl, legend[j]);
+		char item[64];
 
-		printw("%c=%s %.10s  ", letters[j], t ? t->name : "?", t ? t->comm : "");
+		snprintf(item, sizeof(item), "%c=%s %.10s  ", letters[j], t ? t->name : "?",
+			 t ? t->comm : "");
+		if (getcurx(stdscr) + (int)strlen(item) > COLS)
+			break;
+		addstr(item);
 	}
 	return y + 1;
 }
 
-static int draw_procs(const struct top_model *m, struct timeline *tl, int y, int maxrows)
+static int draw_procs(struct top_view *v, int y, int maxrows)
 {
-	int src = top_ipi_src(tl);
-	uint32_t *ids;
-	size_t n = top_mms_by_ipis(m, &ids);
-	char line[256];
+	const struct top_frame *f = &v->frame;
+	const struct top_col *cols = top_proc_cols;
+	struct top_fit fit;
+	char line[512];
 
-	snprintf(line, sizeof(line), "%-10s %7s %-15s %9s %10s %9s %9s %9s", "MM", "PID", "COMMAND",
-		 "REQUESTS", "STOCK_IPIS", "LAZY_IPIS", "DEFERRED", "OBSERVED");
-	attron(A_REVERSE);
-	mvhline(y, 0, ' ', COLS);
-	mvaddnstr(y++, 0, line, COLS);
-	attroff(A_REVERSE);
-	for (size_t k = 0; k < n && (int)k < maxrows; k++) {
-		const struct top_mm *x = &m->mm[ids[k]];
-		const struct tl_mm *t = timeline_mm(tl, ids[k]);
+	top_cols_fit(cols, TP__COUNT, COLS, &fit);
+	if (top_cols_marker(cols, &fit, "wider terminal", line, sizeof(line)))
+		table_line(y - 1, line, true);
+	top_cols_line(cols, &fit, NULL, line, sizeof(line));
+	table_line(y++, line, false);
+	for (int k = 0; k < f->nproc && k < maxrows; k++) {
+		const char *cells[TP__COUNT];
 
-		snprintf(line, sizeof(line), "%-10.10s %7d %-15.15s %9llu %10llu %9llu %9llu %9llu",
-			 t ? t->name : "?", t ? t->pid : -1, t ? t->comm : "?",
-			 (unsigned long long)x->requests, (unsigned long long)x->stock_ipis,
-			 (unsigned long long)x->lazy_ipis, (unsigned long long)x->deferred,
-			 (unsigned long long)(t && src >= 0 ? t->ipis_caused[src] : 0));
+		for (int i = 0; i < TP__COUNT; i++)
+			cells[i] = f->proc[k][i];
+		top_cols_line(cols, &fit, cells, line, sizeof(line));
 		move(y, 0);
 		clrtoeol();
 		addnstr(line, COLS);
 		y++;
 	}
-	free(ids);
 	return y;
 }
 
-static void draw_tuner(const struct top_model *m, int y)
+/* @full, or @brief when @full is wider than the screen. */
+static void sentence(int y, const char *full, const char *brief)
 {
-	struct top_rec r;
-	char line[512];
+	move(y, 0);
+	clrtoeol();
+	mvaddnstr(y, 0, (int)strlen(full) <= COLS ? full : brief, COLS);
+}
 
-	top_recommend(m, &r);
-	bar_line(y++, " Tuner (same models as tlbscope tune, fed as events arrive)");
-	move(y, 0);
-	clrtoeol();
-	if (r.stock_ipis)
-		snprintf(line, sizeof(line), "stock_asid %llu flush IPIs, lazy %llu: lazy would have "
-			 "saved %llu so far (%.1f %%)", (unsigned long long)r.stock_ipis,
-			 (unsigned long long)r.lazy_ipis, (unsigned long long)r.saved,
-			 100.0 * r.saved / r.stock_ipis);
-	else
-		snprintf(line, sizeof(line), "stock_asid %llu flush IPIs, lazy %llu: nothing to "
-			 "save so far (n/a)", (unsigned long long)r.stock_ipis,
-			 (unsigned long long)r.lazy_ipis);
-	mvaddnstr(y++, 0, line, COLS);
-	move(y, 0);
-	clrtoeol();
-	if (r.T && r.settable)
-		snprintf(line, sizeof(line), "recommendation (%s): MAX_LOADED_MM %d, "
-			 "MAX_TLB_FLUSH_TASK %d (%.3f ms, %s)", m->pf.name, r.T, r.Q, r.cost_ms,
-			 r.verdict);
-	else if (r.T)
-		snprintf(line, sizeof(line), "recommendation (%s): %s (the cheapest lazy point "
-			 "T=%d Q=%d, %.3f ms)", m->pf.name, r.verdict, r.T, r.Q, r.cost_ms);
-	else
-		snprintf(line, sizeof(line), "recommendation: waiting for events");
-	mvaddnstr(y++, 0, line, COLS);
-	move(y, 0);
-	clrtoeol();
-	snprintf(line, sizeof(line), "lazy(%d, %d) as shown per CPU: %llu evictions, %llu flushes queued "
-		 "instead of an IPI, %llu queue overflows", m->T, m->Q, (unsigned long long)r.point.evictions,
-		 (unsigned long long)r.point.deferred, (unsigned long long)r.point.overflows);
-	mvaddnstr(y, 0, line, COLS);
+static void draw_tuner(struct top_view *v, int y)
+{
+	const struct top_frame *f = &v->frame;
+	const struct top_rec *r = &f->rec;
+	char full[512], brief[256];
+
+	bar_line(y++, COLS >= 60 ? " Tuner (same models as tlbscope tune, fed as events arrive)" :
+		 " Tuner");
+	if (r->stock_ipis) {
+		snprintf(full, sizeof(full), "stock_asid %llu flush IPIs, lazy %llu: lazy would "
+			 "have saved %llu so far (%.1f %%)", (unsigned long long)r->stock_ipis,
+			 (unsigned long long)r->lazy_ipis, (unsigned long long)r->saved,
+			 100.0 * r->saved / r->stock_ipis);
+		snprintf(brief, sizeof(brief), "IPIs stock %llu, lazy %llu: saved %llu (%.1f %%)",
+			 (unsigned long long)r->stock_ipis, (unsigned long long)r->lazy_ipis,
+			 (unsigned long long)r->saved, 100.0 * r->saved / r->stock_ipis);
+	} else {
+		snprintf(full, sizeof(full), "stock_asid %llu flush IPIs, lazy %llu: nothing to "
+			 "save so far (n/a)", (unsigned long long)r->stock_ipis,
+			 (unsigned long long)r->lazy_ipis);
+		snprintf(brief, sizeof(brief), "IPIs stock %llu, lazy %llu: saved n/a",
+			 (unsigned long long)r->stock_ipis, (unsigned long long)r->lazy_ipis);
+	}
+	sentence(y++, full, brief);
+	if (r->T && r->settable) {
+		snprintf(full, sizeof(full), "recommendation (%s): MAX_LOADED_MM %d, "
+			 "MAX_TLB_FLUSH_TASK %d (%.3f ms, %s)", f->pf_name, r->T, r->Q, r->cost_ms,
+			 r->verdict);
+		snprintf(brief, sizeof(brief), "recommended: T=%d Q=%d (%.3f ms, %s)", r->T, r->Q,
+			 r->cost_ms, r->verdict);
+	} else if (r->T) {
+		snprintf(full, sizeof(full), "recommendation (%s): %s (the cheapest lazy point "
+			 "T=%d Q=%d, %.3f ms)", f->pf_name, r->verdict, r->T, r->Q, r->cost_ms);
+		snprintf(brief, sizeof(brief), "recommended: %s (cheapest T=%d Q=%d, %.3f ms)",
+			 r->verdict, r->T, r->Q, r->cost_ms);
+	} else {
+		snprintf(full, sizeof(full), "recommendation: waiting for events");
+		snprintf(brief, sizeof(brief), "waiting for events");
+	}
+	sentence(y++, full, brief);
+	snprintf(full, sizeof(full), "lazy(%d, %d) as shown per CPU: %llu evictions, %llu flushes "
+		 "queued instead of an IPI, %llu queue overflows", f->T, f->Q,
+		 (unsigned long long)r->point.evictions, (unsigned long long)r->point.deferred,
+		 (unsigned long long)r->point.overflows);
+	snprintf(brief, sizeof(brief), "lazy(%d, %d): %llu evictions, %llu queued, %llu overflows",
+		 f->T, f->Q, (unsigned long long)r->point.evictions,
+		 (unsigned long long)r->point.deferred, (unsigned long long)r->point.overflows);
+	sentence(y, full, brief);
 }
 
 static void draw_help(void)
@@ -436,25 +504,30 @@ static void draw_help(void)
 		"tlbscope top - keys",
 		"",
 		"  q          quit (Ctrl-C too)",
-		"  p, space   freeze the screen (events are still collected)",
+		"  p, space   freeze the whole screen (events are still collected)",
 		"  s          sort the CPU table: CPU, SW/S, TX/S, RX/S, LOCAL/S, EVICT/S",
 		"  t          CPU table <-> timeline strip of mm switches",
 		"  + -        replay faster / slower",
 		"  h, ?       this help; any key leaves it",
 		"",
-		"SW/S switches, TX/S RX/S flush IPIs sent and received, LOCAL/S local flushes",
-		"per second of trace time; LOADED mms in the CPU's lazy(T, Q) table out of T,",
-		"QUEUED range flushes waiting in it, EVICT/S evictions from a full table.",
-		"STOCK_IPIS: IPIs of a process's flushes to every CPU that ever ran it (upstream",
-		"RISC-V); LAZY_IPIS: only to CPUs running it; OBSERVED: the kernel's own.",
+		"SW/S switches, TX/S RX/S flush IPIs sent and received, LOCAL/S local",
+		"flushes, per second of trace time; LOADED mms in the CPU's lazy(T, Q)",
+		"table out of T, QUEUED range flushes waiting in it, EVICT/S evictions",
+		"from a full table.  STOCK_IPIS: IPIs of a process's flushes to every",
+		"CPU that ever ran it (upstream RISC-V); LAZY_IPIS: only to CPUs running",
+		"it; OBSERVED: the kernel's own.  A narrow screen hides columns, least",
+		"needed first (MM, PROC, TASK shortened, PID, IPI RX/S, LOCAL/S, ...);",
+		"the line above a table names those hidden.",
 	};
-	int n = sizeof(lines) / sizeof(lines[0]), w = 82, h = n + 2;
-	int y0 = (LINES - h) / 2, x0 = (COLS - w) / 2;
+	int n = sizeof(lines) / sizeof(lines[0]), w = 76, h = n + 2;
+	int y0, x0;
 
+	if (w > COLS)
+		w = COLS;
+	y0 = (LINES - h) / 2;
+	x0 = (COLS - w) / 2;
 	if (y0 < 0)
 		y0 = 0;
-	if (x0 < 0)
-		x0 = 0;
 	for (int i = 0; i < h && y0 + i < LINES; i++) {
 		move(y0 + i, x0);
 		for (int k = 0; k < w && x0 + k < COLS; k++)
@@ -469,25 +542,24 @@ static void draw_help(void)
 void top_view_draw(struct top_view *v, const struct top_model *m, struct timeline *tl,
 		   const struct top_status *st)
 {
-	int y, ncpu = timeline_cpus(tl), rows_left, cpu_rows;
+	int y, rows_left, cpu_rows;
 
-	if (v->frozen && !v->dirty) {
-		draw_header(v, m, tl, st);
-		refresh();
-		return;
+	/* frozen: the frame of the moment of the freeze, header included */
+	if (!v->frozen || !v->have_frame) {
+		top_frame_fill(&v->frame, m, tl, st);
+		v->have_frame = true;
 	}
-	v->dirty = false;
 	erase();
-	draw_header(v, m, tl, st);
-	/* CPU rows first, then at least 3 process rows, then the tuner's 3 lines */
+	draw_header(v);
+	/* CPU rows first, then at least 3 process rows, then the tuner's 4 lines */
 	rows_left = LINES - 4 - 1 - 5 - 2;
-	cpu_rows = ncpu < rows_left - 3 ? ncpu : rows_left - 3;
+	cpu_rows = v->frame.ncpu < rows_left - 3 ? v->frame.ncpu : rows_left - 3;
 	if (cpu_rows < 1)
 		cpu_rows = 1;
-	y = v->strip ? draw_strip(v, m, tl, 4, cpu_rows) : draw_cpus(v, m, tl, 4, cpu_rows);
+	y = v->strip ? draw_strip(v, tl, 4, cpu_rows) : draw_cpus(v, 4, cpu_rows);
 	y++;
-	y = draw_procs(m, tl, y, LINES - y - 6);
-	draw_tuner(m, LINES - 5 > y ? LINES - 5 : y);
+	y = draw_procs(v, y, LINES - y - 5);
+	draw_tuner(v, LINES - 4 > y ? LINES - 4 : y);
 	if (v->help)
 		draw_help();
 	refresh();

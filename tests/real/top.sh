@@ -18,10 +18,13 @@ for args in "-x" "--speed 0 --replay $x86" "--speed 2" "--threshold 0 --replay $
 done
 check "top --help exits 0 and shows --replay" sh -c "'$prog' top --help | grep -q -- --replay"
 
-# SWITCHES (cols 49-57), IPI_TX (68-74) of the last snapshot's CPU rows: "cpu switches tx"
+# SWITCHES and IPI_TX of the last snapshot's CPU rows: "cpu switches tx".  Numbers are
+# right-aligned under their header: a cell is the last word before its header's end.
 rows() {
-	awk '/^ CPU TASK/ { n = 0; delete r; on = 1; next } on && /^$/ { on = 0 }
-	     on { r[n++] = ($1 + 0) " " (substr($0, 49, 9) + 0) " " (substr($0, 68, 7) + 0) }
+	awk 'function cell(name,   e, a, k) { e = index(hdr, name) + length(name) - 1
+		k = split(substr($0, 1, e), a, " "); return a[k] + 0 }
+	     /^ CPU TASK/ { n = 0; delete r; on = 1; hdr = $0; next } on && /^$/ { on = 0 }
+	     on { r[n++] = ($1 + 0) " " cell("SWITCHES") " " cell("IPI_TX") }
 	     END { for (i = 0; i < n; i++) print r[i] }' "$1"
 }
 for t in "$x86" "$rv"; do
@@ -110,8 +113,9 @@ else
 	check "t again: CPU table" wait_for ' CPU TASK'
 	tmux resize-window -t "$s" -x 90 -y 30
 	sleep 0.5
+	# (characters, not bytes: the sparkline's blocks take 3 bytes each in UTF-8)
 	check "resize: redrawn at 90 columns (no wider line, header there)" sh -c \
-		"tmux capture-pane -p -t $s | awk 'length > 90 { bad = 1 } END { exit bad }' &&
+		"[ \$(tmux capture-pane -p -t $s | LC_ALL=C.UTF-8 wc -L) -le 90 ] &&
 		 tmux capture-pane -p -t $s | grep -q ' CPU TASK'"
 	tmux send-keys -t "$s" +
 	check "+: replay twice as fast (speed 100x)" wait_for 'speed 100x'
