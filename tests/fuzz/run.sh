@@ -4,8 +4,12 @@
 # whatever corpus earlier runs grew in BUILD/corpus/, and print one summary line per harness
 # (executions, coverage, findings).  Findings (crash-*, leak-*, timeout-*, oom-*) land in
 # BUILD/findings/FORMAT/.  Exit 1 when a harness found anything.
-#   usage: tests/fuzz/run.sh BUILD SECONDS [PARALLEL]
+# --smoke (make check's short run): the committed seeds only, nothing grown is kept, and
+# findings and logs go to BUILD/smoke/ instead.
+#   usage: tests/fuzz/run.sh [--smoke] BUILD SECONDS [PARALLEL]
 set -u
+smoke=
+if [ "${1:-}" = --smoke ]; then smoke=1; shift; fi
 build=${1:-build-fuzz} secs=${2:-60} par=${3:-1}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
@@ -13,9 +17,17 @@ export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 out=$build
+if [ -n "$smoke" ]; then
+	out=$build/smoke
+	rm -rf "$out"
+	mkdir -p "$out"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+fi
 
 one() {	# one harness: name, seed folder
 	local h=$1 seeds=$2 corpus=$build/corpus/$1 found=$out/findings/$1 log=$out/fuzz-$1.log
+	[ -n "$smoke" ] && corpus=$tmp/$h
 	mkdir -p "$corpus" "$found"
 	"$build/fuzz-$h" "$corpus" "$seeds" -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 \
