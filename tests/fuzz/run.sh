@@ -33,7 +33,8 @@ one() {	# one harness: name, seed folder
 		-rss_limit_mb=2048 -max_len=262144 -print_final_stats=1 \
 		-artifact_prefix="$found/" > "$log" 2>&1
 	local rc=$? execs cov ft findings
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	# the last: a child the harness forks may print its own before it execs
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
 	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1)
 	findings=$(find "$found" -type f | wc -l)
