@@ -120,30 +120,41 @@ static void check_str(const struct stream_state *st, const struct ts_source *src
 		broken(st, "%s string %u \"%s\" is not valid UTF-8", what, id, s);
 }
 
+/* A CPU mask of @ev that names a CPU at or past @cpus: its first such CPU, or -1. */
+static int mask_past(const struct ts_cpumask *m, int cpus)
+{
+	int c = ts_cpumask_next(m, cpus);
+
+	return c < TS_MAX_CPUS ? c : -1;
+}
+
 /*
- * The invariants every event ts_source_next() returns keeps, whatever the input: a CPU in
- * range, per-CPU time that never runs backwards, pids in the kernel's range, known kinds,
- * strings that are strings.  A reader that takes garbage for a number breaks one of these
- * with exit 0; this turns that into a crash libFuzzer records.
+ * The invariants every event ts_source_next() returns keeps, whatever the input (the
+ * stream check of parsers/, parsers.h): a known kind; a CPU in range and below the input's
+ * count, its IPI and flush target masks too; per-CPU time that never runs backwards; pids
+ * the kernel can have; task names and interned strings in UTF-8.  A reader that takes
+ * garbage for a number breaks one of these with exit 0; this makes that a crash.
  */
 static void check_event(struct stream_state *st, const struct ts_source *src,
 			const struct ts_event *ev)
 {
-	int cpus = ts_source_info(src)->cpus;
+	int cpus = ts_source_info(src)->cpus, c;
+	const char *kind = ts_kind_name(ev->kind);
 
 	if (ev->kind >= TS_EV__COUNT)
 		broken(st, "kind %u >= TS_EV__COUNT %d", ev->kind, TS_EV__COUNT);
-	/* mm metadata and events of no known CPU (-1) carry no CPU and no per-CPU time */
-	if (ev->kind != TS_EV_MM && ev->cpu != -1) {
+	/* mm metadata has no CPU and no time; a loss may be of no known CPU (-1) */
+	if (ev->kind != TS_EV_MM && !(ev->kind == TS_EV_LOST && ev->cpu == -1)) {
 		if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
-			broken(st, "%s: cpu %d outside [0, %d)", ts_kind_name(ev->kind), ev->cpu,
-			       TS_MAX_CPUS);
+			broken(st, "%s: cpu %d outside [0, %d)", kind, ev->cpu, TS_MAX_CPUS);
 		if (cpus > 0 && ev->cpu >= cpus)
-			broken(st, "%s: cpu %d >= the input's %d CPUs", ts_kind_name(ev->kind),
-			       ev->cpu, cpus);
+			broken(st, "%s: cpu %d >= the input's %d CPUs", kind, ev->cpu, cpus);
+	}
+	/* a loss takes the time of the records around it: not ordered itself */
+	if (ev->kind != TS_EV_MM && ev->kind != TS_EV_LOST) {
 		if (st->seen[ev->cpu] && ev->ts < st->last_ts[ev->cpu])
 			broken(st, "%s: cpu %d: ts %llu before that cpu's last event's %llu",
-			       ts_kind_name(ev->kind), ev->cpu, (unsigned long long)ev->ts,
+			       kind, ev->cpu, (unsigned long long)ev->ts,
 			       (unsigned long long)st->last_ts[ev->cpu]);
 		st->seen[ev->cpu] = true;
 		st->last_ts[ev->cpu] = ev->ts;
@@ -175,15 +186,25 @@ static void check_event(struct stream_state *st, const struct ts_source *src,
 	case TS_EV_EXIT:
 		check_pid(st, "exit pid", ev->u.exit.pid);
 		break;
+	case TS_EV_MM:
+		check_pid(st, "mm pid", ev->u.mminfo.pid);
+		break;
 	case TS_EV_TGID:
 		check_pid(st, "tgid-table pid", ev->u.task.pid);
 		check_pid(st, "tgid-table tgid", ev->u.task.tgid);
 		check_comm(st, "tgid-table comm", ev->u.task.comm);
 		break;
 	case TS_EV_IPI:
-		if (cpus > 0 && ts_cpumask_next(&ev->u.ipi.targets, cpus) < TS_MAX_CPUS)
-			broken(st, "ipi: target cpu %d >= the input's %d CPUs",
-			       ts_cpumask_next(&ev->u.ipi.targets, cpus), cpus);
+		if (ev->u.ipi.from < -1 || ev->u.ipi.from >= (cpus > 0 ? cpus : TS_MAX_CPUS))
+			broken(st, "ipi: from cpu %d, the input has %d CPUs (0: unknown)",
+			       ev->u.ipi.from, cpus);
+		if (cpus > 0 && (c = mask_past(&ev->u.ipi.targets, cpus)) >= 0)
+			broken(st, "ipi: target cpu %d >= the input's %d CPUs", c, cpus);
+		break;
+	case TS_EV_FLUSH:
+		if (cpus > 0 && (ev->u.flush.fflags & TS_FF_KMASK) &&
+		    (c = mask_past(&ev->u.flush.kmask, cpus)) >= 0)
+			broken(st, "flush: kernel target cpu %d >= the input's %d CPUs", c, cpus);
 		break;
 	default:
 		break;
