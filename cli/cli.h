@@ -29,6 +29,9 @@ struct common_opts {
 	struct tl_filter filter;
 	bool from_rel, to_rel;	/* --from/--to given as +T after the first event */
 	const char *from_arg, *to_arg;	/* as given, for messages (borrowed from argv) */
+	const char *display;	/* the input's name in messages when input is a spooled copy */
+	bool checks_said;	/* analyze_run() leaves the input's checks unsaid (a second
+				 * pass over an input already read) */
 };
 
 /*
@@ -130,6 +133,42 @@ int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_s
 /* The read loop of analyze() over an already open @src (borrowed). */
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
 		struct timeline **tl);
+
+/*
+ * --strict (every command that reads a trace): records the input's checks skipped or found
+ * inconsistent (parsers' enum ts_check, malformed records) make the run fail with exit 2.
+ */
+#define STRICT_OPT	{ "strict", OPT_STRICT, false }
+#define OPT_STRICT	(OPT_LONG + 201)	/* past every command's own keys, as --probe-map */
+extern bool cli_strict;
+
+/*
+ * What the checks of @src's records found (skipped, inconsistent, escaped, malformed), as
+ * one stderr warning per class naming @name and the first place.  Returns EXIT_BAD (the
+ * message printed) when --strict is on and any record failed a check, else EXIT_OK.
+ * Losses are not failed checks: the kernel's, said where lost events are.
+ */
+int source_checks_warn(struct ts_source *src, const char *name);
+/*
+ * The same on stdout, two lines a class after @indent: "input checks: <what>: N" and
+ * "  first: <place>"; returns the lines printed.
+ */
+int source_checks_print(struct ts_source *src, const char *indent);
+/* The same in one line for a one-screen summary, when any record failed a check. */
+void source_checks_line(struct ts_source *src);
+
+/*
+ * A string that may not be UTF-8 (a path, a name the input gave) as JSON, its stray bytes
+ * escaped as \xNN as the input's checks escape names, never dropped: jansson refuses such a
+ * string.  New reference; NULL only for a NULL @s.
+ */
+struct json_t *json_text(const char *s);
+
+/*
+ * The same into @obj: "input_checks", {key: count} of every class, and "input_checks_first",
+ * {key: place} of the classes met.
+ */
+void source_checks_json(struct json_t *obj, struct ts_source *src);
 
 /* Flush stdout and report a write error (full disk, closed pipe); returns the exit status. */
 int finish_stdout(int status);

@@ -31,6 +31,8 @@ static const char diff_usage[] =
 	"  --top N            processes listed, those with most flush IPIs (default 10, 0 all)\n"
 	"  --threshold T      MAX_LOADED_MM of the lazy model predicted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
+	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
+	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n";
 
 #define MAX_GATES	32
@@ -333,8 +335,8 @@ static void print_json(const struct rows *rs, const struct diff_opts *o, json_t 
 {
 	json_t *j = json_object(), *rows = json_array();
 
-	json_object_set_new(j, "before", json_string(o->in[0]));
-	json_object_set_new(j, "after", json_string(o->in[1]));
+	json_object_set_new(j, "before", json_text(o->in[0]));
+	json_object_set_new(j, "after", json_text(o->in[1]));
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 		json_t *row;
@@ -343,7 +345,7 @@ static void print_json(const struct rows *rs, const struct diff_opts *o, json_t 
 		if (!shown(rs, r, o->top))
 			continue;
 		row = json_object();
-		json_object_set_new(row, "key", json_string(r->key));
+		json_object_set_new(row, "key", json_text(r->key));
 		json_object_set_new(row, "before", jval(r, 0));
 		json_object_set_new(row, "after", jval(r, 1));
 		json_object_set_new(row, "change_percent", isnan(ch) ? json_null() :
@@ -383,7 +385,7 @@ static int check_gates(const struct rows *rs, const struct diff_opts *o, json_t 
 		fail = r->v[0] == 0 ? r->v[1] > 0 : change(r) > ga->pct;
 		tripped |= fail;
 		jg = json_object();
-		json_object_set_new(jg, "key", json_string(ga->key));
+		json_object_set_new(jg, "key", json_text(ga->key));
 		json_object_set_new(jg, "max_percent", json_real(ga->pct));
 		json_object_set_new(jg, "failed", json_boolean(fail));
 		json_array_append_new(out, jg);
@@ -399,7 +401,8 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 	enum { OPT_FAIL_ON = OPT_COMMON_END, OPT_TOP, OPT_THRESHOLD, OPT_QUEUE };
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "fail-on", OPT_FAIL_ON, true }, { "top", OPT_TOP, true },
-		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, { NULL }
+		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, STRICT_OPT,
+		{ NULL }
 	};
 	struct cli_parser p;
 	const char *v, *colon;
@@ -424,6 +427,9 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 			break;
 		case OPT_JSON:
 			o->json = true;
+			break;
+		case OPT_STRICT:
+			cli_strict = true;
 			break;
 		case OPT_TOP:
 			if (parse_int(v, &o->top) || o->top < 0)

@@ -23,6 +23,8 @@ static const char events_usage[] =
 	"  --to T          only events before T\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  --strict        exit 2 when records failed the input's checks (skipped,\n"
+	"                  inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help      this text\n";
 
 struct writer {
@@ -51,14 +53,14 @@ static void header(struct writer *w)
 	json_object_set_new(h, "kind", json_string("header"));
 	json_object_set_new(h, "version", json_integer(1));
 	json_object_set_new(h, "cpus", json_integer(info->cpus));
-	json_object_set_new(h, "format", json_string(info->format));
+	json_object_set_new(h, "format", json_text(info->format));
 	if (info->uname)
-		json_object_set_new(h, "kernel", json_string(info->uname));
+		json_object_set_new(h, "kernel", json_text(info->uname));
 	if (info->nkprobes_defined) {
 		json_t *k = json_array();
 
 		for (size_t i = 0; i < info->nkprobes_defined; i++)
-			json_array_append_new(k, json_string(info->kprobes_defined[i]));
+			json_array_append_new(k, json_text(info->kprobes_defined[i]));
 		json_object_set_new(h, "kprobes_defined", k);
 	}
 	put(h);
@@ -79,13 +81,13 @@ static json_t *mm_ref(struct writer *w, struct timeline *tl, uint32_t id, uint64
 		j = json_object();
 		json_object_set_new(j, "ts", json_integer((json_int_t)ts));
 		json_object_set_new(j, "kind", json_string("mm"));
-		json_object_set_new(j, "mm", json_string(m->name));
+		json_object_set_new(j, "mm", json_text(m->name));
 		json_object_set_new(j, "pid", json_integer(m->pid));
-		json_object_set_new(j, "comm", json_string(m->comm));
-		json_object_set_new(j, "how", json_string(timeline_how_name(m->how)));
+		json_object_set_new(j, "comm", json_text(m->comm));
+		json_object_set_new(j, "how", json_text(timeline_how_name(m->how)));
 		put(j);
 	}
-	return json_string(m->name);
+	return json_text(m->name);
 }
 
 static json_t *cpus_array(const struct ts_cpumask *m)
@@ -109,7 +111,7 @@ static json_t *ptr_json(uint64_t p)
 	char buf[24];
 
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)p);
-	return json_string(buf);
+	return json_text(buf);
 }
 
 static const char *role_name(uint8_t role)
@@ -154,15 +156,15 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 	j = json_object();
 	json_object_set_new(j, "ts", json_integer((json_int_t)ev->ts));
 	json_object_set_new(j, "cpu", json_integer(ev->cpu));
-	json_object_set_new(j, "kind", json_string(ev->kind == TS_EV_EXIT && !ev->u.exit.mm &&
+	json_object_set_new(j, "kind", json_text(ev->kind == TS_EV_EXIT && !ev->u.exit.mm &&
 				   ev->u.exit.pid >= 0 ? "task_exit" : ts_kind_name(ev->kind)));
 	if (ev->name)
-		json_object_set_new(j, "event", json_string(ts_source_str(w->src, ev->name)));
+		json_object_set_new(j, "event", json_text(ts_source_str(w->src, ev->name)));
 	if (ev->probe)
-		json_object_set_new(j, "probe", json_string(ts_source_str(w->src, ev->probe)));
+		json_object_set_new(j, "probe", json_text(ts_source_str(w->src, ev->probe)));
 	if (ev->pid >= 0) {
 		json_object_set_new(j, "pid", json_integer(ev->pid));
-		json_object_set_new(j, "comm", json_string(ev->comm));
+		json_object_set_new(j, "comm", json_text(ev->comm));
 	}
 	if (ev->flags & TS_F_TGID)
 		json_object_set_new(j, "tgid", json_integer(ev->tgid));
@@ -170,10 +172,10 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 	switch (ev->kind) {
 	case TS_EV_SWITCH:
 		json_object_set_new(j, "prev_pid", json_integer(ev->u.sw.prev_pid));
-		json_object_set_new(j, "prev_comm", json_string(ev->u.sw.prev_comm));
+		json_object_set_new(j, "prev_comm", json_text(ev->u.sw.prev_comm));
 		json_object_set_new(j, "prev_state", json_integer(ev->u.sw.prev_state));
 		json_object_set_new(j, "next_pid", json_integer(ev->u.sw.next_pid));
-		json_object_set_new(j, "next_comm", json_string(ev->u.sw.next_comm));
+		json_object_set_new(j, "next_comm", json_text(ev->u.sw.next_comm));
 		json_object_set_new(j, "mm", mm ? mm : json_null());
 		mm = NULL;
 		if (ev->u.sw.no_mm)
@@ -183,7 +185,7 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 	case TS_EV_NEWTASK:
 		json_object_set_new(j, "parent_pid", json_integer(ev->u.fork.parent_pid));
 		json_object_set_new(j, "child_pid", json_integer(ev->u.fork.child_pid));
-		json_object_set_new(j, "child_comm", json_string(ev->u.fork.child_comm));
+		json_object_set_new(j, "child_comm", json_text(ev->u.fork.child_comm));
 		if (ev->kind == TS_EV_NEWTASK)
 			json_object_set_new(j, "clone_flags",
 					    json_integer((json_int_t)ev->u.fork.clone_flags));
@@ -192,7 +194,7 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "exec_pid", json_integer(ev->u.exec.pid));
 		json_object_set_new(j, "old_pid", json_integer(ev->u.exec.old_pid));
 		json_object_set_new(j, "filename",
-				    json_string(ts_source_str(w->src, ev->u.exec.filename)));
+				    json_text(ts_source_str(w->src, ev->u.exec.filename)));
 		json_object_set_new(j, "mm", mm);
 		mm = NULL;
 		break;
@@ -203,10 +205,10 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		mm = NULL;
 		break;
 	case TS_EV_FLUSH:
-		json_object_set_new(j, "role", json_string(role_name(ev->u.flush.role)));
+		json_object_set_new(j, "role", json_text(role_name(ev->u.flush.role)));
 		json_object_set_new(j, "mm", mm);
 		mm = NULL;
-		json_object_set_new(j, "scope", json_string(ts_scope_name(ev->u.flush.scope)));
+		json_object_set_new(j, "scope", json_text(ts_scope_name(ev->u.flush.scope)));
 		if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_KERNEL)
 			json_object_set_new(j, "pages", ev->u.flush.pages ?
 					    json_integer((json_int_t)ev->u.flush.pages) : json_null());
@@ -214,7 +216,7 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 			json_object_set_new(j, "start", json_integer((json_int_t)ev->u.flush.start));
 		if (ev->u.flush.stride)
 			json_object_set_new(j, "stride", json_integer((json_int_t)ev->u.flush.stride));
-		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.flush.src)));
+		json_object_set_new(j, "source", json_text(ts_evsrc_name(ev->u.flush.src)));
 		if (ev->u.flush.reason != TS_NO_REASON)
 			json_object_set_new(j, "reason", json_integer(ev->u.flush.reason));
 		if (ev->u.flush.fflags & TS_FF_PTR)
@@ -251,8 +253,8 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "tlb", json_boolean(ev->flags & TS_F_TLB));
 		if (ev->u.ipi.func)
 			json_object_set_new(j, "func",
-					    json_string(ts_source_str(w->src, ev->u.ipi.func)));
-		json_object_set_new(j, "source", json_string(ts_evsrc_name(ev->u.ipi.src)));
+					    json_text(ts_source_str(w->src, ev->u.ipi.func)));
+		json_object_set_new(j, "source", json_text(ts_evsrc_name(ev->u.ipi.src)));
 		break;
 	case TS_EV_OTHER:
 		/* the union holds a defer only for that probe (others keep what they had) */
@@ -265,11 +267,11 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		break;
 	case TS_EV_SFENCE:
 		json_object_set_new(j, "cause",
-				    json_string(ts_sfence_cause_name(ev->u.sfence.cause)));
+				    json_text(ts_sfence_cause_name(ev->u.sfence.cause)));
 		json_object_set_new(j, "count", json_integer(ev->u.sfence.count));
 		if (ev->u.sfence.site)
 			json_object_set_new(j, "site",
-					    json_string(ts_source_str(w->src, ev->u.sfence.site)));
+					    json_text(ts_source_str(w->src, ev->u.sfence.site)));
 		break;
 	case TS_EV_VMALLOC:
 		json_object_set_new(j, "start", ev->u.vmalloc.start ?
@@ -281,7 +283,7 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 		json_object_set_new(j, "task_pid", json_integer(ev->u.task.pid));
 		json_object_set_new(j, "task_tgid", json_integer(ev->u.task.tgid));
 		json_object_set_new(j, "kthread", json_boolean(ev->u.task.kthread));
-		json_object_set_new(j, "task_comm", json_string(ev->u.task.comm));
+		json_object_set_new(j, "task_comm", json_text(ev->u.task.comm));
 		break;
 	case TS_EV_LOST:
 		json_object_set_new(j, "count", ev->u.lost.count ?
@@ -296,7 +298,8 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 
 int cmd_events(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, { NULL } };
+	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, STRICT_OPT,
+						  { NULL } };
 	struct common_opts o = { 0 };
 	struct writer w = { 0 };
 	struct ts_source *src;

@@ -36,6 +36,8 @@ static const char export_usage[] =
 	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  --probe-map FILE   how kprobes of other names map to tlbscope-probes(7)\n"
+	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
+	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n";
 
 struct export_opts {
@@ -264,7 +266,7 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 	static const struct cli_option opts[] = {
 		{ "format", OPT_FORMAT, true }, { "output", 'o', true },
 		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
-		{ "queue", OPT_QUEUE, true }, PROBE_MAP_OPT, { NULL }
+		{ "queue", OPT_QUEUE, true }, PROBE_MAP_OPT, STRICT_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *format = NULL;
@@ -381,6 +383,7 @@ int cmd_export(int argc, char **argv)
 		if (spool_stdin("export", spool, sizeof(spool), &fd))
 			return EXIT_BAD;
 		o.c.input = spool;
+		o.c.display = "-";
 	}
 	/* first pass: which IPI evidence the trace counts, and where it starts */
 	r = analyze(&o.c, NULL, NULL, &src, &tl);
@@ -401,6 +404,7 @@ int cmd_export(int argc, char **argv)
 		r = error("export: %s: %s", o.output, strerror(errno));
 		goto out;
 	}
+	o.c.checks_said = true;		/* the first pass said what the input's checks found */
 	x.src = ts_source_open(o.c.input, err);		/* second pass: the export */
 	if (!x.src) {
 		r = error("%s", err);

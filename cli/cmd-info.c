@@ -18,11 +18,14 @@ static const char info_usage[] =
 	"  --json            one JSON object: format, cpus, span, kernel, events by name\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                    'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
+	"                    inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help        this text\n";
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
+						  { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;
 	struct ts_source *src;
@@ -53,10 +56,10 @@ int cmd_info(int argc, char **argv)
 	if (o.json) {
 		json_t *root = json_object(), *evs = json_object();
 
-		json_object_set_new(root, "file", json_string(o.input));
-		json_object_set_new(root, "format", json_string(info->format));
-		json_object_set_new(root, "detail", info->detail ? json_string(info->detail) : json_null());
-		json_object_set_new(root, "kernel", info->uname ? json_string(info->uname) : json_null());
+		json_object_set_new(root, "file", json_text(o.input));
+		json_object_set_new(root, "format", json_text(info->format));
+		json_object_set_new(root, "detail", info->detail ? json_text(info->detail) : json_null());
+		json_object_set_new(root, "kernel", info->uname ? json_text(info->uname) : json_null());
 		json_object_set_new(root, "cpus", json_integer(info->cpus ? info->cpus : timeline_cpus(tl)));
 		json_object_set_new(root, "first_ns", json_integer((json_int_t)first));
 		json_object_set_new(root, "last_ns", json_integer((json_int_t)last));
@@ -66,6 +69,7 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(root, "lost_markers_without_count", json_integer((json_int_t)marks));
 		json_object_set_new(root, "malformed_skipped",
 				    json_integer((json_int_t)ts_source_skipped(src, NULL)));
+		source_checks_json(root, src);
 		for (size_t i = 0; i < n; i++)
 			json_object_set_new(evs, ts_source_str(src, ids[i]),
 					    json_integer((json_int_t)timeline_name_count(tl, ids[i])));
@@ -74,7 +78,7 @@ int cmd_info(int argc, char **argv)
 			json_t *k = json_array();
 
 			for (size_t i = 0; i < info->nkprobes_defined; i++)
-				json_array_append_new(k, json_string(info->kprobes_defined[i]));
+				json_array_append_new(k, json_text(info->kprobes_defined[i]));
 			json_object_set_new(root, "kprobes_defined", k);
 		}
 		json_object_set_new(root, "probes", probes_json(src));
@@ -100,6 +104,7 @@ int cmd_info(int argc, char **argv)
 		if (ts_source_skipped(src, &where))
 			printf("malformed: %llu skipped (first: %s)\n",
 			       (unsigned long long)ts_source_skipped(src, NULL), where);
+		source_checks_print(src, "");
 		if (info->nkprobes_defined) {
 			printf("kprobes:   %zu defined:", info->nkprobes_defined);
 			for (size_t i = 0; i < info->nkprobes_defined; i++)

@@ -23,6 +23,8 @@ static const char probes_usage[] =
 	"  --json            one JSON object: the probes as an array\n"
 	"  --probe-map FILE  lines 'EVENT = FUNCTION' and 'EVENT.FIELD = ARGUMENT' for what\n"
 	"                    tlbscope cannot tell by itself (tlbscope-probes(7))\n"
+	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
+	"                    inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help        this text\n";
 
 int probes_map_option(const char *path)
@@ -134,7 +136,7 @@ json_t *probes_notes_json(struct ts_source *src)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		json_array_append_new(arr, json_string(line));
+		json_array_append_new(arr, json_text(line));
 	}
 	free(buf);
 	return arr;
@@ -149,10 +151,10 @@ json_t *probes_json(struct ts_source *src)
 	for (size_t i = 0; i < n; i++, p++) {
 		json_t *o = json_object(), *args = json_array(), *unused = json_array();
 
-		json_object_set_new(o, "event", json_string(p->event));
-		json_object_set_new(o, "function", p->func ? json_string(p->func) : json_null());
+		json_object_set_new(o, "event", json_text(p->event));
+		json_object_set_new(o, "function", p->func ? json_text(p->func) : json_null());
 		json_object_set_new(o, "function_found_by", p->func ?
-				    json_string(ts_map_how_name(p->func_how)) : json_null());
+				    json_text(ts_map_how_name(p->func_how)) : json_null());
 		json_object_set_new(o, "events", json_integer((json_int_t)p->events));
 		json_object_set_new(o, "events_counted_by_name_only",
 				    json_integer((json_int_t)(p->func && p->usable ?
@@ -162,21 +164,21 @@ json_t *probes_json(struct ts_source *src)
 			const struct ts_probe_arg *g = &p->args[a];
 			json_t *ao = json_object();
 
-			json_object_set_new(ao, "argument", json_string(g->arg));
-			json_object_set_new(ao, "field", g->field ? json_string(g->field) : json_null());
-			json_object_set_new(ao, "found_by", json_string(ts_map_how_name(g->how)));
-			json_object_set_new(ao, "status", json_string(!g->field ? "unavailable" :
+			json_object_set_new(ao, "argument", json_text(g->arg));
+			json_object_set_new(ao, "field", g->field ? json_text(g->field) : json_null());
+			json_object_set_new(ao, "found_by", json_text(ts_map_how_name(g->how)));
+			json_object_set_new(ao, "status", json_text(!g->field ? "unavailable" :
 					    ts_map_how_exact(g->how) || g->how == TS_MAP_ALIAS ?
 					    "exact" : "inferred"));
 			json_object_set_new(ao, "required", json_boolean(g->required));
-			json_object_set_new(ao, "hides", g->field ? json_null() : json_string(g->hides));
+			json_object_set_new(ao, "hides", g->field ? json_null() : json_text(g->hides));
 			json_array_append_new(args, ao);
 		}
 		json_object_set_new(o, "arguments", p->fields_known ? args : json_null());
 		if (!p->fields_known)
 			json_decref(args);
 		for (int a = 0; a < p->nunused; a++)
-			json_array_append_new(unused, json_string(p->unused[a]));
+			json_array_append_new(unused, json_text(p->unused[a]));
 		json_object_set_new(o, "fields_unused", unused);
 		json_array_append_new(arr, o);
 	}
@@ -239,7 +241,8 @@ static void print_text(struct ts_source *src, const char *input)
 
 int cmd_probes(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, { NULL } };
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
+						  { NULL } };
 	struct common_opts o = { 0 };
 	struct ts_source *src;
 	struct timeline *tl;
@@ -253,8 +256,8 @@ int cmd_probes(int argc, char **argv)
 		if (o.json) {
 			json_t *root = json_object();
 
-			json_object_set_new(root, "file", json_string(o.input));
-			json_object_set_new(root, "format", json_string(ts_source_info(src)->format));
+			json_object_set_new(root, "file", json_text(o.input));
+			json_object_set_new(root, "format", json_text(ts_source_info(src)->format));
 			json_object_set_new(root, "probes", probes_json(src));
 			json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');

@@ -30,6 +30,8 @@ static const char report_usage[] =
 	"                  file, as tune's; default generic)\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  --strict        exit 2 when records failed the input's checks (skipped,\n"
+	"                  inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help      this text\n";
 
 struct report_opts {
@@ -46,7 +48,7 @@ int report_parse_args(struct report_opts *o, int argc, char **argv)
 	enum { OPT_TOP = OPT_COMMON_END, OPT_PLATFORM };
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true },
-		{ "platform", OPT_PLATFORM, true }, PROBE_MAP_OPT, { NULL }
+		{ "platform", OPT_PLATFORM, true }, PROBE_MAP_OPT, STRICT_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -593,6 +595,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	if (ts_source_skipped(src, &where))
 		printf("  malformed records skipped: %llu (first: %s)\n",
 		       (unsigned long long)ts_source_skipped(src, NULL), where);
+	source_checks_print(src, "  ");
 
 	nnames = events_by_name(src, tl, &ids);
 	printf("\nEvents\n");
@@ -628,7 +631,7 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 				    json_null());
 	json_object_set_new(ev, "kprobes", k);
 	for (size_t i = 0; i < info->nkprobes_defined; i++)
-		json_array_append_new(d, json_string(info->kprobes_defined[i]));
+		json_array_append_new(d, json_text(info->kprobes_defined[i]));
 	json_object_set_new(ev, "kprobes_defined", d);
 	json_object_set_new(ev, "kprobe_nmi_drop", json_boolean(p.nmi_drop));
 	j = json_object();
@@ -678,10 +681,10 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 	lost = timeline_lost(tl, &marks);
 
 	j = json_object();
-	json_object_set_new(j, "file", json_string(o->c.input));
-	json_object_set_new(j, "format", json_string(info->format));
-	json_object_set_new(j, "detail", info->detail ? json_string(info->detail) : json_null());
-	json_object_set_new(j, "kernel", info->uname ? json_string(info->uname) : json_null());
+	json_object_set_new(j, "file", json_text(o->c.input));
+	json_object_set_new(j, "format", json_text(info->format));
+	json_object_set_new(j, "detail", info->detail ? json_text(info->detail) : json_null());
+	json_object_set_new(j, "kernel", info->uname ? json_text(info->uname) : json_null());
 	json_object_set_new(root, "input", j);
 
 	j = json_object();
@@ -747,10 +750,10 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 		const struct tl_mm *m = mms[i];
 
 		j = json_object();
-		json_object_set_new(j, "mm", json_string(m->name));
+		json_object_set_new(j, "mm", json_text(m->name));
 		json_object_set_new(j, "pid", json_integer(m->pid));
-		json_object_set_new(j, "comm", json_string(m->comm));
-		json_object_set_new(j, "identified", json_string(timeline_how_name(m->how)));
+		json_object_set_new(j, "comm", json_text(m->comm));
+		json_object_set_new(j, "identified", json_text(timeline_how_name(m->how)));
 		json_object_set_new(j, "guessed", json_boolean(timeline_how_guessed(m->how)));
 		json_object_set_new(j, "flush_requests", jint(m->flush_requests));
 		json_object_set_new(j, "flush_ipis", known(isrc >= 0, isrc >= 0 ? m->ipis_caused[isrc] :
@@ -772,12 +775,12 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 		for (size_t i = 0; i < nev; i++) {
 			json_object_set_new(tp, ev[i].key, jint(ev[i].count));
 			if (!ev[i].count)
-				json_array_append_new(missing, json_string(ev[i].missing));
+				json_array_append_new(missing, json_text(ev[i].missing));
 		}
 		json_object_set_new(j, "tracepoints", tp);
 		json_object_set_new(j, "cannot_see", missing);
 		json_object_set_new(j, "flush_ipi_source", isrc >= 0 ?
-				    json_string(timeline_ipi_source_name(isrc)) : json_null());
+				    json_text(timeline_ipi_source_name(isrc)) : json_null());
 		json_object_set_new(j, "flush_ipis_sender_unknown",
 				    jint(timeline_ipis_unattributed(tl, isrc)));
 		for (int h = 1; h < TL_HOW__COUNT; h++)
@@ -792,6 +795,7 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));
+		source_checks_json(j, src);
 		json_object_set_new(j, "timestamps_as_printed",
 				    json_boolean(text_timestamps(info)));
 		json_probes(j, src, tl, &t);

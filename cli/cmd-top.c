@@ -33,6 +33,8 @@ static const char top_usage[] =
 	"  -d, --delay SECONDS  screen refresh / snapshot interval (default 1)\n"
 	"  -b, --batch        plain-text snapshots on stdout (default when stdout is not a tty)\n"
 	"  -n, --iterations N stop after N snapshots or screen refreshes\n"
+	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
+	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Keys: q quit, p or space freeze, s sort, t timeline strip, + - replay speed, h or ? help.\n";
@@ -57,7 +59,7 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 		{ "replay", OPT_REPLAY, true }, { "speed", OPT_SPEED, true },
 		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
 		{ "platform", OPT_PLATFORM, true }, { "delay", 'd', true }, { "batch", 'b', false },
-		{ "iterations", 'n', true }, { NULL }
+		{ "iterations", 'n', true }, STRICT_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -86,6 +88,9 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			return -1;
 		case 'b':
 			o->batch = true;
+			break;
+		case OPT_STRICT:
+			cli_strict = true;
 			break;
 		case OPT_REPLAY:
 			o->replay = v;
@@ -478,7 +483,8 @@ int cmd_top(int argc, char **argv)
 		error("%s", ts_source_error(r.src));
 		goto out_close;
 	}
-	status = EXIT_OK;
+	/* after the screen is closed: what the input's checks found, as every command says */
+	status = source_checks_warn(r.src, o.replay ? o.replay : "live tracing");
 
 out_close:
 	top_view_close(r.view);

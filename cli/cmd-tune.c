@@ -47,6 +47,8 @@ static const char tune_usage[] =
 	"  --save-profile FILE  write what the decision needs (counters of the whole grid,\n"
 	"                     histograms, measured costs) as JSON: tune takes it as an input\n"
 	"  --json             one JSON object with stable keys\n"
+	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
+	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n";
 
 /* "1,2,4" or "1-16" or a mix; values in [lo, hi], duplicates dropped. */
@@ -114,7 +116,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
 		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { "weight", OPT_WEIGHT, true },
 		{ "save-profile", OPT_SAVE, true }, { "machine", OPT_MACHINE, true },
-		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false }, { NULL }
+		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false }, STRICT_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *weights[MAX_INPUTS];
@@ -495,6 +497,9 @@ static void run_reset(struct tune_run *r)
  * Replay trace @path into r->tu, r->meas, r->tl, r->src (to be freed by the caller),
  * with @to's options; r->observed, r->lazy_kernel and r->lk.evictions from it.
  */
+/* tune_json_of(): the caller (diff) has read the input and said what its checks found */
+static bool checks_said;
+
 static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts *to)
 {
 	struct tune_opts *o = r->o;
@@ -504,6 +509,7 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 
 	run_reset(r);
 	c.input = path;
+	c.checks_said = checks_said;
 	r->src = ts_source_open(path, err);
 	if (!r->src)
 		return error("%s", err);
@@ -556,7 +562,7 @@ static json_t *profile_json(const struct tune_run *r)
 	json_object_set_new(j, "measured_costs", tuner_measure_json(r->meas));
 	json_object_set_new(j, "observed_flush_ipis", r->observed >= 0 ?
 			    json_integer(r->observed) : json_null());
-	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_string(r->obs_how) :
+	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_text(r->obs_how) :
 			    json_null());
 	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->lk.evictions));
 	json_object_set_new(j, "kernel_queue", r->lk.queue >= 0 ?
@@ -843,11 +849,15 @@ json_t *tune_json_of(const char *path, int T, int Q)
 	char *argv[] = { "tune", "--json", "--threshold", t, "--queue", q, "--", (char *)path,
 			 NULL };
 	json_t *j = NULL;
+	int ret;
 
 	snprintf(t, sizeof(t), "%d", T);
 	snprintf(q, sizeof(q), "%d", Q);
 	/* exit 1 is a verdict (insufficient-data), not a failure */
-	if (tune_main(8, argv, &j) > EXIT_PROBLEM) {
+	checks_said = true;
+	ret = tune_main(8, argv, &j);
+	checks_said = false;
+	if (ret > EXIT_PROBLEM) {
 		json_decref(j);
 		return NULL;
 	}

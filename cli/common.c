@@ -35,6 +35,103 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool cli_strict;
+
+/* Counted in --strict: every class but the inconsistencies that follow a loss. */
+static bool strict_counts(enum ts_check c)
+{
+	return c != TS_CHK_PREV_PID_LOSSY;
+}
+
+int source_checks_warn(struct ts_source *src, const char *name)
+{
+	const char *first;
+	uint64_t n, failed = 0;
+
+	if (!strcmp(name, "-"))
+		name = "<stdin>";
+	n = ts_source_skipped(src, &first);
+	if (n) {
+		warning("%s: malformed records skipped: %llu (first: %s)", name,
+			(unsigned long long)n, first);
+		failed += n;
+	}
+	for (int c = 0; c < TS_CHK__COUNT; c++) {
+		n = ts_source_checked(src, c, &first);
+		if (!n)
+			continue;
+		warning("%s: %s: %llu (first: %s)", name, ts_check_what(c), (unsigned long long)n,
+			first);
+		if (strict_counts(c))
+			failed += n;
+	}
+	if (cli_strict && failed)
+		return error("%s: --strict: %llu record%s failed the checks of the input", name,
+			     (unsigned long long)failed, failed == 1 ? "" : "s");
+	return EXIT_OK;
+}
+
+void source_checks_line(struct ts_source *src)
+{
+	uint64_t skipped = 0, kept = 0;
+
+	for (int c = 0; c < TS_CHK__COUNT; c++)
+		*(ts_check_skips(c) ? &skipped : &kept) += ts_source_checked(src, c, NULL);
+	if (skipped || kept)
+		printf("input checks: records skipped: %llu, kept as found or escaped: %llu "
+		       "(the warnings say which)\n", (unsigned long long)skipped,
+		       (unsigned long long)kept);
+}
+
+int source_checks_print(struct ts_source *src, const char *indent)
+{
+	const char *first;
+	int lines = 0;
+
+	for (int c = 0; c < TS_CHK__COUNT; c++) {
+		uint64_t n = ts_source_checked(src, c, &first);
+
+		if (!n)
+			continue;
+		printf("%sinput checks: %s: %llu\n%s  first: %s\n", indent, ts_check_what(c),
+		       (unsigned long long)n, indent, first);
+		lines += 2;
+	}
+	return lines;
+}
+
+json_t *json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	size_t need;
+	char *e;
+
+	if (j || !s)
+		return j;
+	need = utf8_escape(s, NULL, 0);
+	e = xmalloc(need + 1);
+	utf8_escape(s, e, need + 1);
+	j = json_string(e);
+	free(e);
+	return j;
+}
+
+void source_checks_json(json_t *obj, struct ts_source *src)
+{
+	json_t *j = json_object(), *f = json_object();
+	const char *first;
+
+	for (int c = 0; c < TS_CHK__COUNT; c++) {
+		uint64_t n = ts_source_checked(src, c, &first);
+
+		json_object_set_new(j, ts_check_key(c), json_integer((json_int_t)n));
+		if (n)
+			json_object_set_new(f, ts_check_key(c), json_text(first));
+	}
+	json_object_set_new(obj, "input_checks", j);
+	json_object_set_new(obj, "input_checks_first", f);
+}
+
 /* "72.5" absolute seconds of the trace clock, or "+1.5" / "+200ms" after the first event */
 static int parse_time(const char *s, uint64_t *ns, bool *relative)
 {
@@ -52,6 +149,10 @@ int common_opt(struct common_opts *o, int key, const char *val)
 	}
 	if (key == OPT_PROBE_MAP)
 		return probes_map_option(val);
+	if (key == OPT_STRICT) {
+		cli_strict = true;
+		return 1;
+	}
 	if (key != 'C' && key != OPT_FROM && key != OPT_TO)
 		return 0;
 	if (!o->has_filter) {
@@ -193,7 +294,9 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 	*tlp = tl;
 	if (r < 0)
 		return error("%s", ts_source_error(src));
-	return EXIT_OK;
+	if (o->checks_said)
+		return EXIT_OK;
+	return source_checks_warn(src, o->display ? o->display : o->input);
 }
 
 int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_source **srcp,

@@ -466,7 +466,7 @@ void explain_json(struct explain *x, struct timeline *tl, int s, json_t *j)
 		if (!x->callers[i].requests && (s < 0 || !x->callers[i].ipis[s]))
 			continue;
 		c = json_object();
-		json_object_set_new(c, "caller", json_string(x->callers[i].name));
+		json_object_set_new(c, "caller", json_text(x->callers[i].name));
 		json_object_set_new(c, "flush_requests",
 				    json_integer((json_int_t)x->callers[i].requests));
 		json_object_set_new(c, "flush_ipis", s >= 0 ?
@@ -509,9 +509,9 @@ void explain_json(struct explain *x, struct timeline *tl, int s, json_t *j)
 		const struct tl_mm *m = timeline_mm(tl, rows[i].mm);
 		json_t *o = json_object();
 
-		json_object_set_new(o, "mm", json_string(m ? m->name : "?"));
+		json_object_set_new(o, "mm", json_text(m ? m->name : "?"));
 		json_object_set_new(o, "pid", json_integer(m ? m->pid : -1));
-		json_object_set_new(o, "comm", json_string(m ? m->comm : "?"));
+		json_object_set_new(o, "comm", json_text(m ? m->comm : "?"));
 		json_object_set_new(o, "flush_ipis", json_integer((json_int_t)rows[i].ipis));
 		json_object_set_new(o, "targets_not_running",
 				    json_integer((json_int_t)rows[i].not_running));
@@ -536,7 +536,7 @@ void explain_json(struct explain *x, struct timeline *tl, int s, json_t *j)
 			json_object_set_new(o, "start_ns", json_integer((json_int_t)b->start));
 			json_object_set_new(o, "length_ns", json_integer((json_int_t)BURST_NS));
 			json_object_set_new(o, "flush_ipis", json_integer((json_int_t)b->ipis));
-			json_object_set_new(o, "top_mm", m ? json_string(m->name) : json_null());
+			json_object_set_new(o, "top_mm", m ? json_text(m->name) : json_null());
 			json_object_set_new(o, "top_mm_flush_ipis",
 					    json_integer((json_int_t)b->top_mm_ipis));
 			json_array_append_new(w, o);

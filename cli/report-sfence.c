@@ -193,7 +193,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 	json_object_set_new(j, "source", r->probed ? json_string("site probes") :
 			    r->flush_known ? json_string("flush probes") : json_null());
 	json_object_set_new(j, "why", r->probed ? json_null() :
-			    json_string(r->flush_known ? no_sites_why : no_probes_why));
+			    json_text(r->flush_known ? no_sites_why : no_probes_why));
 	for (int k = 0; k < TS_SF__COUNT; k++) {
 		json_t *v = json_null();
 
@@ -211,7 +211,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 
 		a = json_object();
 		json_object_set_new(a, "complete", json_boolean(!why));
-		json_object_set_new(a, "why", why ? json_string(why) : json_null());
+		json_object_set_new(a, "why", why ? json_text(why) : json_null());
 		json_object_set_new(a, "range", why ? json_null() : jint(r->inferred_range));
 		json_object_set_new(a, "all", why ? json_null() : jint(r->inferred_all));
 		json_object_set_new(a, "requests_without_mask", jint(r->kmask_unknown));
@@ -230,7 +230,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 			json_t *s = json_object();
 
 			json_object_set_new(s, "function", r->sites[i].site ?
-					    json_string(ts_source_str(src, r->sites[i].site)) :
+					    json_text(ts_source_str(src, r->sites[i].site)) :
 					    json_null());
 			json_object_set_new(s, "count", jint(r->sites[i].count));
 			json_array_append_new(a, s);
@@ -241,10 +241,10 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 			const struct tl_mm *m = timeline_mm(tl, r->mms[i].site);
 			json_t *p = json_object();
 
-			json_object_set_new(p, "mm", m ? json_string(m->name) : json_null());
+			json_object_set_new(p, "mm", m ? json_text(m->name) : json_null());
 			json_object_set_new(p, "pid", m && m->pid >= 0 ? json_integer(m->pid) :
 					    json_null());
-			json_object_set_new(p, "comm", m ? json_string(m->comm) : json_null());
+			json_object_set_new(p, "comm", m ? json_text(m->comm) : json_null());
 			json_object_set_new(p, "count", jint(r->mms[i].count));
 			json_array_append_new(a, p);
 		}
@@ -265,12 +265,12 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 	} else {
 		json_object_set_new(j, "vmalloc", json_null());
 	}
-	json_object_set_new(j, "platform", json_string(pf->name));
+	json_object_set_new(j, "platform", json_text(pf->name));
 	json_object_set_new(root, "sfence", j);
 
 	if (!r->probed) {
 		json_object_set_new(w, "svvptc", json_null());
-		json_object_set_new(w, "svvptc_why", json_string(r->flush_known ? no_sites_why :
+		json_object_set_new(w, "svvptc_why", json_text(r->flush_known ? no_sites_why :
 								   no_probes_why));
 		json_object_set_new(root, "whatif", w);
 		return;
@@ -292,14 +292,14 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 	{
 		json_t *as = json_array();
 
-		json_array_append_new(as, json_string(
+		json_array_append_new(as, json_text(
 			"update_mmu_cache fences no new or updated user PTE (Svvptc)"));
-		json_array_append_new(as, json_string(
+		json_array_append_new(as, json_text(
 			"new vmalloc mappings are not flushed (6.12's flush_cache_vmap)"));
-		json_array_append_new(as, json_string(
+		json_array_append_new(as, json_text(
 			"the hardware sets A/D bits: an access/dirty update is a spurious fault with "
 			"the PTE unchanged, so no flush (else up to sfence_max)"));
-		json_array_append_new(as, json_string(
+		json_array_append_new(as, json_text(
 			"no gratuitous fault on a core that caches no invalid PTE (else up to "
 			"faults_added_max)"));
 		json_object_set_new(a, "assumptions", as);

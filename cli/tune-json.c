@@ -49,9 +49,9 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 	int ncpus = r->aggregate ? 0 : r->ncpus < tuner_ncpus(r->tu) ? r->ncpus : tuner_ncpus(r->tu);
 
 	j = json_object();
-	json_object_set_new(j, "file", json_string(r->o->c.input));
+	json_object_set_new(j, "file", json_text(r->o->c.input));
 	json_object_set_new(j, "format", r->aggregate ? json_null() :
-			    json_string(ts_source_info(r->src)->format));
+			    json_text(ts_source_info(r->src)->format));
 	if (r->aggregate) {
 		json_t *in = json_array();
 
@@ -75,11 +75,12 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 		json_object_set_new(j, "lost_markers_without_count", json_integer((json_int_t)marks));
 		json_object_set_new(j, "malformed_skipped",
 				    json_integer((json_int_t)ts_source_skipped(r->src, NULL)));
+		source_checks_json(j, r->src);
 		json_object_set_new(j, "events_not_modelled",
 				    json_integer((json_int_t)tuner_unmodelled(r->tu, NULL)));
 	}
 	json_object_set_new(root, "input", j);
-	json_object_set_new(root, "platform", json_string(r->pf.name));
+	json_object_set_new(root, "platform", json_text(r->pf.name));
 	j = json_object();
 	for (int f = 0; f < PF__COSTS; f++) {
 		json_t *c = json_pack("{s:f,s:s,s:s}", "ns", r->pf.v[f], "source",
@@ -176,10 +177,10 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 
 	j = json_object();
 	json_object_set_new(j, "flush_ipis", observed >= 0 ? json_integer(observed) : json_null());
-	json_object_set_new(j, "source", observed >= 0 ? json_string(obs_how) : json_null());
+	json_object_set_new(j, "source", observed >= 0 ? json_text(obs_how) : json_null());
 	json_object_set_new(j, "warmup_ns", json_integer((json_int_t)r->o->warmup_ns));
 	/* a lazy kernel is checked against lazy at its own T, Q, whose IPIs are ideal's */
-	json_object_set_new(j, "predicted_model", json_string(r->lazy_kernel ? "lazy" : "stock_asid"));
+	json_object_set_new(j, "predicted_model", json_text(r->lazy_kernel ? "lazy" : "stock_asid"));
 	json_object_set_new(j, "predicted", json_integer((json_int_t)(r->lazy_kernel ? ideal->ipis :
 			    stock->ipis)));
 	json_object_set_new(j, "predicted_stock_asid", json_integer((json_int_t)stock->ipis));
@@ -226,8 +227,8 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 		FILE *pf;
 
 		j = json_object();
-		json_object_set_new(j, "verdict", json_string(tuner_verdict_name(a->verdict)));
-		json_object_set_new(j, "reason", json_string(why));
+		json_object_set_new(j, "verdict", json_text(tuner_verdict_name(a->verdict)));
+		json_object_set_new(j, "reason", json_text(why));
 		json_object_set_new(j, "base", json_pack("{s:i,s:s,s:i,s:s,s:o,s:i,s:o,s:i}",
 				    "threshold", r->o->T[a->base_ti], "threshold_source", r->base_T_how,
 				    "queue", r->o->Q[a->base_qi], "queue_source", r->base_Q_how,
@@ -293,7 +294,7 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 			bool any = tune_write_patch(pf, r, fat);
 
 			fclose(pf);
-			json_object_set_new(j, "patch", any ? json_string(patch) : json_null());
+			json_object_set_new(j, "patch", any ? json_text(patch) : json_null());
 		}
 		free(patch);
 		{

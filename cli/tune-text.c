@@ -547,6 +547,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		if (ts_source_skipped(r->src, &where))
 			printf("malformed records skipped: %llu (first: %s)\n",
 			       (unsigned long long)ts_source_skipped(r->src, NULL), where);
+		source_checks_line(r->src);
 		if (tuner_unmodelled(r->tu, &cpu))
 			printf("events not modelled: %llu on CPUs past the %d the input declares "
 			       "(the first on CPU %d): every model count below misses them\n",

@@ -64,6 +64,77 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+size_t utf8_char_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+	size_t n;
+
+	if (!p[0])
+		return 0;
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s)
+{
+	while (*s) {
+		size_t n;
+
+		if ((unsigned char)*s < 0x80) {
+			s++;
+			continue;
+		}
+		n = utf8_char_len(s);
+		if (!n)
+			return false;
+		s += n;
+	}
+	return true;
+}
+
+size_t utf8_escape(const char *s, char *out, size_t size)
+{
+	size_t o = 0, need = 0;
+	bool full = !size;
+
+	while (*s) {
+		size_t n = utf8_char_len(s), w = n ? n : 4;
+
+		if (!full && o + w < size) {
+			if (n)
+				memcpy(out + o, s, n);
+			else
+				snprintf(out + o, 5, "\\x%02x", (unsigned char)*s);
+			o += w;
+		} else {
+			full = true;
+		}
+		need += w;
+		s += n ? n : 1;
+	}
+	if (size)
+		out[o] = '\0';
+	return need;
+}
+
 size_t strlcpy_ts(char *dst, const char *src, size_t size)
 {
 	size_t len = strlen(src);

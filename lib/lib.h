@@ -95,4 +95,16 @@ int parse_duration_ns(const char *s, uint64_t *out);
 /* Copy at most size-1 bytes and terminate; returns strlen(src). */
 size_t strlcpy_ts(char *dst, const char *src, size_t size);
 
+/* The length (1..4) of the UTF-8 character at @s, 0 when it is not one (or at the NUL). */
+size_t utf8_char_len(const char *s);
+/* Is NUL-terminated @s all UTF-8 (overlong forms, surrogates and past U+10FFFF are not)? */
+bool utf8_valid(const char *s);
+/*
+ * @s with every byte that is not part of a UTF-8 character written as the four characters
+ * \xNN (lowercase hex) into @out of @size bytes, cut before an escape or a character that
+ * would not fit; returns the length the whole escaped string needs (without the NUL), as
+ * snprintf() does.  utf8_escape("a\xffb", out, 16) gives "a\\xffb", 6.
+ */
+size_t utf8_escape(const char *s, char *out, size_t size);
+
 #endif

@@ -72,7 +72,28 @@ struct ts_source {
 	struct ts_probe *probes;	/* kprobe events met (probes.c) */
 	size_t nprobes, probes_alloc;
 	void *priv;			/* the format's own state */
+	struct ts_checker *checker;	/* validate.c's per-CPU state, made at first use */
+	uint64_t checked[TS_CHK__COUNT];	/* records of each class of enum ts_check */
+	char check_first[TS_CHK__COUNT][160];
+	uint64_t utf8_strings;		/* strings interned escaped (also in checked[]) */
 };
+
+/*
+ * validate.c: 1 when @ev (just read) is to be returned, 0 when it is skipped; either way
+ * counted in src->checked[] when a check failed, names escaped in place.
+ */
+int ts_check_event(struct ts_source *src, struct ts_event *ev);
+void ts_checker_free(struct ts_checker *k);
+
+/*
+ * A pid the input gave, as the event holds it: out of the kernel's range (negative, 2^22
+ * or more, past 32 bits) it becomes INT32_MIN, which the check of every event skips and
+ * counts, instead of wrapping into a real pid (4294967296 into 0, the idle task).
+ */
+static inline int32_t ts_pid(int64_t v)
+{
+	return v >= 0 && v < TS_PID_LIMIT ? (int32_t)v : INT32_MIN;
+}
 
 /* Record the failure message "<file>: <fmt...>"; always returns -1. */
 int ts_source_fail(struct ts_source *src, const char *fmt, ...)

@@ -526,6 +526,16 @@ static int64_t jnum(const struct jline *o, enum jkey key, int64_t dflt)
 	return v && v->type == JV_INT ? v->i : dflt;
 }
 
+/* A pid key: absent, null or -1 is unknown (-1); past the kernel's range, ts_pid()'s mark. */
+static int32_t jpid(const struct jline *o, enum jkey key, int32_t dflt)
+{
+	const struct jv *v = jget(o, key);
+
+	if (!v || v->type != JV_INT)
+		return dflt;
+	return v->i == -1 ? -1 : ts_pid(v->i);
+}
+
 static void jcomm(const struct jline *o, enum jkey key, char *buf)
 {
 	const char *s = jstr(o, key);
@@ -644,7 +654,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		ev->u.mminfo.mm = jstr_id(src, o, K_MM);
 		if (!ev->u.mminfo.mm)
 			return *why = "mm line without \"mm\"", -1;
-		ev->u.mminfo.pid = (int32_t)jnum(o, K_PID, -1);
+		ev->u.mminfo.pid = jpid(o, K_PID, -1);
 		ev->u.mminfo.how = (uint8_t)how_of(jstr(o, K_HOW));
 		jcomm(o, K_COMM, ev->comm);
 		return 1;
@@ -654,8 +664,8 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	    cpu->i < (strcmp(kind, "lost") ? 0 : -1))
 		return *why = "no \"cpu\" in 0..511", -1;
 	ev->cpu = (int32_t)cpu->i;
-	ev->pid = (int32_t)jnum(o, K_PID, -1);
-	ev->tgid = (int32_t)jnum(o, K_TGID, -1);
+	ev->pid = jpid(o, K_PID, -1);
+	ev->tgid = jpid(o, K_TGID, -1);
 	if (jget(o, K_TGID))
 		ev->flags |= TS_F_TGID;
 	jcomm(o, K_COMM, ev->comm);
@@ -665,13 +675,13 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 
 	if (!strcmp(kind, "switch")) {
 		ev->kind = TS_EV_SWITCH;
-		ev->u.sw.prev_pid = (int32_t)jnum(o, K_PREV_PID, -1);
-		ev->u.sw.next_pid = (int32_t)jnum(o, K_NEXT_PID, -1);
+		ev->u.sw.prev_pid = jpid(o, K_PREV_PID, -1);
+		ev->u.sw.next_pid = jpid(o, K_NEXT_PID, -1);
 		ev->u.sw.next_tgid = -1;
 		ev->u.sw.prev_state = jnum(o, K_PREV_STATE, 0);
 		jcomm(o, K_PREV_COMM, ev->u.sw.prev_comm);
 		jcomm(o, K_NEXT_COMM, ev->u.sw.next_comm);
-		if (ev->u.sw.next_pid < 0)
+		if (ev->u.sw.next_pid == -1)
 			return *why = "switch without \"next_pid\"", -1;
 		ev->u.sw.mm = jstr_id(src, o, K_MM);
 		if (!ev->u.sw.mm)
@@ -680,19 +690,19 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			ev->u.sw.no_mm = 1;
 	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
 		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
-		ev->u.fork.parent_pid = (int32_t)jnum(o, K_PARENT_PID, -1);
-		ev->u.fork.child_pid = (int32_t)jnum(o, K_CHILD_PID, -1);
+		ev->u.fork.parent_pid = jpid(o, K_PARENT_PID, -1);
+		ev->u.fork.child_pid = jpid(o, K_CHILD_PID, -1);
 		ev->u.fork.clone_flags = (uint64_t)jnum(o, K_CLONE_FLAGS, 0);
 		jcomm(o, K_CHILD_COMM, ev->u.fork.child_comm);
 	} else if (!strcmp(kind, "exec")) {
 		ev->kind = TS_EV_EXEC;
-		ev->u.exec.pid = (int32_t)jnum(o, K_EXEC_PID, ev->pid);
-		ev->u.exec.old_pid = (int32_t)jnum(o, K_OLD_PID, ev->u.exec.pid);
+		ev->u.exec.pid = jpid(o, K_EXEC_PID, ev->pid);
+		ev->u.exec.old_pid = jpid(o, K_OLD_PID, ev->u.exec.pid);
 		ev->u.exec.filename = jstr_id(src, o, K_FILENAME);
 		ev->u.exec.mm = jstr_id(src, o, K_MM);
 	} else if (!strcmp(kind, "exit") || !strcmp(kind, "task_exit")) {
 		ev->kind = TS_EV_EXIT;
-		ev->u.exit.pid = (int32_t)jnum(o, K_EXIT_PID, -1);
+		ev->u.exit.pid = jpid(o, K_EXIT_PID, -1);
 		ev->u.exit.mm_given = jstr_id(src, o, K_MM);
 	} else if (!strcmp(kind, "flush")) {
 		const char *role = jstr(o, K_ROLE);
@@ -727,8 +737,11 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		if (jtrue(o, K_TLB))
 			ev->flags |= TS_F_TLB;
 		if (jtrue(o, K_RECV)) {
+			int64_t from = jnum(o, K_FROM, -1);
+
 			ev->flags |= TS_F_RECV;
-			ev->u.ipi.from = (int32_t)jnum(o, K_FROM, -1);
+			/* past any CPU: left to the stream's check, which skips and counts it */
+			ev->u.ipi.from = from >= -1 && from < TS_MAX_CPUS ? (int32_t)from : INT32_MAX;
 			if (jtrue(o, K_LOCAL))
 				ev->flags |= TS_F_LOCAL;
 		} else {
@@ -778,11 +791,13 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	} else if (!strcmp(kind, "tgid")) {
 		/* a row of the trace's task table: counted by its event name when unreadable */
 		ev->kind = TS_EV_TGID;
-		ev->u.task.pid = (int32_t)jnum(o, K_TASK_PID, -1);
-		ev->u.task.tgid = (int32_t)jnum(o, K_TASK_TGID, -1);
+		ev->u.task.pid = jpid(o, K_TASK_PID, -1);
+		ev->u.task.tgid = jpid(o, K_TASK_TGID, -1);
 		ev->u.task.kthread = jtrue(o, K_KTHREAD);
 		jcomm(o, K_TASK_COMM, ev->u.task.comm);
-		if (ev->u.task.pid <= 0 || ev->u.task.tgid <= 0 ||
+		/* out of range (INT32_MIN) is left to the stream's check, which counts it */
+		if (ev->u.task.pid == 0 || ev->u.task.pid == -1 || ev->u.task.tgid == 0 ||
+		    ev->u.task.tgid == -1 ||
 		    (ev->u.task.kthread && ev->u.task.tgid != ev->u.task.pid))
 			return *why = "tgid without \"task_pid\" and \"task_tgid\" above 0", -1;
 	} else if (!strcmp(kind, "lost")) {

@@ -362,8 +362,39 @@ bool ts_source_defines(const struct ts_source *src, const char *event);
 /* Malformed records that were skipped (text formats), and where the first one was. */
 uint64_t ts_source_skipped(const struct ts_source *src, const char **first_where);
 
+/*
+ * What ts_source_next() checks in every event, whatever the reader (parsers/validate.c).
+ * An event it returns has: a CPU in 0..TS_MAX_CPUS-1 and below the input's own count where
+ * the input states one (info.cpus), its IPI and flush target masks too (a lost event may be
+ * of CPU -1, no known CPU; an mm's metadata has no CPU); a time not before the last event
+ * kept on its CPU (lost events and mm metadata aside); every pid -1 (unknown) or in
+ * 0..TS_PID_LIMIT-1; names in valid UTF-8.  What failed a check is counted by class, the
+ * first place kept; classes that skip drop the record, the others keep it.
+ */
+#define TS_PID_LIMIT	(1 << 22)	/* PID_MAX_LIMIT on 64-bit: no pid is this or more */
+
+enum ts_check {
+	TS_CHK_PID,		/* a pid outside 0..TS_PID_LIMIT-1: skipped */
+	TS_CHK_CPU,		/* a CPU (or a mask's) past the input's count: skipped */
+	TS_CHK_TIME,		/* before the last record kept on its CPU: skipped */
+	TS_CHK_DUP,		/* an exact repeat of the record before it on its CPU (switch,
+				 * fork, newtask, exec, exit: kinds that cannot repeat): skipped */
+	TS_CHK_PREV_PID,	/* a switch away from a task other than the one switched to
+				 * last on that CPU: kept */
+	TS_CHK_PREV_PID_LOSSY,	/* the same on a CPU that had lost events before: expected, kept */
+	TS_CHK_UTF8,		/* a name not in UTF-8: its stray bytes escaped as \xNN, kept */
+	TS_CHK__COUNT
+};
+
+/* Records of class @c met so far, and where the first one was (borrowed; "" none). */
+uint64_t ts_source_checked(const struct ts_source *src, enum ts_check c, const char **first);
+const char *ts_check_key(enum ts_check c);	/* stable JSON key: "pid_out_of_range" */
+const char *ts_check_what(enum ts_check c);	/* for people, after "N records " */
+bool ts_check_skips(enum ts_check c);		/* the class drops its records */
+
 /* String table: ids are stable for the source's life; 0 is the empty string. */
 const char *ts_source_str(const struct ts_source *src, uint32_t id);
+/* @s's id; a string that is not UTF-8 is interned escaped (TS_CHK_UTF8, counted). */
 uint32_t ts_source_intern(struct ts_source *src, const char *s);
 uint32_t ts_source_str_count(const struct ts_source *src);
 

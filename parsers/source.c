@@ -232,6 +232,7 @@ void ts_source_close(struct ts_source *src)
 	if (src->fd > 0)
 		close(src->fd);
 	ts_probe_release_all(src);
+	ts_checker_free(src->checker);
 	free(src->tpk);
 	free(src->tlbfn);
 	strtab_free(src->strs);
@@ -242,8 +243,25 @@ void ts_source_close(struct ts_source *src)
 
 int ts_source_next(struct ts_source *src, struct ts_event *ev)
 {
-	memset(ev, 0, sizeof(*ev));
-	return src->fmt->next(src, ev);
+	int r;
+
+	do {
+		memset(ev, 0, sizeof(*ev));
+		r = src->fmt->next(src, ev);
+	} while (r > 0 && !ts_check_event(src, ev));
+	return r;
+}
+
+uint64_t ts_source_checked(const struct ts_source *src, enum ts_check c, const char **first)
+{
+	if (c >= TS_CHK__COUNT) {
+		if (first)
+			*first = "";
+		return 0;
+	}
+	if (first)
+		*first = src->check_first[c];
+	return src->checked[c];
 }
 
 const char *ts_source_error(const struct ts_source *src)
@@ -280,7 +298,29 @@ const char *ts_source_str(const struct ts_source *src, uint32_t id)
 
 uint32_t ts_source_intern(struct ts_source *src, const char *s)
 {
-	return strtab_intern(src->strs, s);
+	size_t need;
+	uint32_t id;
+	char *e;
+
+	if (utf8_valid(s))
+		return strtab_intern(src->strs, s);
+	need = utf8_escape(s, NULL, 0);
+	e = xmalloc(need + 1);
+	utf8_escape(s, e, need + 1);
+	id = strtab_intern(src->strs, e);
+	if (!src->checked[TS_CHK_UTF8]++) {
+		char *first = src->check_first[TS_CHK_UTF8];
+		size_t len = sizeof(src->check_first[TS_CHK_UTF8]);
+
+		/* a binary input has no line: the name is its own place */
+		if (src->lineno)
+			snprintf(first, len, "line %llu: the name \"%.100s\"",
+				 (unsigned long long)src->lineno, e);
+		else
+			snprintf(first, len, "the name \"%.100s\"", e);
+	}
+	free(e);
+	return id;
 }
 
 uint32_t ts_source_str_count(const struct ts_source *src)

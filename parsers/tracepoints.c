@@ -461,8 +461,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			opt_str(f, "prev_comm", ev->u.sw.prev_comm, TS_COMM_LEN);
 			opt_str(f, "next_comm", ev->u.sw.next_comm, TS_COMM_LEN);
 		}
-		ev->u.sw.prev_pid = (int32_t)n[0];
-		ev->u.sw.next_pid = (int32_t)n[1];
+		ev->u.sw.prev_pid = ts_pid(n[0]);
+		ev->u.sw.next_pid = ts_pid(n[1]);
 		ev->u.sw.prev_state = n[2];
 		ev->u.sw.next_tgid = -1;
 		break;
@@ -471,8 +471,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		ev->kind = TS_EV_FORK;
 		NEED(need_num(f, "parent_pid", &v), "parent_pid");
 		NEED(need_num(f, "child_pid", &w), "child_pid");
-		ev->u.fork.parent_pid = (int32_t)v;
-		ev->u.fork.child_pid = (int32_t)w;
+		ev->u.fork.parent_pid = ts_pid(v);
+		ev->u.fork.child_pid = ts_pid(w);
 		opt_str(f, "child_comm", ev->u.fork.child_comm, TS_COMM_LEN);
 		break;
 	case TPK_NEWTASK:
@@ -480,7 +480,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		NEED(need_num(f, "pid", &v), "pid");
 		NEED(need_num(f, "clone_flags", &w), "clone_flags");
 		ev->u.fork.parent_pid = ev->pid;
-		ev->u.fork.child_pid = (int32_t)v;
+		ev->u.fork.child_pid = ts_pid(v);
 		ev->u.fork.clone_flags = (uint64_t)w;
 		opt_str(f, "comm", ev->u.fork.child_comm, TS_COMM_LEN);
 		break;
@@ -489,8 +489,8 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 
 		ev->kind = TS_EV_EXEC;
 		NEED(need_num(f, "pid", &v), "pid");
-		ev->u.exec.pid = (int32_t)v;
-		ev->u.exec.old_pid = need_num(f, "old_pid", &w) ? (int32_t)v : (int32_t)w;
+		ev->u.exec.pid = ts_pid(v);
+		ev->u.exec.old_pid = ts_pid(need_num(f, "old_pid", &w) ? v : w);
 		opt_str(f, "filename", file, sizeof(file));
 		ev->u.exec.filename = ts_source_intern(src, file);
 		break;
@@ -498,7 +498,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 	case TPK_EXIT:
 		ev->kind = TS_EV_EXIT;
 		NEED(need_num(f, "pid", &v), "pid");
-		ev->u.exit.pid = (int32_t)v;
+		ev->u.exit.pid = ts_pid(v);
 		if (need_num(f, "group_dead", &w) == 0) {
 			ev->flags |= TS_F_GROUP_KNOWN;
 			if (w)

@@ -137,15 +137,18 @@ same "tune says so too (JSON input.malformed_skipped)" 1 \
 check "tune says so too (text, with the line)" \
 	sh -c "'$prog' tune '$tmp/bad.jsonl' | grep -q '^malformed records skipped: 1 (first: line 3'"
 
-# events on CPUs past those the header declares are not modelled, and tune says so
+# events on CPUs past those the header declares are skipped by the input's checks, and tune
+# says so in its text and JSON
 printf '%s\n' '{"kind":"header","version":1,"cpus":2}' \
 	'{"ts":1000,"cpu":0,"kind":"switch","prev_pid":7,"next_pid":9,"next_comm":"sh","mm":"p9"}' \
 	'{"ts":1100,"cpu":3,"kind":"switch","prev_pid":0,"next_pid":9,"next_comm":"sh","mm":"p9"}' \
 	'{"ts":1500,"cpu":0,"kind":"flush","mm":"p9","scope":"range","pages":16}' > "$tmp/under.jsonl"
-check "tune: an event on CPU 3 of a 2-CPU input is said not modelled" \
-	sh -c "'$prog' tune '$tmp/under.jsonl' | grep -q '^events not modelled: 1 on CPUs past the 2 the input declares (the first on CPU 3)'"
-same "tune --json: input.events_not_modelled" 1 \
-	"$(tls tune --json "$tmp/under.jsonl" | jq '.input.events_not_modelled')"
+check "tune: an event on CPU 3 of a 2-CPU input is said skipped" \
+	sh -c "'$prog' tune '$tmp/under.jsonl' 2>/dev/null | grep -q '^input checks: records skipped: 1, kept as found or escaped: 0'"
+check "tune: ... and the warning names the place" \
+	sh -c "'$prog' tune '$tmp/under.jsonl' 2>&1 >/dev/null | grep -q 'past the input.s count, skipped: 1 (first: line 3: cpu 3 at 0.000001 s: the input declares 2 CPUs)'"
+same "tune --json: input.input_checks.cpu_out_of_range" 1 \
+	"$(tls tune --json "$tmp/under.jsonl" 2>/dev/null | jq '.input.input_checks.cpu_out_of_range')"
 
 # usage errors
 tls report > /dev/null 2>&1; check "no trace: exit 2" [ $? -eq 2 ]

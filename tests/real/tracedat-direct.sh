@@ -8,8 +8,9 @@
 T=tracedat-direct
 . "$(dirname "$0")/../lib.sh"
 
-lib() { TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1; echo "status $?"; }
-own() { tls "$@" 2>&1; echo "status $?"; }
+# the trace's own name (the last argument) in warnings and messages as TRACE
+lib() { TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"; echo "status ${PIPESTATUS[0]}"; }
+own() { tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"; echo "status ${PIPESTATUS[0]}"; }
 
 same "x86-lost.dat: it has lost events" "true" \
 	"$(tls info --json "$fx/x86-lost.dat" | jq '.lost_events > 0')"

@@ -37,7 +37,8 @@ done
 # The same capture as trace.dat and as tracefs text (no tgid column: both carry the same
 # facts).  Text timestamps are microseconds, so times compare at that precision.
 norm() {
-	jq -S 'del(.input, .evidence.malformed_skipped, .evidence.timestamps_as_printed)
+	jq -S 'del(.input, .evidence.malformed_skipped, .evidence.timestamps_as_printed,
+		.evidence.input_checks_first)
 		| .span.first_ns |= (. / 1000 | floor) | .span.last_ns |= (. / 1000 | floor)
 		| .cpus[] |= (del(.kthread_ns, .idle_ns))' "$1"
 }
@@ -80,8 +81,9 @@ same "x86-lost.txt: lost events = entries-written - entries-in-buffer" "$written
 
 # JSON lines round trip: events -> report gives the trace's report
 tls events "$fx/x86-hackbench.dat" > "$tmp/ev.jsonl"
+# the checks' first places are lines of the JSON there, CPU and time here: counts compared
 rt() { jq -S 'del(.input, .evidence.kthreads_by_name, .evidence.requests_mm_from_task,
-	.evidence.requests_without_mm)' "$1"; }
+	.evidence.requests_without_mm, .evidence.input_checks_first)' "$1"; }
 tls report --json "$tmp/ev.jsonl" > "$tmp/rt.json"
 same "x86-hackbench: report of 'events' output = report of the trace" \
 	"$(rt "$tmp/dat.json")" "$(rt "$tmp/rt.json")"

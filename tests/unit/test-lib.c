@@ -76,6 +76,33 @@ static void test_numbers(void **state)
 	assert_int_equal(parse_duration_ns("-1", &ns), -1);
 }
 
+static void test_utf8(void **state)
+{
+	char out[16];
+
+	assert_int_equal(utf8_char_len("a"), 1);
+	assert_int_equal(utf8_char_len("\xc3\xa9"), 2);		/* e acute */
+	assert_int_equal(utf8_char_len("\xe4\xb8\xad"), 3);	/* a CJK character */
+	assert_int_equal(utf8_char_len("\xf0\x9f\x98\x80"), 4);
+	assert_int_equal(utf8_char_len("\xc0\xaf"), 0);		/* overlong '/' */
+	assert_int_equal(utf8_char_len("\xed\xa0\x80"), 0);	/* a surrogate */
+	assert_int_equal(utf8_char_len("\xf4\x90\x80\x80"), 0);	/* past U+10FFFF */
+	assert_int_equal(utf8_char_len("\xe4\xb8"), 0);		/* cut by the NUL */
+	assert_int_equal(utf8_char_len(""), 0);
+	assert_true(utf8_valid("sh \xe4\xb8\xad"));
+	assert_false(utf8_valid("my\xfftask"));
+
+	assert_int_equal(utf8_escape("a\xff" "b", out, sizeof(out)), 6);
+	assert_string_equal(out, "a\\xffb");
+	/* a comm the kernel cut inside a character: the stray tail escaped */
+	assert_int_equal(utf8_escape("ab\xe4\xb8", out, sizeof(out)), 10);
+	assert_string_equal(out, "ab\\xe4\\xb8");
+	/* cut before an escape that would not fit, never inside it */
+	assert_int_equal(utf8_escape("abcdefghijkl\xff", out, sizeof(out)), 16);
+	assert_string_equal(out, "abcdefghijkl");
+	assert_int_equal(utf8_escape("\xff", NULL, 0), 4);
+}
+
 static void test_cpumask(void **state)
 {
 	struct ts_cpumask m;
@@ -106,6 +133,7 @@ int main(void)
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_cpumask),
+		cmocka_unit_test(test_utf8),
 	};
 
 	return cmocka_run_group_tests_name("lib", tests, NULL, NULL);

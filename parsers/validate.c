@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What a trace asserts, checked once for every reader: each event ts_source_next() returns
+ * passes here.  A record that cannot be true (a pid the kernel cannot have, a CPU past the
+ * input's own count, time running back on a CPU, an exact repeat) is skipped; one that is
+ * possible but disagrees with what came before (a switch away from a task that was not
+ * running) is kept; a name that is not UTF-8 is escaped.  Each is counted by class with the
+ * first place, for every command to say (docs/design.md, "What the readers check").
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "format.h"
+
+static const struct {
+	const char *key;	/* JSON key */
+	const char *what;	/* for people, after the count */
+	bool skips;		/* the record is skipped (else kept, or escaped) */
+} classes[TS_CHK__COUNT] = {
+	[TS_CHK_PID] = { "pid_out_of_range", "records with a pid outside 0..4194303, skipped",
+			 true },
+	[TS_CHK_CPU] = { "cpu_out_of_range", "records naming a CPU past the input's count, skipped",
+			 true },
+	[TS_CHK_TIME] = { "time_backwards",
+			  "records earlier than their CPU's previous one, skipped", true },
+	[TS_CHK_DUP] = { "duplicate", "exact repeats of their CPU's previous record, skipped",
+			 true },
+	[TS_CHK_PREV_PID] = { "switch_inconsistent",
+			      "switches from a task that was not running there, kept", false },
+	[TS_CHK_PREV_PID_LOSSY] = { "switch_inconsistent_after_loss",
+				    "such switches after lost events on the CPU (expected), kept",
+				    false },
+	[TS_CHK_UTF8] = { "names_not_utf8", "names not in UTF-8, escaped as \\xNN", false },
+};
+
+const char *ts_check_key(enum ts_check c)
+{
+	return c < TS_CHK__COUNT ? classes[c].key : "?";
+}
+
+const char *ts_check_what(enum ts_check c)
+{
+	return c < TS_CHK__COUNT ? classes[c].what : "?";
+}
+
+bool ts_check_skips(enum ts_check c)
+{
+	return c < TS_CHK__COUNT && classes[c].skips;
+}
+
+/* What the stream has shown of one CPU so far. */
+struct chk_cpu {
+	uint64_t last_ts;	/* ns, of the last record kept */
+	int32_t cur_pid;	/* the task running since the last switch (pid_known) */
+	bool pid_known;
+	bool seen;
+	bool lossy;		/* events were lost on it (or on an unknown CPU) */
+	bool have_last;		/* last holds the record just before, of a kind that cannot repeat */
+	struct ts_event last;
+};
+
+struct ts_checker {
+	struct chk_cpu cpu[TS_MAX_CPUS];
+	bool all_lossy;		/* a loss of no known CPU */
+};
+
+void ts_checker_free(struct ts_checker *k)
+{
+	free(k);
+}
+
+/* "line 12: cpu 3 at 12.345678 s" for a text input, else the record's CPU and time alone. */
+static void place(const struct ts_source *src, const struct ts_event *ev, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (src->lineno)
+		n = (size_t)snprintf(buf, len, "line %llu: ", (unsigned long long)src->lineno);
+	if (ev->kind == TS_EV_MM)	/* metadata: no CPU of its own */
+		buf[n ? n - 2 : 0] = '\0';
+	else if (n < len)
+		snprintf(buf + n, len - n, "cpu %d at %llu.%06llu s", ev->cpu,
+			 (unsigned long long)(ev->ts / 1000000000),
+			 (unsigned long long)(ev->ts % 1000000000 / 1000));
+}
+
+static void count(struct ts_source *src, const struct ts_event *ev, enum ts_check c,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void count(struct ts_source *src, const struct ts_event *ev, enum ts_check c,
+		  const char *fmt, ...)
+{
+	char where[80];
+	size_t n;
+	va_list ap;
+
+	if (src->checked[c]++)
+		return;
+	place(src, ev, where, sizeof(where));
+	n = (size_t)snprintf(src->check_first[c], sizeof(src->check_first[c]), "%s: ", where);
+	if (n >= sizeof(src->check_first[c]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(src->check_first[c] + n, sizeof(src->check_first[c]) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* A pid field: -1 is "unknown" (the reader's own), anything else must be the kernel's. */
+static bool pid_ok(int32_t pid)
+{
+	return pid == -1 || (pid >= 0 && pid < TS_PID_LIMIT);
+}
+
+/* The first pid field of @ev that no kernel can have, or NULL. */
+static const char *bad_pid(const struct ts_event *ev)
+{
+	if (!pid_ok(ev->pid))
+		return "pid";
+	if (!pid_ok(ev->tgid))
+		return "tgid";
+	switch (ev->kind) {
+	case TS_EV_SWITCH:
+		if (!pid_ok(ev->u.sw.prev_pid))
+			return "prev_pid";
+		if (!pid_ok(ev->u.sw.next_pid))
+			return "next_pid";
+		if (!pid_ok(ev->u.sw.next_tgid))
+			return "next_tgid";
+		break;
+	case TS_EV_FORK:
+	case TS_EV_NEWTASK:
+		if (!pid_ok(ev->u.fork.parent_pid))
+			return "parent_pid";
+		if (!pid_ok(ev->u.fork.child_pid))
+			return "child_pid";
+		break;
+	case TS_EV_EXEC:
+		if (!pid_ok(ev->u.exec.pid))
+			return "exec pid";
+		if (!pid_ok(ev->u.exec.old_pid))
+			return "old_pid";
+		break;
+	case TS_EV_EXIT:
+		if (!pid_ok(ev->u.exit.pid))
+			return "exit pid";
+		break;
+	case TS_EV_MM:
+		if (!pid_ok(ev->u.mminfo.pid))
+			return "mm's pid";
+		break;
+	case TS_EV_TGID:
+		if (!pid_ok(ev->u.task.pid))
+			return "task pid";
+		if (!pid_ok(ev->u.task.tgid))
+			return "task tgid";
+		break;
+	default:
+		break;
+	}
+	return NULL;
+}
+
+/* The first CPU of @m at or past @cpus, or -1: a word at a time. */
+static int mask_past(const struct ts_cpumask *m, int cpus)
+{
+	int w = cpus / 64;
+	uint64_t past = m->bits[w] & ~((1ULL << (cpus % 64)) - 1);
+
+	for (;;) {
+		if (past)
+			return w * 64 + __builtin_ctzll(past);
+		if (++w == TS_MAX_CPUS / 64)
+			return -1;
+		past = m->bits[w];
+	}
+}
+
+/* A CPU of @ev's masks at or past @cpus (the input's count, below TS_MAX_CPUS), or -1. */
+static int bad_target(const struct ts_event *ev, int cpus)
+{
+	if (ev->kind == TS_EV_IPI) {
+		if (ev->u.ipi.from >= cpus)
+			return ev->u.ipi.from;
+		return mask_past(&ev->u.ipi.targets, cpus);
+	}
+	if (ev->kind == TS_EV_FLUSH && (ev->u.flush.fflags & TS_FF_KMASK))
+		return mask_past(&ev->u.flush.kmask, cpus);
+	return -1;
+}
+
+/*
+ * A name of @size bytes with what is not UTF-8 escaped as \xNN, in place, cut at @size - 1
+ * bytes without splitting an escape or a character: true when anything changed.  Valid
+ * UTF-8 (a comm of CJK characters) is left alone; the kernel cuts comm at 15 bytes, maybe
+ * inside a character, and that tail is escaped like any other stray byte.
+ */
+static bool escape_name(char *s, size_t size)
+{
+	char out[TS_COMM_LEN];
+
+	if (size > sizeof(out))
+		return false;
+	s[size - 1] = '\0';	/* a reader's copy is terminated; a name is never more */
+	if (utf8_valid(s))
+		return false;
+	utf8_escape(s, out, size);
+	memcpy(s, out, size);
+	return true;
+}
+
+/*
+ * No byte of the name's whole array has its top bit set: plain ASCII, nothing to check (the
+ * common case, two loads; bytes past the NUL only make it take the slow path).
+ */
+static inline bool ascii_name(const char *s)
+{
+	uint64_t w[TS_COMM_LEN / 8];
+
+	memcpy(w, s, sizeof(w));
+	return !((w[0] | w[1]) & 0x8080808080808080ULL);
+}
+
+/* All names of @ev plain ASCII, the common case, checked without a call. */
+static inline bool ascii_names(const struct ts_event *ev)
+{
+	if (!ascii_name(ev->comm))
+		return false;
+	if (ev->kind == TS_EV_SWITCH)
+		return ascii_name(ev->u.sw.prev_comm) && ascii_name(ev->u.sw.next_comm);
+	if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK)
+		return ascii_name(ev->u.fork.child_comm);
+	return ev->kind != TS_EV_TGID || ascii_name(ev->u.task.comm);
+}
+
+/* The names of @ev: escaped where not UTF-8 (the first such name counted). */
+static void check_names(struct ts_source *src, struct ts_event *ev)
+{
+	static const char *const which[] = { "comm", "prev_comm", "next_comm", "child_comm",
+					     "task comm" };
+	char *names[5] = { ev->comm, NULL, NULL, NULL, NULL };
+	int bad = -1;
+
+	if (ev->kind == TS_EV_SWITCH) {
+		names[1] = ev->u.sw.prev_comm;
+		names[2] = ev->u.sw.next_comm;
+	} else if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK) {
+		names[3] = ev->u.fork.child_comm;
+	} else if (ev->kind == TS_EV_TGID) {
+		names[4] = ev->u.task.comm;
+	}
+	for (int i = 0; i < 5; i++)
+		if (names[i] && escape_name(names[i], TS_COMM_LEN) && bad < 0)
+			bad = i;
+	if (bad >= 0)
+		count(src, ev, TS_CHK_UTF8, "%s \"%s\"", which[bad], names[bad]);
+}
+
+/* Kinds of which two equal records in a row on one CPU cannot both be true. */
+static bool unrepeatable(uint8_t kind)
+{
+	return kind == TS_EV_SWITCH || kind == TS_EV_FORK || kind == TS_EV_NEWTASK ||
+	       kind == TS_EV_EXEC || kind == TS_EV_EXIT;
+}
+
+int ts_check_event(struct ts_source *src, struct ts_event *ev)
+{
+	int cpus = src->info.cpus;
+	const char *pid_field;
+	struct chk_cpu *c;
+	int t;
+
+	if (!src->checker)
+		src->checker = xcalloc(1, sizeof(*src->checker));
+	if (ev->kind >= TS_EV__COUNT)
+		return 1;	/* a reader's own bug, not the input's: never produced */
+	pid_field = bad_pid(ev);
+	if (pid_field) {
+		count(src, ev, TS_CHK_PID, "%s outside 0..%d", pid_field, TS_PID_LIMIT - 1);
+		return 0;
+	}
+	if (ev->kind == TS_EV_MM) {	/* metadata: no CPU, no time of its own */
+		if (!ascii_names(ev))
+			check_names(src, ev);
+		return 1;
+	}
+	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS) {
+		if (ev->kind == TS_EV_LOST && ev->cpu == -1) {
+			src->checker->all_lossy = true;
+			return 1;
+		}
+		count(src, ev, TS_CHK_CPU, "not a CPU");
+		return 0;
+	}
+	if (ev->kind == TS_EV_IPI && (ev->u.ipi.from < -1 || ev->u.ipi.from >= TS_MAX_CPUS)) {
+		count(src, ev, TS_CHK_CPU, "an IPI from cpu %d", ev->u.ipi.from);
+		return 0;
+	}
+	if (cpus > 0 && ev->cpu >= cpus) {
+		count(src, ev, TS_CHK_CPU, "the input declares %d CPUs", cpus);
+		return 0;
+	}
+	if (cpus > 0 && cpus < TS_MAX_CPUS && (t = bad_target(ev, cpus)) >= 0) {
+		count(src, ev, TS_CHK_CPU, "%s names cpu %d, the input declares %d CPUs",
+		      ev->kind == TS_EV_IPI ? "an IPI" : "a flush's target mask", t, cpus);
+		return 0;
+	}
+	c = &src->checker->cpu[ev->cpu];
+	if (ev->kind == TS_EV_LOST) {
+		/* a loss is always kept: it is reported, and its time is the next record's */
+		c->lossy = true;
+		c->have_last = false;
+		return 1;
+	}
+	if (c->seen && ev->ts < c->last_ts) {
+		count(src, ev, TS_CHK_TIME, "after %llu.%06llu s",
+		      (unsigned long long)(c->last_ts / 1000000000),
+		      (unsigned long long)(c->last_ts % 1000000000 / 1000));
+		return 0;
+	}
+	if (c->have_last && ev->ts == c->last.ts && ev->kind == c->last.kind &&
+	    !memcmp(ev, &c->last, sizeof(*ev))) {
+		count(src, ev, TS_CHK_DUP, "%s again", ts_kind_name(ev->kind));
+		return 0;
+	}
+	if (!ascii_names(ev))
+		check_names(src, ev);
+	c->seen = true;
+	c->last_ts = ev->ts;
+	c->have_last = unrepeatable(ev->kind);
+	if (c->have_last)
+		c->last = *ev;
+	if (ev->kind == TS_EV_SWITCH) {
+		if (c->pid_known && ev->u.sw.prev_pid >= 0 && ev->u.sw.prev_pid != c->cur_pid) {
+			bool lossy = c->lossy || src->checker->all_lossy;
+
+			count(src, ev, lossy ? TS_CHK_PREV_PID_LOSSY : TS_CHK_PREV_PID,
+			      "a switch from pid %d, pid %d was running", ev->u.sw.prev_pid,
+			      c->cur_pid);
+		}
+		c->cur_pid = ev->u.sw.next_pid;
+		c->pid_known = c->cur_pid >= 0;
+	}
+	return 1;
+}
