@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tlbscope export --format chrome: the trace as the Trace Event Format that
+ * tlbscope export [--format chrome]: the trace as the Trace Event Format that
  * ui.perfetto.dev and chrome://tracing open.  One track per CPU ("CPU n"), an "X" slice for
- * every stretch a task ran (process and mm in its args), an instant for every flush request
- * (cat "flush") and every flush IPI (cat "ipi", on the sender's track, with a flow arrow to
- * the target's; on the target's alone when only the target side is traced), and counters of
- * flush IPIs/s and of the lazy model's deferrals/s.  Timestamps are microseconds after the
- * first event, printed with their nanoseconds.
+ * every stretch a task ran (process and mm in its args) and for every idle stretch, an
+ * instant for every flush request (cat "flush") and every flush IPI (cat "ipi", on the
+ * sender's track, with a flow arrow to the target's, ending where the target entered the
+ * flush handler when the trace shows it, else at the send; on the target's alone when only
+ * the target side is traced), and counters of flush IPIs/s and of the lazy model's
+ * deferrals/s.  Timestamps are microseconds after the first event (with --abs, of the
+ * trace clock), printed with their nanoseconds; --from/--to/-C select as report's do.
  *
  * Which IPIs are counted is decided on the whole trace (timeline_ipi_source()), so the
  * input is read twice: once to decide, once to write; standard input is first copied to a
@@ -26,12 +28,17 @@
 #include "probes.h"
 
 static const char export_usage[] =
-	"usage: tlbscope export --format chrome [-o FILE] [--interval T] [--threshold T]\n"
-	"                       [--queue Q] TRACE\n"
+	"usage: tlbscope export [--format chrome] [-o FILE] [--abs] [-C LIST] [--from T]\n"
+	"                       [--to T] [--interval T] [--threshold T] [--queue Q] TRACE\n"
 	"\n"
 	"  --format chrome    the Trace Event Format (JSON) of ui.perfetto.dev and\n"
-	"                     chrome://tracing\n"
+	"                     chrome://tracing (the default, and the one format)\n"
 	"  -o, --output FILE  write there (default standard output)\n"
+	"  --abs              timestamps of the trace clock, as report prints them (default:\n"
+	"                     after the first event; otherData.first_ts_ns gives it)\n"
+	"  -C, --cpu LIST     only these CPUs' tracks (0,2-3)\n"
+	"  --from T, --to T   only what happened in the window (seconds, or +T after the\n"
+	"                     first event; as report counts)\n"
 	"  --interval T       the counters' bucket (default 100ms)\n"
 	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
@@ -45,11 +52,24 @@ struct export_opts {
 	const char *output;
 	uint64_t interval_ns;
 	int T, Q;
+	bool abs;
+};
+
+/*
+ * The flow arrows still waiting for their target to enter the flush handler, per target;
+ * past this many the oldest ends at its send, as when the trace has no handler entries.
+ */
+#define PENDING_MAX	64
+
+struct pending {
+	uint64_t id, sent;	/* flow id; ns of the send */
 };
 
 /* What is running on a CPU: the slice being built. */
 struct run {
 	bool open;
+	bool seen;		/* the CPU has had an event: @first is its time */
+	uint64_t first;
 	uint64_t since;
 	int32_t pid, tgid;
 	uint32_t mm;
@@ -64,7 +84,12 @@ struct exporter {
 	int isrc;			/* timeline_ipi_source() of the first pass */
 	uint64_t t0, interval;
 	struct run run[TS_MAX_CPUS];
-	uint64_t flow_id;
+	uint64_t base;			/* ns subtracted from every timestamp written */
+	const struct tl_filter *filter;	/* --from/--to (absolute)/-C, NULL none */
+	bool entries;			/* the trace shows targets entering the flush handler */
+	struct pending *pend[TS_MAX_CPUS];	/* a FIFO of PENDING_MAX per target, made on use */
+	uint8_t npend[TS_MAX_CPUS];
+	uint64_t flow_id, flows_at_entry;
 	uint64_t requests, ipis, slices;
 	/* counters: the bucket being filled */
 	uint64_t bucket, bucket_ipis, deferred_before;
@@ -107,18 +132,38 @@ static void close_slice(struct exporter *x, struct timeline *tl, int cpu, uint64
 	const char *mm = mm_name(tl, r->mm);
 	char name[TS_COMM_LEN + 16];
 
+	uint64_t since = r->since;
+
 	if (!r->open)
 		return;
 	r->open = false;
-	if (r->pid <= 0 || ts < r->since)
-		return;		/* idle is the empty track */
+	/* the part inside --from/--to, on a CPU -C keeps */
+	if (x->filter && (x->filter->has_cpus && !ts_cpumask_test(&x->filter->cpus, cpu)))
+		return;
+	if (x->filter && since < x->filter->from)
+		since = x->filter->from;
+	if (x->filter && ts > x->filter->to)
+		ts = x->filter->to;
+	if (ts < since)
+		return;
+	/* idle is a slice too: a flow arrow to an idle CPU ends on it */
+	if (r->pid <= 0) {
+		fputs(",\n{\"ph\":\"X\",\"cat\":\"idle\",\"name\":\"idle\"", x->out);
+		fprintf(x->out, ",\"pid\":0,\"tid\":%d,", cpu);
+		put_ts(x->out, "ts", since - x->base);
+		fputc(',', x->out);
+		put_ts(x->out, "dur", ts - since);
+		fputc('}', x->out);
+		x->slices++;
+		return;
+	}
 	snprintf(name, sizeof(name), "%s %d", r->comm, r->pid);
 	fputs(",\n{\"ph\":\"X\",\"cat\":\"sched\",\"name\":", x->out);
 	put_str(x->out, name);
 	fprintf(x->out, ",\"pid\":0,\"tid\":%d,", cpu);
-	put_ts(x->out, "ts", r->since - x->t0);
+	put_ts(x->out, "ts", since - x->base);
 	fputc(',', x->out);
-	put_ts(x->out, "dur", ts - r->since);
+	put_ts(x->out, "dur", ts - since);
 	fprintf(x->out, ",\"args\":{\"pid\":%d,\"tgid\":%d,\"mm\":", r->pid, r->tgid);
 	if (mm)
 		put_str(x->out, mm);
@@ -132,7 +177,7 @@ static void put_counters(struct exporter *x, uint64_t bucket)
 {
 	const struct tuner_counts *lazy = tuner_replayed(x->tuner, 0);
 	double per_s = 1e9 / (double)x->interval;
-	uint64_t ts = bucket * x->interval;
+	uint64_t ts = bucket * x->interval + x->t0 - x->base;
 
 	fputs(",\n{\"ph\":\"C\",\"name\":\"flush IPIs/s\",\"pid\":0,", x->out);
 	put_ts(x->out, "ts", ts);
@@ -164,11 +209,20 @@ static void advance(struct exporter *x, uint64_t ts)
 	x->bucket = b;
 }
 
+/* Flow @id's end on @cpu's track at @ts, bound to the slice there (running or idle). */
+static void flow_end(struct exporter *x, uint64_t id, int cpu, uint64_t ts)
+{
+	fprintf(x->out, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ipi\",\"name\":\"flush IPI\","
+		"\"id\":%llu,\"pid\":0,\"tid\":%d,", (unsigned long long)id, cpu);
+	put_ts(x->out, "ts", ts - x->base);
+	fputc('}', x->out);
+}
+
 static void put_ipi(struct exporter *x, struct timeline *tl, int from, int to, uint64_t ts,
 		    uint32_t mm)
 {
 	const char *name = mm_name(tl, mm);
-	uint64_t rel = ts - x->t0;
+	uint64_t rel = ts - x->base;
 
 	x->ipis++;
 	x->bucket_ipis++;
@@ -192,10 +246,30 @@ static void put_ipi(struct exporter *x, struct timeline *tl, int from, int to, u
 	fprintf(x->out, ",\n{\"ph\":\"s\",\"cat\":\"ipi\",\"name\":\"flush IPI\",\"id\":%llu,"
 		"\"pid\":0,\"tid\":%d,", (unsigned long long)x->flow_id, from);
 	put_ts(x->out, "ts", rel);
-	fprintf(x->out, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ipi\",\"name\":\"flush IPI\","
-		"\"id\":%llu,\"pid\":0,\"tid\":%d,", (unsigned long long)x->flow_id, to);
-	put_ts(x->out, "ts", rel);
 	fputc('}', x->out);
+	if (!x->entries) {
+		flow_end(x, x->flow_id, to, ts);
+		return;
+	}
+	if (!x->pend[to])
+		x->pend[to] = xcalloc(PENDING_MAX, sizeof(*x->pend[to]));
+	if (x->npend[to] == PENDING_MAX) {	/* the oldest never met its handler */
+		flow_end(x, x->pend[to][0].id, to, x->pend[to][0].sent);
+		memmove(x->pend[to], x->pend[to] + 1, (PENDING_MAX - 1) * sizeof(*x->pend[to]));
+		x->npend[to]--;
+	}
+	x->pend[to][x->npend[to]++] = (struct pending){ x->flow_id, ts };
+}
+
+/* The target @cpu entered a flush handler at @ts: the oldest arrow to it ends there. */
+static void handler_entry(struct exporter *x, int cpu, uint64_t ts)
+{
+	if (!x->npend[cpu])
+		return;
+	flow_end(x, x->pend[cpu][0].id, cpu, ts);
+	x->flows_at_entry++;
+	memmove(x->pend[cpu], x->pend[cpu] + 1, (x->npend[cpu] - 1) * sizeof(*x->pend[cpu]));
+	x->npend[cpu]--;
 }
 
 static void put_request(struct exporter *x, struct timeline *tl, const struct ts_event *ev)
@@ -205,7 +279,7 @@ static void put_request(struct exporter *x, struct timeline *tl, const struct ts
 	x->requests++;
 	fprintf(x->out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"flush\",\"name\":\"flush request\","
 		"\"pid\":0,\"tid\":%d,", ev->cpu);
-	put_ts(x->out, "ts", ev->ts - x->t0);
+	put_ts(x->out, "ts", ev->ts - x->base);
 	fputs(",\"args\":{\"mm\":", x->out);
 	if (name)
 		put_str(x->out, name);
@@ -225,8 +299,23 @@ static void export_ipi(void *ctx, struct timeline *tl, int src, int from, int to
 {
 	struct exporter *x = ctx;
 
-	if (src == x->isrc)
+	/* in the window and to a CPU of -C: the IPIs report counts (received, by target) */
+	if (src == x->isrc && timeline_counted(tl, to, ts))
 		put_ipi(x, tl, from, to, ts, from >= 0 ? tuner_active(x->tuner, from) : 0);
+}
+
+/* A CPU entering a TLB-flush handler for another CPU's request (csd_function_entry). */
+static bool handler_entered(const struct ts_event *ev)
+{
+	return ev->kind == TS_EV_IPI && (ev->flags & TS_F_RECV) && (ev->flags & TS_F_TLB) &&
+	       !(ev->flags & TS_F_LOCAL);
+}
+
+/* The first pass: does the trace show handler entries (then arrows end there)? */
+static void count_entries(void *ctx, struct timeline *tl, const struct ts_event *ev)
+{
+	if (handler_entered(ev))
+		++*(uint64_t *)ctx;
 }
 
 static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *ev)
@@ -237,23 +326,37 @@ static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *e
 		return;
 	advance(x, ev->ts);
 	tuner_feed(x->tuner, tl, ev);
+	if (!x->run[ev->cpu].seen) {
+		x->run[ev->cpu].seen = true;
+		x->run[ev->cpu].first = ev->ts;
+	}
 	switch (ev->kind) {
 	case TS_EV_SWITCH:
+		/* before a CPU's first switch its prev ran, from the CPU's first event on */
+		if (!x->run[ev->cpu].open) {
+			struct run *r = &x->run[ev->cpu];
+
+			*r = (struct run){ .open = true, .seen = true, .since = r->first,
+					   .pid = ev->u.sw.prev_pid, .tgid = -1 };
+			memcpy(r->comm, ev->u.sw.prev_comm, TS_COMM_LEN);
+		}
 		close_slice(x, tl, ev->cpu, ev->ts);
 		x->run[ev->cpu] = (struct run){
-			.open = true, .since = ev->ts, .pid = ev->u.sw.next_pid,
+			.open = true, .seen = true, .since = ev->ts, .pid = ev->u.sw.next_pid,
 			.tgid = ev->u.sw.next_tgid,
 			.mm = ev->flags & TS_F_KTHREAD ? 0 : ev->u.sw.mm,
 		};
 		memcpy(x->run[ev->cpu].comm, ev->u.sw.next_comm, TS_COMM_LEN);
 		break;
 	case TS_EV_FLUSH:
-		if (ev->u.flush.role == TS_FLUSH_REQUEST)
+		if (ev->u.flush.role == TS_FLUSH_REQUEST && timeline_counted(tl, ev->cpu, ev->ts))
 			put_request(x, tl, ev);
 		timeline_flush_ipis_each(ev, tl, export_ipi, x);
 		break;
 	case TS_EV_IPI:
 		timeline_flush_ipis_each(ev, tl, export_ipi, x);
+		if (x->entries && handler_entered(ev))
+			handler_entry(x, ev->cpu, ev->ts);
 		break;
 	default:
 		break;
@@ -262,9 +365,10 @@ static void export_emit(void *ctx, struct timeline *tl, const struct ts_event *e
 
 static int export_parse(struct export_opts *o, int argc, char **argv)
 {
-	enum { OPT_FORMAT = OPT_LONG, OPT_INTERVAL, OPT_THRESHOLD, OPT_QUEUE };
+	enum { OPT_FORMAT = OPT_COMMON_END, OPT_INTERVAL, OPT_THRESHOLD, OPT_QUEUE, OPT_ABS };
 	static const struct cli_option opts[] = {
-		{ "format", OPT_FORMAT, true }, { "output", 'o', true },
+		{ "format", OPT_FORMAT, true }, { "output", 'o', true }, COMMON_OPTS_FILTER,
+		{ "abs", OPT_ABS, false },
 		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
 		{ "queue", OPT_QUEUE, true }, PROBE_MAP_OPT, STRICT_OPT, { NULL }
 	};
@@ -293,6 +397,9 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 		case 'o':
 			o->output = v;
 			break;
+		case OPT_ABS:
+			o->abs = true;
+			break;
 		case OPT_INTERVAL:
 			if (parse_duration_ns(v, &o->interval_ns) || o->interval_ns < 1000)
 				return error("export: --interval: '%s' is not a time of at least 1us",
@@ -308,9 +415,9 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 				return -1;
 		}
 	}
-	if (!format || strcmp(format, "chrome"))
-		return error("export: --format chrome is the one format (%s given)\n%s",
-			     format ? format : "none", export_usage), -1;
+	if (format && strcmp(format, "chrome"))
+		return error("export: --format chrome is the one format (%s given)\n%s", format,
+			     export_usage), -1;
 	if (!o->c.input)
 		return error("export: no trace given\n%s", export_usage), -1;
 	return 0;
@@ -342,9 +449,11 @@ static int export_run(struct exporter *x, const struct export_opts *o, int ncpus
 		put_str(x->out, timeline_ipi_source_name(x->isrc));
 	else
 		fputs("null", x->out);
-	fprintf(x->out, ",\"first_ts_ns\":%llu,\"lazy_model\":{\"T\":%d,\"Q\":%d}},\n"
+	fprintf(x->out, ",\"first_ts_ns\":%llu,\"ts_offset_ns\":%llu,\"flow_end\":\"%s\","
+		"\"lazy_model\":{\"T\":%d,\"Q\":%d}},\n"
 		"\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,"
-		"\"args\":{\"name\":\"CPUs\"}}", (unsigned long long)x->t0, o->T, o->Q);
+		"\"args\":{\"name\":\"CPUs\"}}", (unsigned long long)x->t0,
+		(unsigned long long)x->base, x->entries ? "handler_entry" : "send", o->T, o->Q);
 	for (int c = 0; c < ncpus; c++)
 		fprintf(x->out, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":%d,"
 			"\"args\":{\"name\":\"CPU %d\"}},\n{\"ph\":\"M\",\"name\":"
@@ -355,8 +464,13 @@ static int export_run(struct exporter *x, const struct export_opts *o, int ncpus
 		uint64_t end = timeline_last_ts(tl);
 
 		tuner_finish(x->tuner);
-		for (int c = 0; c < TS_MAX_CPUS; c++)
+		for (int c = 0; c < TS_MAX_CPUS; c++) {
 			close_slice(x, tl, c, end);
+			/* arrows whose handler entry the trace does not have end at their send */
+			for (int i = 0; i < x->npend[c]; i++)
+				flow_end(x, x->pend[c][i].id, c, x->pend[c][i].sent);
+			free(x->pend[c]);
+		}
 		if (x->bucket_open)
 			put_counters(x, x->bucket);
 		fputs("\n]}\n", x->out);
@@ -373,6 +487,8 @@ int cmd_export(int argc, char **argv)
 	struct ts_source *src = NULL;
 	struct timeline *tl = NULL;
 	char spool[PATH_MAX], err[TS_ERR_LEN];
+	uint64_t entries = 0;
+	struct tl_filter window;
 	int r, fd = -1, ncpus;
 
 	r = export_parse(&o, argc, argv);
@@ -385,12 +501,21 @@ int cmd_export(int argc, char **argv)
 		o.c.input = spool;
 		o.c.display = "-";
 	}
-	/* first pass: which IPI evidence the trace counts, and where it starts */
-	r = analyze(&o.c, NULL, NULL, &src, &tl);
+	/* first pass: which IPI evidence the trace counts, where it starts, handler entries */
+	r = analyze(&o.c, count_entries, &entries, &src, &tl);
 	if (r)
 		goto out;
 	x.isrc = timeline_ipi_source(tl);
 	x.t0 = timeline_first_ts(tl);
+	x.base = o.abs ? 0 : x.t0;
+	x.entries = entries > 0;
+	if (o.c.has_filter) {
+		if (common_filter_window(&o.c, x.t0, &window)) {
+			r = EXIT_BAD;
+			goto out;
+		}
+		x.filter = &window;
+	}
 	ncpus = timeline_cpus(tl);
 	if (ts_source_info(src)->cpus > ncpus)
 		ncpus = ts_source_info(src)->cpus;

@@ -280,22 +280,31 @@ static int record_loop(struct recorder *rec)
 	return 0;
 }
 
-static void report_child(struct recorder *rec)
+/*
+ * Say how the command ended; returns the exit status record takes from it, as perf record
+ * does: its own status, 128 + the signal that killed it, 0 when it was stopped by record.
+ */
+static int report_child(struct recorder *rec)
 {
 	int st = rec->child_status;
 
 	if (!rec->child)
-		return;
+		return 0;
 	if (!rec->child_done) {
 		warning("record: '%s' still running at exit; killed", rec->o->command[0]);
 		kill(rec->child, SIGKILL);
 		waitpid(rec->child, NULL, 0);
-		return;
+		return 0;
 	}
-	if (WIFEXITED(st) && WEXITSTATUS(st))
+	if (WIFEXITED(st) && WEXITSTATUS(st)) {
 		warning("record: '%s' exited with status %d", rec->o->command[0], WEXITSTATUS(st));
-	else if (WIFSIGNALED(st) && WTERMSIG(st) != SIGINT && WTERMSIG(st) != SIGTERM)
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGINT && WTERMSIG(st) != SIGTERM) {
 		warning("record: '%s' was killed by signal %d", rec->o->command[0], WTERMSIG(st));
+		return 128 + WTERMSIG(st);
+	}
+	return 0;
 }
 
 /* Wait for the command after recording stopped; a further signal kills it. */
@@ -324,7 +333,12 @@ static int make_tmpdir(struct recorder *rec)
 		snprintf(rec->tmpdir, sizeof(rec->tmpdir), "%.*s/.tlbscope-record-XXXXXX",
 			 (int)(slash - out), out);
 	if (!mkdtemp(rec->tmpdir)) {
-		error("record: cannot create a directory next to %s: %s", out, strerror(errno));
+		if (slash)
+			error("record: cannot write %s: its directory %.*s: %s", out,
+			      (int)(slash - out), out, strerror(errno));
+		else
+			error("record: cannot write %s in this directory: %s", out,
+			      strerror(errno));
 		rec->tmpdir[0] = '\0';
 		return -1;
 	}
@@ -339,7 +353,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_config rc;
 	struct rec_table table;
 	uint64_t bytes = 0, lost, t0;
-	int status = EXIT_BAD, r, ncpu;
+	int status = EXIT_BAD, r, ncpu, child_status;
 	double secs;
 
 	r = record_parse_args(&o, argc, argv);
@@ -427,7 +441,9 @@ out_abort:
 out_cleanup:
 	rec_close(rec.rec);
 	wait_child(&rec, sig_count);
-	report_child(&rec);
+	child_status = report_child(&rec);
+	if (status == EXIT_OK && child_status)
+		status = child_status;	/* the trace is written; the command's status is ours */
 	rec_free(rec.rec);
 	remove_tmpdir(&rec);
 out_signals:

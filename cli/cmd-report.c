@@ -486,6 +486,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 		static const char *const hdr[] = { "CPU", "SWITCHES", "MM_SWITCHES", "MMS",
 			"IPIS_SENT", "IPIS_RECV", "LOCAL_FLUSH", "REQUESTS", "KTHREAD_S", "IDLE_S" };
 		struct table *tab = table_new(10, hdr, ">>>>>>>>>>");
+		int unobserved = 0;
 
 		printf("\nPer CPU\n");
 		for (int i = 0; i < timeline_cpus(tl); i++) {
@@ -507,10 +508,17 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 			format_ns(v[9], 32, c->idle_ns);
 			for (int k = 0; k < 10; k++)
 				row[k] = v[k];
+			/* nothing recorded on it: only what others sent it (column 5) is known */
+			for (int k = 1; k < 10 && !c->events && !c->lost; k++)
+				row[k] = k == 5 ? row[k] : "n/a";
+			unobserved += !c->events && !c->lost;
 			table_add(tab, row);
 		}
 		table_print(tab, stdout, "  ");
 		table_free(tab);
+		if (unobserved)
+			printf("  n/a: no event recorded there (offline, or not recorded); the IPIs "
+			       "sent to it are known\n");
 	}
 
 	mms = sorted_mms(tl, isrc, &nmm);
@@ -680,32 +688,25 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 	t.kmask_unknown = kmask_unknown_why(src, tl, &t);
 	lost = timeline_lost(tl, &marks);
 
-	j = json_object();
-	json_object_set_new(j, "file", json_text(o->c.input));
-	json_object_set_new(j, "format", json_text(info->format));
-	json_object_set_new(j, "detail", info->detail ? json_text(info->detail) : json_null());
-	json_object_set_new(j, "kernel", info->uname ? json_text(info->uname) : json_null());
-	json_object_set_new(root, "input", j);
-
-	j = json_object();
-	json_object_set_new(j, "first_ns", jint(timeline_first_ts(tl)));
-	json_object_set_new(j, "last_ns", jint(timeline_last_ts(tl)));
-	json_object_set_new(j, "cpus", json_integer(info->cpus ? info->cpus : timeline_cpus(tl)));
-	json_object_set_new(root, "span", j);
+	/* "o?": a NULL string (no detail, no kernel) is null */
+	json_object_set_new(root, "input", json_pack("{s:o,s:o,s:o?,s:o?}",
+			    "file", json_text(o->c.input), "format", json_text(info->format),
+			    "detail", json_text(info->detail), "kernel", json_text(info->uname)));
+	json_object_set_new(root, "span", json_pack("{s:o,s:o,s:i}",
+			    "first_ns", jint(timeline_first_ts(tl)),
+			    "last_ns", jint(timeline_last_ts(tl)),
+			    "cpus", info->cpus ? info->cpus : timeline_cpus(tl)));
 	if (o->c.has_filter) {
-		j = json_object();
-		json_object_set_new(j, "from_ns", jint(o->c.filter.from));
-		json_object_set_new(j, "to_ns", o->c.filter.to == UINT64_MAX ? json_null() :
-				    jint(o->c.filter.to));
-		json_object_set_new(j, "from_relative", json_boolean(o->c.from_rel));
-		json_object_set_new(j, "to_relative", json_boolean(o->c.to_rel));
+		j = json_pack("{s:o,s:o,s:b,s:b}", "from_ns", jint(o->c.filter.from),
+			      "to_ns", o->c.filter.to == UINT64_MAX ? json_null() :
+			      jint(o->c.filter.to), "from_relative", o->c.from_rel,
+			      "to_relative", o->c.to_rel);
 		if (o->c.filter.has_cpus) {
-			json_t *c = json_array();
+			int c;
 
-			for (int i = 0; i < TS_MAX_CPUS; i++)
-				if (ts_cpumask_test(&o->c.filter.cpus, i))
-					json_array_append_new(c, json_integer(i));
-			json_object_set_new(j, "cpus", c);
+			json_object_set_new(j, "cpus", json_array());
+			ts_cpumask_for_each(c, &o->c.filter.cpus)
+				json_array_append_new(json_object_get(j, "cpus"), json_integer(c));
 		}
 		json_object_set_new(root, "window", j);
 	}
@@ -723,21 +724,23 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 	arr = json_array();
 	for (int i = 0; i < timeline_cpus(tl); i++) {
 		const struct tl_cpu *c = timeline_cpu(tl, i);
+		bool seen = c->events || c->lost;	/* else only what others sent it is known */
 
 		if (o->c.filter.has_cpus && !ts_cpumask_test(&o->c.filter.cpus, i))
 			continue;
-		j = json_object();
-		json_object_set_new(j, "cpu", json_integer(i));
-		json_object_set_new(j, "switches", jint(c->switches));
-		json_object_set_new(j, "mm_switches", jint(c->mm_switches));
-		json_object_set_new(j, "mms", jint(cpu_mms(tl, i)));
-		json_object_set_new(j, "flush_ipis_sent", known(isrc >= 0, ipis_sent(c, isrc)));
-		json_object_set_new(j, "flush_ipis_received", known(isrc >= 0, ipis_recv(c, isrc)));
-		json_object_set_new(j, "local_flushes", jint(timeline_local_flushes(tl, i)));
-		json_object_set_new(j, "flush_requests", jint(c->flush_requests));
-		json_object_set_new(j, "kthread_ns", jint(c->kthread_ns));
-		json_object_set_new(j, "idle_ns", jint(c->idle_ns));
-		json_object_set_new(j, "lost_events", jint(c->lost));
+		j = json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cpu", i,
+			      "switches", known(seen, c->switches),
+			      "mm_switches", known(seen, c->mm_switches),
+			      "mms", known(seen, cpu_mms(tl, i)),
+			      "flush_ipis_sent", known(isrc >= 0 && seen, ipis_sent(c, isrc)),
+			      "flush_ipis_received", known(isrc >= 0, ipis_recv(c, isrc)),
+			      "local_flushes", known(seen, timeline_local_flushes(tl, i)),
+			      "flush_requests", known(seen, c->flush_requests),
+			      "kthread_ns", known(seen, c->kthread_ns),
+			      "idle_ns", known(seen, c->idle_ns), "lost_events", jint(c->lost));
+		if (!seen)
+			json_object_set_new(j, "unobserved", json_string("no event was recorded on "
+					    "this CPU: only the IPIs sent to it are known"));
 		json_object_set_new(j, "kernel_flush_targets", known(!t.kmask_unknown,
 								     c->kernel_targets));
 		json_array_append_new(arr, j);

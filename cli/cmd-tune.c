@@ -803,15 +803,19 @@ static int tune_main(int argc, char **argv, json_t **out)
 	if (o.save_profile) {
 		json_t *pj = profile_json(&r);
 
+		errno = 0;
 		if (json_dump_file(pj, o.save_profile, JSON_COMPACT)) {
 			json_decref(pj);
-			ret = error("tune: %s: could not write the profile", o.save_profile);
+			ret = error("tune: --save-profile: cannot write %s: %s", o.save_profile,
+				    strerror(errno ? errno : EIO));
 			goto out;
 		}
 		json_decref(pj);
 	}
-	if (o.svg)
-		tune_write_svg(&r, o.svg, &rec);
+	if (o.svg && tune_write_svg(&r, o.svg, &rec)) {
+		ret = EXIT_BAD;
+		goto out;
+	}
 	if (o.patch && tune_save_patch(&r, o.patch, tuner_flush_all_threshold(r.tu, &r.pf))) {
 		ret = EXIT_BAD;
 		goto out;

@@ -50,6 +50,8 @@ int source_checks_warn(struct ts_source *src, const char *name)
 
 	if (!strcmp(name, "-"))
 		name = "<stdin>";
+	if (ts_source_info(src)->advice)
+		warning("%s: %s", name, ts_source_info(src)->advice);
 	n = ts_source_skipped(src, &first);
 	if (n) {
 		warning("%s: malformed records skipped: %llu (first: %s)", name,
@@ -262,17 +264,81 @@ int common_filter_window(const struct common_opts *o, uint64_t first_ts, struct 
 	return -1;
 }
 
+/*
+ * Lost events, loudly: one warning with the share lost, then a line per CPU that lost any
+ * with its share and the window its records really cover (@first, @last: ns per CPU, of
+ * the records read; UINT64_MAX first when none).
+ */
+static void warn_lost(const char *name, struct timeline *tl, const uint64_t *first,
+		      const uint64_t *last)
+{
+	uint64_t marks, lost = timeline_lost(tl, &marks), kept = 0;
+	int lines = 0, more = 0;
+
+	if (!lost && !marks)
+		return;
+	for (int c = 0; c < timeline_cpus(tl); c++)
+		kept += timeline_cpu(tl, c)->events;
+	if (!strcmp(name, "-"))
+		name = "<stdin>";
+	warning("%s: %llu events lost against %llu kept (%.1f %%)%s: every count misses what "
+		"they were", name, (unsigned long long)lost, (unsigned long long)kept,
+		lost + kept ? 100.0 * lost / (lost + kept) : 0.0,
+		marks ? ", and sub-buffers that lost an unknown number" : "");
+	for (int c = 0; c < timeline_cpus(tl); c++) {
+		const struct tl_cpu *tc = timeline_cpu(tl, c);
+
+		if (!tc->lost && !tc->lost_marks)
+			continue;
+		if (++lines > 8) {
+			more++;
+			continue;
+		}
+		if (first[c] == UINT64_MAX)
+			warning("%s:   cpu %d: %llu lost, no record kept", name, c,
+				(unsigned long long)tc->lost);
+		else
+			warning("%s:   cpu %d: %llu lost (%.1f %% of its events)%s, its records "
+				"cover %.6f .. %.6f s", name, c, (unsigned long long)tc->lost,
+				100.0 * tc->lost / (tc->lost + tc->events),
+				tc->lost_marks ? " and more" : "", first[c] / 1e9, last[c] / 1e9);
+	}
+	if (more)
+		warning("%s:   and %d more CPUs with losses", name, more);
+}
+
 /* The consumer of analyses that read only the timeline's own counters. */
 static void ignore_event(void *ctx, struct timeline *tl, const struct ts_event *ev)
 {
+}
+
+int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
+			 uint64_t first, uint64_t last)
+{
+	if (first > last || (f->from <= last && f->to > first))
+		return 0;
+	error("%s%s%s%s%s: no event of %s is in the window (its events are at %.6f .. %.6f s)",
+	      o->from_arg ? "--from " : "", o->from_arg ? o->from_arg : "",
+	      o->from_arg && o->to_arg ? " " : "", o->to_arg ? "--to " : "",
+	      o->to_arg ? o->to_arg : "", o->display ? o->display : o->input, first / 1e9,
+	      last / 1e9);
+	return -1;
 }
 
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
 		struct timeline **tlp)
 {
 	struct timeline *tl = NULL;
+	struct tl_filter f;
+	uint64_t first = UINT64_MAX, last = 0;	/* ns, of the events read */
+	uint64_t cpu_first[TS_MAX_CPUS], cpu_last[TS_MAX_CPUS];	/* the same per CPU */
 	struct ts_event ev;
 	int r;
+
+	for (int c = 0; c < TS_MAX_CPUS; c++) {
+		cpu_first[c] = UINT64_MAX;
+		cpu_last[c] = 0;
+	}
 
 	if (!emit)
 		emit = ignore_event;
@@ -280,11 +346,19 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 		return EXIT_BAD;
 	while ((r = ts_source_next(src, &ev)) > 0) {
 		if (!tl) {
-			struct tl_filter f;
-
 			if (o->has_filter && common_filter_window(o, ev.ts, &f))
 				return EXIT_BAD;
 			tl = timeline_new(src, o->has_filter ? &f : NULL);
+		}
+		if (ev.kind != TS_EV_LOST && ev.kind != TS_EV_MM) {
+			if (ev.ts < first)
+				first = ev.ts;
+			if (ev.ts > last)
+				last = ev.ts;
+			/* the stream's checks hold every CPU in 0..TS_MAX_CPUS-1 */
+			if (cpu_first[ev.cpu] == UINT64_MAX)
+				cpu_first[ev.cpu] = ev.ts;
+			cpu_last[ev.cpu] = ev.ts;
 		}
 		timeline_feed(tl, &ev, emit, ctx);
 	}
@@ -294,8 +368,11 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 	*tlp = tl;
 	if (r < 0)
 		return error("%s", ts_source_error(src));
+	if (o->has_filter && common_window_misses(o, &f, first, last))
+		return EXIT_BAD;
 	if (o->checks_said)
 		return EXIT_OK;
+	warn_lost(o->display ? o->display : o->input, tl, cpu_first, cpu_last);
 	return source_checks_warn(src, o->display ? o->display : o->input);
 }
 

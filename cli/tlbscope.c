@@ -52,6 +52,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_BAD;
 	}
+	/* "help CMD" is "CMD --help", as git has it */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *help[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return finish_stdout(commands[i].fn(2, help));
+		error("'%s' is not a tlbscope command; see 'tlbscope --help'", argv[2]);
+		return EXIT_BAD;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return finish_stdout(EXIT_OK);

@@ -46,9 +46,9 @@ static double tick_step(double max)
 	return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
 }
 
-void tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec)
+int tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = fopen(path, "we");
 	int nT = r->o->nT, nQ = r->o->nQ, cw = 56, ch = 22, x0 = 90, y0 = 84;
 	int W = x0 + nQ * cw + 80, H0 = y0 + nT * ch + 30, PH = 220, H = H0 + PH + 110;
 	/* the curves' plot: T spaced by value, evictions on the left axis, cost on the right */
@@ -57,12 +57,11 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	int tmin = r->o->T[0], tmax = r->o->T[nT - 1];
 	size_t chars = (size_t)(W - 20) / 7;
 	int pti, pqi;	/* the point the text and JSON give */
+	bool failed;
 
 	tune_point(r, rec, &pti, &pqi);
-	if (!f) {
-		warning("--svg: cannot write %s", path);
-		return;
-	}
+	if (!f)
+		return error("tune: --svg: cannot write %s: %s", path, strerror(errno)), -1;
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
 			double c = tune_cost_of(r, &r->pf, ti, qi);
@@ -181,6 +180,9 @@ void tune_write_svg(const struct tune_run *r, const char *path, const struct tun
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">T = MAX_LOADED_MM (mms per CPU "
 		"table)</text>\n", (px0 + px1) / 2, py1 + 34);
 	fprintf(f, "</svg>\n");
-	if (fclose(f))
-		warning("--svg: error writing %s", path);
+	failed = ferror(f);
+	if (fclose(f) || failed)
+		return error("tune: --svg: cannot write %s: %s", path,
+			     strerror(errno ? errno : EIO)), -1;
+	return 0;
 }

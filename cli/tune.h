@@ -122,6 +122,7 @@ void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		     const char *obs_how, uint64_t fat, const char *why, int verified);
 
 /* tune-svg.c */
-void tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec);
+/* The SVG of @r into @path: 0, or -1 with the reason printed (the file cannot be written). */
+int tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec);
 
 #endif

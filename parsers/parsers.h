@@ -323,6 +323,11 @@ struct ts_source_info {
 	 * ts_source_skipped()); the good ones are TS_EV_TGID events
 	 */
 	uint64_t tgid_malformed;
+	/*
+	 * How the same data would be read better (a static string, NULL none): perf script
+	 * text made without the fields tlbscope needs names the perf command that has them
+	 */
+	const char *advice;
 };
 
 /* The text a task-table marker starts with (tlbscope-record(1)). */

@@ -35,6 +35,7 @@ struct perf_hdr {
 	uint64_t ts;
 	int cpu, pid, tgid;		/* -1 unknown; tgid: no PID column (default fields) */
 	bool pid_col;			/* "PID/TID": the process of every event is known */
+	bool usec;			/* the time has microseconds only (no --ns) */
 	const char *comm;
 	size_t comm_len;
 	const char *name;		/* the event, its "group:" dropped */
@@ -68,6 +69,8 @@ static int parse_perf_line(const char *s, size_t len, struct perf_hdr *h)
 			;
 		if (*e != ':' || ftext_parse_ts(t, (size_t)(e - t), &h->ts))
 			return -1;
+		colon = memchr(t, '.', (size_t)(e - t));
+		h->usec = !colon || e - colon - 1 <= 6;
 		/* an optional period column, then "group:event:" */
 		for (ev = e + 1; is_blank(*ev); ev++)
 			;
@@ -210,6 +213,11 @@ static int handle_line(struct ts_source *src, struct perf *pf, char *s, struct t
 		ev->flags |= TS_F_TGID;
 	if (h.pid_col)
 		src->info.has_tgid = true;
+	/* text of perf script's default fields: what perf.data itself would have given */
+	if (!pf->child && !src->info.advice && (!h.pid_col || h.usec))
+		src->info.advice = "perf script text without the PID column or nanoseconds: "
+				   "processes are guessed and times are microseconds; 'perf script -F "
+				   PERF_FIELDS " --ns' gives what the perf.data holds";
 	copy_out(h.comm, h.comm_len, ev->comm, TS_COMM_LEN);
 	/* an event whose print format perf cannot parse: its raw fields follow */
 	if (!strncmp(h.payload, "[FAILED TO PARSE]", 17)) {
@@ -279,9 +287,17 @@ static int reap_child(struct ts_source *src, struct perf *pf)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return ts_source_fail(src, "a perf.data file needs perf (Debian package linux-perf): "
 				      "%s", msg[0] ? msg : "cannot run perf");
-	if (WIFEXITED(status))
-		return ts_source_fail(src, "perf script failed (exit %d)%s%s", WEXITSTATUS(status),
-				      msg[0] ? ": " : "", msg);
+	if (WIFEXITED(status)) {
+		/* perf's own "(rerun with -v ...)" is about perf, not tlbscope: name the command */
+		char *rerun = strstr(msg, " (rerun with -v");
+
+		if (rerun)
+			*rerun = '\0';
+		return ts_source_fail(src, "perf script failed (exit %d)%s%s%s%s%s",
+				      WEXITSTATUS(status), msg[0] ? ": " : "", msg,
+				      rerun ? "; 'perf script -v -i " : "", rerun ? src->path : "",
+				      rerun ? "' says more" : "");
+	}
 	return ts_source_fail(src, "perf script died of signal %d", WTERMSIG(status));
 }
 

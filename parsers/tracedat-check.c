@@ -5,9 +5,10 @@
  * the end or a CPU's data that does, and it crashes or allocates what the number says.  This
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
  * count and offset bounded by the file's size, and names the part that is wrong; the data
- * they point at is tracedat-data.c's.  What only the libraries can parse (event formats,
- * kallsyms) they parse first in a child process, which may die without harm; or, in a
- * program that asked for it, in its own process under tracedat-guard.c's guard.
+ * they point at is tracedat-data.c's, the content of the sections of header formats, event
+ * formats, kallsyms and the like tracedat-sections.c's.  The text only the libraries can
+ * parse they parse first in a child process, which may die without harm; or, in a program
+ * that asked for it, in its own process under tracedat-guard.c's guard.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,17 +28,17 @@
 #include "../lib/lib.h"
 #include "tracedat-check.h"
 
-/* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
-enum {
-	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
-	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
-	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_CMDLINES = 21,
-	OPT_BUFFER_TEXT = 22,
-};
-#define SEC_FL_COMPRESS	1
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
-#define MAX_STRING	4096		/* system, buffer and clock names */
 
+
+/* Names read from a corrupt file reach a message on one line: control characters as '?'. */
+static char *printable(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
+			*p = '?';
+	return s;
+}
 
 int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -49,7 +50,7 @@ int tdc_bad(struct cur *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, msg);
+	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, printable(msg));
 }
 
 static int get(struct cur *c, void *buf, size_t n, const char *what)
@@ -140,50 +141,6 @@ static int check_page_size(struct cur *c, uint64_t ps, const char *where)
 	return 0;
 }
 
-/*
- * The header_page format, as the kernel prints it:
- *	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;" then commit, overwrite, data.
- * libtracecmd reads sub-buffers only with an 8-byte timestamp and fails half set up
- * otherwise; libtraceevent's parser gives up at the first stray character.  So each line
- * must be a field in that exact shape, and timestamp and commit must be where readers of
- * sub-buffers (kbuffer) put them whatever the text says.
- */
-static int check_header_page(struct cur *c, const char *text, uint64_t len)
-{
-	char buf[1024], *line, *eol;
-	bool ts = false, commit = false;
-
-	if (len >= sizeof(buf))
-		return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)len);
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	for (line = buf; *line; line = eol ? eol + 1 : line + strlen(line)) {
-		char type[32], name[32], tail[2];
-		unsigned off, size, sign;
-		int n;
-
-		eol = strchr(line, '\n');
-		if (eol)
-			*eol = '\0';
-		if (!*line)
-			continue;
-		n = sscanf(line, "\tfield: %31s %31[^;]; offset:%u; size:%u; signed:%u;%1s", type,
-			   name, &off, &size, &sign, tail);
-
-		if (n != 5 && !(n == 4 && !strstr(line, "signed")))
-			return tdc_bad(c, "header_page: not a field: '%.60s'", line);
-		if (!strcmp(name, "timestamp"))
-			ts = off == 0 && size == 8;
-		if (!strcmp(name, "commit"))
-			commit = off == 8 && (size == 4 || size == 8);
-	}
-	if (!ts || !commit)
-		return tdc_bad(c, "header_page: no %s field where sub-buffers have it",
-			   ts ? "commit" : "8-byte timestamp");
-	return 0;
-}
-
-
 /* v6: the per-CPU table "offset, size" of a flyrecord at the cursor. */
 static int check_flyrecord_v6(struct cur *c, const char *buffer, uint64_t cpus)
 {
@@ -212,31 +169,51 @@ static int check_data_v6(struct cur *c, const char *buffer, uint64_t cpus)
 	return check_flyrecord_v6(c, buffer, cpus);
 }
 
-/* v7 option BUFFER: data section offset, name, clock, sub-buffer size, CPUs and their data. */
-static int check_buffer_v7(struct cur *c, uint64_t end, bool compressed)
+/*
+ * v7 option BUFFER at @at, up to @end: data section offset, name, clock, sub-buffer size,
+ * CPUs and their data.  libtracecmd refuses a CPU listed twice, half set up.
+ */
+static int check_buffer_v7(struct cur *c, uint64_t at, uint64_t end, bool compressed)
 {
-	char name[64];
-	uint64_t off, ps, cpus;
+	uint64_t seen[TS_MAX_CPUS / 64] = { 0 };
+	char name[64], where[64];
+	uint64_t off, ps, cpus, sid, flags;
+	struct cur z = *c;
 
-	if (tdc_num(c, 8, &off, "option BUFFER") || cstr(c, name, sizeof(name), "option BUFFER") ||
-	    cstr(c, NULL, 0, "option BUFFER clock") || tdc_num(c, 4, &ps, "option BUFFER") ||
-	    tdc_num(c, 4, &cpus, "option BUFFER"))
+	snprintf(where, sizeof(where), "option BUFFER at offset %llu", (unsigned long long)at);
+	if (tdc_num(c, 8, &off, where) || cstr(c, name, sizeof(name), where) ||
+	    cstr(c, NULL, 0, where) || tdc_num(c, 4, &ps, where) || tdc_num(c, 4, &cpus, where))
 		return -1;
 	if (!tdc_inside(c, off, 16))
 		return tdc_bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
 			   name, (unsigned long long)off);
+	/* libtracecmd goes by this flag for the CPUs' data, the checks by the file's compression */
+	z.off = off;
+	if (tdc_num(&z, 2, &sid, "data section") || tdc_num(&z, 2, &flags, "data section"))
+		return -1;
+	if (sid != OPT_BUFFER || !(flags & SEC_FL_COMPRESS) != !compressed)
+		return tdc_bad(c, "buffer '%s': data section at offset %llu: section %llu, flags %llu "
+			   "(expected section %d, %s)", name, (unsigned long long)off,
+			   (unsigned long long)sid, (unsigned long long)flags, OPT_BUFFER,
+			   compressed ? "compressed" : "not compressed");
 	/* 0 CPUs: an empty buffer (the top level of an extracted instance) */
-	if (check_page_size(c, ps, "option BUFFER") || (cpus && check_cpus(c, cpus, "option BUFFER")))
+	if (check_page_size(c, ps, where) || (cpus && check_cpus(c, cpus, where)))
 		return -1;
 	if (cpus * 20 > end - c->off)
-		return tdc_bad(c, "buffer '%s': %llu CPUs do not fit in its option", name,
+		return tdc_bad(c, "%s: buffer '%s': %llu CPUs do not fit in it", where, name,
 			   (unsigned long long)cpus);
 	for (uint64_t i = 0; i < cpus; i++) {
-		uint64_t cpu, doff, dsize;
+		uint64_t entry = c->off, cpu, doff, dsize;
 
-		if (tdc_num(c, 4, &cpu, "option BUFFER") || tdc_num(c, 8, &doff, "option BUFFER") ||
-		    tdc_num(c, 8, &dsize, "option BUFFER") ||
-		    tdc_check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
+		if (tdc_num(c, 4, &cpu, where) || tdc_num(c, 8, &doff, where) ||
+		    tdc_num(c, 8, &dsize, where))
+			return -1;
+		if (cpu >= TS_MAX_CPUS || (seen[cpu / 64] & (1ull << (cpu % 64))))
+			return tdc_bad(c, "%s: buffer '%s': the entry at offset %llu is CPU %llu "
+				   "(supported: 0..%d, each once)", where, name,
+				   (unsigned long long)entry, (unsigned long long)cpu, TS_MAX_CPUS - 1);
+		seen[cpu / 64] |= 1ull << (cpu % 64);
+		if (tdc_check_cpu_data(c, name, cpu, doff, dsize, (uint32_t)ps, compressed))
 			return -1;
 	}
 	return 0;
@@ -268,11 +245,8 @@ static void note(struct cur *c, const char *fmt, ...)
 		c->note_fd = -1;
 }
 
-#define MAX_FORMAT	(1u << 20)	/* one event's format text */
-
 /* An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the child. */
-static int format_text(struct cur *c, const char *sys, const char *text, uint64_t len,
-		       uint64_t off)
+int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off)
 {
 	if (!c->tep)
 		return 0;
@@ -295,126 +269,7 @@ static int format_at(struct cur *c, const char *sys, uint64_t len)
 	ALLOC_GROW(c->in, len + 1, c->in_alloc);
 	if (get(c, c->in, len, "event format"))
 		return -1;
-	return format_text(c, sys, c->in, len, at);
-}
-
-/* A little- or big-endian number of @bytes at @p (in a block already in memory). */
-static uint64_t mem_num(const struct cur *c, const char *p, int bytes)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, bytes);
-	return tdc_swap(c, v, bytes);
-}
-
-/*
- * v7 FTRACE_EVENTS (a count, then sized formats) or EVENT_FORMATS (a count of systems, each
- * a name, a count and sized formats), in memory: each format to format_text().
- */
-static int formats_block(struct cur *c, const char *buf, uint64_t len, bool systems,
-			 uint64_t off)
-{
-	uint64_t pos = 0, nsys = 1;
-	char sys[64] = "ftrace";
-
-	if (systems) {
-		if (len < 4)
-			goto out_short;
-		nsys = mem_num(c, buf, 4);
-		pos = 4;
-	}
-	for (uint64_t i = 0; i < nsys; i++) {
-		uint64_t count;
-
-		if (systems) {
-			const char *nul = memchr(buf + pos, '\0', len - pos);
-
-			if (!nul)
-				goto out_short;
-			strlcpy_ts(sys, buf + pos, sizeof(sys));
-			pos = (uint64_t)(nul - buf) + 1;
-		}
-		if (len - pos < 4)
-			goto out_short;
-		count = mem_num(c, buf + pos, 4);
-		pos += 4;
-		for (uint64_t e = 0; e < count; e++) {
-			uint64_t n;
-
-			if (len - pos < 8)
-				goto out_short;
-			n = mem_num(c, buf + pos, 8);
-			pos += 8;
-			if (n > len - pos)
-				goto out_short;
-			if (format_text(c, sys, buf + pos, n, off))
-				return -1;
-			pos += n;
-		}
-	}
-	return 0;
-out_short:
-	return tdc_bad(c, "section at offset %llu: its event formats run past its end",
-		   (unsigned long long)off);
-}
-
-/* v7 HEADER_INFO: "header_page", its 8-byte size and format, then the same of header_event. */
-static int check_header_info(struct cur *c, const char *buf, uint64_t len)
-{
-	uint64_t n = 0;
-
-	if (len < 20 || memcmp(buf, "header_page", 12))
-		return tdc_bad(c, "section HEADER_INFO: no header_page");
-	memcpy(&n, buf + 12, 8);
-	n = tdc_swap(c, n, 8);
-	if (n > len - 20)
-		return tdc_bad(c, "section HEADER_INFO: header_page of %llu bytes runs past it",
-			   (unsigned long long)n);
-	return check_header_page(c, buf + 20, n);
-}
-
-/* v7 options that give a section's offset: the section must be inside the file. */
-static int check_section_ref(struct cur *c, uint16_t id)
-{
-	uint64_t off, sid, flags, desc, size, back;
-	char what[32];
-	bool formats;
-	int ret = 0;
-
-	if (tdc_num(c, 8, &off, "option"))
-		return -1;
-	back = c->off;
-	c->off = off;
-	if (tdc_num(c, 2, &sid, "section") || tdc_num(c, 2, &flags, "section") ||
-	    tdc_num(c, 4, &desc, "section") || tdc_num(c, 8, &size, "section"))
-		return tdc_bad(c, "option %u: section at offset %llu is past the end of the file", id,
-			   (unsigned long long)off);
-	if (sid != id)
-		return tdc_bad(c, "option %u: the section at offset %llu is a section %llu", id,
-			   (unsigned long long)off, (unsigned long long)sid);
-	if (!tdc_inside(c, c->off, size))
-		return tdc_bad(c, "section %u at offset %llu: %llu bytes run past the end of the file",
-			   id, (unsigned long long)off, (unsigned long long)size);
-	snprintf(what, sizeof(what), "section %u", id);
-	formats = c->tep && (id == OPT_FTRACE_EVENTS || id == OPT_EVENT_FORMATS);
-	if (flags & SEC_FL_COMPRESS) {
-		ret = tdc_check_zsection(c, size, what);
-		size = ret ? 0 : c->out_len;
-	} else if ((id == OPT_HEADER_INFO && size <= MAX_STRING) ||
-		   (formats && size <= MAX_BLOCK)) {
-		ALLOC_GROW(c->out, size, c->out_alloc);
-		if (get(c, c->out, size, what))
-			ret = -1;
-	} else if (formats) {
-		ret = tdc_bad(c, "section %u at offset %llu: %llu bytes of event formats", id,
-			  (unsigned long long)off, (unsigned long long)size);
-	}
-	if (!ret && id == OPT_HEADER_INFO)
-		ret = check_header_info(c, c->out, size);
-	if (!ret && formats)
-		ret = formats_block(c, c->out, size, id == OPT_EVENT_FORMATS, off);
-	c->off = back;
-	return ret;
+	return tdc_format_text(c, sys, c->in, len, at);
 }
 
 #define MAX_V6_BUFFERS	64
@@ -425,6 +280,18 @@ struct v6_buffers {
 	char name[MAX_V6_BUFFERS][64];
 	int n;
 };
+
+/* The bytes option @id takes at least, of those checked here (0: any). */
+static uint64_t too_short(uint64_t id, int version)
+{
+	if (id == OPT_CPUCOUNT)
+		return 4;
+	if (id == OPT_BUFFER && version == 6)
+		return 9;
+	if (version == 7 && ((id >= OPT_STRINGS && id <= OPT_CMDLINES) || id == OPT_BUFFER_TEXT))
+		return 8;
+	return 0;
+}
 
 /*
  * The options of one section (v7, up to @end) or the options block (v6, up to option 0).
@@ -458,32 +325,38 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 		if (c->layout && (id == OPT_DATE || id == OPT_OFFSET || id == OPT_TIME_SHIFT ||
 				  id == OPT_GUEST || id == OPT_TSC2NSEC))
 			c->layout->direct = false;	/* timestamps the library corrects */
+		if (size < too_short(id, c->version))
+			return tdc_bad(c, "option %llu at offset %llu: %llu bytes, too short",
+				   (unsigned long long)id, (unsigned long long)start - 6,
+				   (unsigned long long)size);
 		if (id == OPT_CPUCOUNT) {
+			char where[64];
 			uint64_t n;
 
-			if (size < 4 || tdc_num(c, 4, &n, "option CPUCOUNT") ||
-			    check_cpus(c, n, "option CPUCOUNT"))
+			snprintf(where, sizeof(where), "option CPUCOUNT at offset %llu",
+				 (unsigned long long)start - 6);
+			if (tdc_num(c, 4, &n, where) || check_cpus(c, n, where))
 				return -1;
 			if (cpus && n > *cpus)
 				*cpus = n;
 		} else if (id == OPT_BUFFER && c->version == 6) {
 			if (bufs->n == MAX_V6_BUFFERS)
 				return tdc_bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
-			if (size < 9 || tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
+			if (tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
 			    cstr(c, bufs->name[bufs->n], sizeof(bufs->name[0]), "option BUFFER"))
 				return tdc_bad(c, "option BUFFER at offset %llu: malformed",
 					   (unsigned long long)start - 6);
 			bufs->n++;
 		} else if (id == OPT_BUFFER) {
-			if (check_buffer_v7(c, start + size, c->compressed))
+			if (check_buffer_v7(c, start - 6, start + size, c->compressed))
 				return -1;
 		} else if (c->version == 7 && id >= OPT_STRINGS && id <= OPT_CMDLINES) {
-			if (size < 8 || check_section_ref(c, (uint16_t)id))
+			if (tdc_check_section_ref(c, (uint16_t)id))
 				return -1;
 		} else if (c->version == 7 && id == OPT_BUFFER_TEXT) {
 			uint64_t off;
 
-			if (size < 8 || tdc_num(c, 8, &off, "option BUFFER_TEXT"))
+			if (tdc_num(c, 8, &off, "option BUFFER_TEXT"))
 				return -1;
 			if (!tdc_inside(c, off, 16))
 				return tdc_bad(c, "option BUFFER_TEXT: data at offset %llu is past the end "
@@ -505,7 +378,7 @@ static bool differs_at(struct cur *c, const char *lit, size_t n)
 static int check_v6(struct cur *c)
 {
 	struct v6_buffers bufs = { .n = 0 };
-	char name[16], sys[64];
+	char name[16], sys[64], where[64];
 	uint64_t n, count, cpus, next;
 
 	for (int i = 0; i < 2; i++) {
@@ -519,7 +392,7 @@ static int check_v6(struct cur *c)
 		if (i == 0 && n < MAX_STRING) {
 			char text[MAX_STRING];
 
-			if (get(c, text, n, names[i]) || check_header_page(c, text, n))
+			if (get(c, text, n, names[i]) || tdc_check_header_page(c, names[i], text, n))
 				return -1;
 		} else if (i == 0) {
 			return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
@@ -545,7 +418,14 @@ static int check_v6(struct cur *c)
 				return -1;
 	}
 	if (tdc_num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
-	    tdc_num(c, 4, &n, "trace_printk formats") || skip(c, n, "trace_printk formats") ||
+	    tdc_num(c, 4, &n, "trace_printk formats"))
+		return -1;
+	snprintf(where, sizeof(where), "trace_printk formats at offset %llu",
+		 (unsigned long long)c->off);
+	if (n > MAX_BLOCK)
+		return tdc_bad(c, "%s: %llu bytes", where, (unsigned long long)n);
+	ALLOC_GROW(c->in, n + 1, c->in_alloc);
+	if (get(c, c->in, n, "trace_printk formats") || tdc_check_printk(c, where, c->in, n) ||
 	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
 	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
@@ -566,20 +446,22 @@ static int check_v6(struct cur *c)
 
 static int check_v7(struct cur *c)
 {
+	uint64_t at = c->off, first, next;
 	char algo[32];
-	uint64_t next;
 	int sections = 0;
 
 	if (cstr(c, algo, sizeof(algo), "compression name") ||
 	    cstr(c, NULL, 0, "compression version") ||
 	    tdc_num(c, 8, &next, "first options offset"))
 		return -1;
+	first = next;
 	if (!strcmp(algo, "zstd"))
 		c->algo = Z_ZSTD;
 	else if (!strcmp(algo, "zlib"))
 		c->algo = Z_ZLIB;
 	else if (strcmp(algo, "none"))
-		return tdc_bad(c, "compression '%s' is not supported (zstd, zlib or none)", algo);
+		return tdc_bad(c, "compression '%s' at offset %llu is not supported (zstd, zlib or "
+			   "none)", algo, (unsigned long long)at);
 	c->compressed = c->algo != Z_NONE;
 	while (next) {
 		uint64_t id, flags, desc, size;
@@ -604,6 +486,10 @@ static int check_v7(struct cur *c)
 		if (check_options(c, c->off + size, NULL, NULL, &next))
 			return -1;
 	}
+	/* without it libtracecmd crashes in its cleanup */
+	if (!c->header_info)
+		return tdc_bad(c, "no option HEADER_INFO in the options sections from offset %llu",
+			   (unsigned long long)first);
 	return 0;
 }
 
@@ -616,7 +502,7 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 {
 	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd,
 			 .layout = layout };
-	char magic[10], ver[8];
+	char magic[10], ver[8], where[64];
 	uint8_t endian, lsize;
 	uint64_t ps;
 	struct stat st;
@@ -628,14 +514,14 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	if (get(&c, magic, sizeof(magic), "magic") || cstr(&c, ver, sizeof(ver), "version"))
 		return -1;
 	if (strcmp(ver, "6") && strcmp(ver, "7"))
-		return ts_source_fail(src, "trace.dat version '%s' is not supported (6 and 7 are)",
-				      ver);
+		return ts_source_fail(src, "trace.dat version '%s' at offset 10 is not supported "
+				      "(6 and 7 are)", printable(ver));
 	c.version = ver[0] - '0';
 	if (get(&c, &endian, 1, "endianness") || get(&c, &lsize, 1, "long size"))
 		return -1;
 	if (endian > 1 || (lsize != 4 && lsize != 8))
-		return tdc_bad(&c, "header: endianness %u and long size %u (expected 0/1 and 4/8)",
-			   endian, lsize);
+		return tdc_bad(&c, "header at offset %llu: endianness %u and long size %u (expected "
+			   "0/1 and 4/8)", (unsigned long long)c.off - 2, endian, lsize);
 	c.big = endian;
 	c.lsize = lsize;
 	if (layout) {
@@ -644,7 +530,8 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 		layout->big = endian;
 		layout->lsize = lsize;
 	}
-	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, "header"))
+	snprintf(where, sizeof(where), "header at offset %llu", (unsigned long long)c.off);
+	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, where))
 		return -1;
 	c.page_size = (uint32_t)ps;
 	ret = c.version == 6 ? check_v6(&c) : check_v7(&c);

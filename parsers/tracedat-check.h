@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to the trace.dat checks: tracedat-check.c walks the headers, tracedat-data.c
- * the ring-buffer data they point at (sub-buffers, compressed chunks).
+ * Internal to the trace.dat checks: tracedat-check.c walks the headers, tracedat-sections.c
+ * the content of their sections, tracedat-data.c the ring-buffer data they point at
+ * (sub-buffers, compressed chunks).
  */
 #ifndef TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
 #define TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
@@ -13,6 +14,16 @@
 
 #include "format.h"
 
+/* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
+enum {
+	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
+	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
+	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_KALLSYMS = 19,
+	OPT_PRINTK = 20, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
+};
+#define SEC_FL_COMPRESS	1		/* a v7 section's flag: its content is compressed */
+#define MAX_STRING	4096		/* system, buffer and clock names */
+#define MAX_FORMAT	(1u << 20)	/* one event's format text */
 #define MAX_RATIO	4096		/* no block inflates more than this */
 #define MAX_BLOCK	(64u << 20)	/* nor past this (trace-cmd writes ~40 KiB chunks) */
 
@@ -79,6 +90,7 @@ struct cur {
 	char *in, *out;		/* compressed block read, inflated (reused) */
 	size_t in_alloc, out_alloc, out_len;
 	struct tdc_layout *layout;	/* in the parent: where the data lies, NULL not asked */
+	bool header_info;	/* v7: an option HEADER_INFO was seen (the library needs one) */
 };
 
 /* tracedat-check.c: reading the file at the cursor, bounded by its size */
@@ -86,6 +98,15 @@ int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2
 int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what);
 bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len);
 uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes);
+
+/* An event format of @len bytes at @off (for the messages): parsed in the child, else passed. */
+int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off);
+
+/* tracedat-sections.c: 0, or -1 with the message on the source; @where names the text */
+int tdc_check_header_page(struct cur *c, const char *where, const char *text, uint64_t len);
+int tdc_check_printk(struct cur *c, const char *where, const char *text, uint64_t len);
+/* v7: the section whose offset the option @id at the cursor gives (the cursor passes it) */
+int tdc_check_section_ref(struct cur *c, uint16_t id);
 
 /* tracedat-data.c */
 /* One CPU's data: inside the file, whole sub-buffers (inflated when compressed), sane commits */

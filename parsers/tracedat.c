@@ -322,6 +322,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	struct tp_fields fields;
 	struct tep_event *event;
 	const char *comm;
+	unsigned long long len;
 	char why[160];
 	int cpu = -1;
 
@@ -345,19 +346,24 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 		return 1;
 	}
 	td->nrecords++;
-	/* the library takes a record's length from the file: past its sub-buffer, it is not one */
-	/* common_type, flags, preempt_count, common_pid: read before any format is consulted */
-	if (rec->size < 8) {
-		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %d bytes, shorter than "
-			       "the common fields", cpu, (unsigned long long)td->nrecords,
-			       rec->offset, rec->size);
+	/*
+	 * The library takes a record's length from the file: past its sub-buffer, it is not
+	 * one.  Its size is an int of the length word's bytes, negative for a huge word: that
+	 * is told as the unsigned bytes the word claims, and before the lower bound below.
+	 */
+	len = (uint32_t)rec->size;
+	if (rec->size < 0 || (td->page_size > 0 &&
+	    rec->offset % td->page_size + len > (unsigned)td->page_size)) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %llu bytes run past the "
+			       "%d-byte sub-buffer", cpu, (unsigned long long)td->nrecords,
+			       rec->offset, len, td->page_size);
 		return -1;
 	}
-	if (rec->size < 0 || (td->page_size > 0 &&
-	    rec->offset % td->page_size + (unsigned long long)rec->size > (unsigned)td->page_size)) {
-		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %d bytes run past the "
-			       "%d-byte sub-buffer", cpu, (unsigned long long)td->nrecords,
-			       rec->offset, rec->size, td->page_size);
+	/* common_type, flags, preempt_count, common_pid: read before any format is consulted */
+	if (len < 8) {
+		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %llu bytes, shorter than "
+			       "the common fields", cpu, (unsigned long long)td->nrecords,
+			       rec->offset, len);
 		return -1;
 	}
 	event = tep_event_of(&td->fields, td->tep, rec);

@@ -8,6 +8,7 @@
  * first place, for every command to say (docs/design.md, "What the readers check").
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,51 +115,45 @@ static bool pid_ok(int32_t pid)
 	return pid == -1 || (pid >= 0 && pid < TS_PID_LIMIT);
 }
 
-/* The first pid field of @ev that no kernel can have, or NULL. */
+#define PID_FIELD(kind, field, what) \
+	[kind] = { { offsetof(struct ts_event, u.field) }, { what } }
+#define PID_FIELDS(kind, f1, w1, f2, w2) \
+	[kind] = { { offsetof(struct ts_event, u.f1), offsetof(struct ts_event, u.f2) }, \
+		   { w1, w2 } }
+
+/*
+ * The pid fields of each kind besides the task's own pid and tgid, which every kind has:
+ * their offsets in struct ts_event (0 ends the list: a pid is never the first field).
+ */
+static const struct {
+	uint16_t off[3];
+	const char *name[3];
+} pid_fields[TS_EV__COUNT] = {
+	[TS_EV_SWITCH] = { { offsetof(struct ts_event, u.sw.prev_pid),
+			     offsetof(struct ts_event, u.sw.next_pid),
+			     offsetof(struct ts_event, u.sw.next_tgid) },
+			   { "prev_pid", "next_pid", "next_tgid" } },
+	PID_FIELDS(TS_EV_FORK, fork.parent_pid, "parent_pid", fork.child_pid, "child_pid"),
+	PID_FIELDS(TS_EV_NEWTASK, fork.parent_pid, "parent_pid", fork.child_pid, "child_pid"),
+	PID_FIELDS(TS_EV_EXEC, exec.pid, "exec pid", exec.old_pid, "old_pid"),
+	PID_FIELD(TS_EV_EXIT, exit.pid, "exit pid"),
+	PID_FIELD(TS_EV_MM, mminfo.pid, "mm's pid"),
+	PID_FIELDS(TS_EV_TGID, task.pid, "task pid", task.tgid, "task tgid"),
+};
+
+/* The first pid field of @ev (a kind below TS_EV__COUNT) that no kernel can have, or NULL. */
 static const char *bad_pid(const struct ts_event *ev)
 {
 	if (!pid_ok(ev->pid))
 		return "pid";
 	if (!pid_ok(ev->tgid))
 		return "tgid";
-	switch (ev->kind) {
-	case TS_EV_SWITCH:
-		if (!pid_ok(ev->u.sw.prev_pid))
-			return "prev_pid";
-		if (!pid_ok(ev->u.sw.next_pid))
-			return "next_pid";
-		if (!pid_ok(ev->u.sw.next_tgid))
-			return "next_tgid";
-		break;
-	case TS_EV_FORK:
-	case TS_EV_NEWTASK:
-		if (!pid_ok(ev->u.fork.parent_pid))
-			return "parent_pid";
-		if (!pid_ok(ev->u.fork.child_pid))
-			return "child_pid";
-		break;
-	case TS_EV_EXEC:
-		if (!pid_ok(ev->u.exec.pid))
-			return "exec pid";
-		if (!pid_ok(ev->u.exec.old_pid))
-			return "old_pid";
-		break;
-	case TS_EV_EXIT:
-		if (!pid_ok(ev->u.exit.pid))
-			return "exit pid";
-		break;
-	case TS_EV_MM:
-		if (!pid_ok(ev->u.mminfo.pid))
-			return "mm's pid";
-		break;
-	case TS_EV_TGID:
-		if (!pid_ok(ev->u.task.pid))
-			return "task pid";
-		if (!pid_ok(ev->u.task.tgid))
-			return "task tgid";
-		break;
-	default:
-		break;
+	for (int i = 0; i < 3 && pid_fields[ev->kind].off[i]; i++) {
+		int32_t pid;
+
+		memcpy(&pid, (const char *)ev + pid_fields[ev->kind].off[i], sizeof(pid));
+		if (!pid_ok(pid))
+			return pid_fields[ev->kind].name[i];
 	}
 	return NULL;
 }

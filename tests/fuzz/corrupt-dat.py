@@ -6,7 +6,12 @@ libtracecmd crashing on them, for tests/real/bad-input.sh.
 KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge commit-huge-late
   timestamp-size
 KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-huge chunk-garbage
+  ftrace-count system-count format-size header-event-size kallsyms-size record-length
+  header-page-byte no-header-info data-section-flags cpu-twice option-short printk-no-colon
+The section kinds edit a compressed section's inflated content and write it zstd-compressed
+again at the end of the file, its option pointing there.
 """
+import ctypes
 import struct
 import sys
 
@@ -75,6 +80,64 @@ def v7_buffer_cpus(d, secs):
     sys.exit("no BUFFER option")
 
 
+def zstd(name, *args):
+    """A libzstd function (the library tlbscope links) returning a size_t."""
+    lib = ctypes.CDLL("libzstd.so.1")
+    f = getattr(lib, name)
+    f.restype = ctypes.c_size_t
+    r = f(*args)
+    if lib.ZSTD_isError(ctypes.c_size_t(r)):
+        sys.exit(f"{name} failed")
+    return r
+
+
+def v7_section_edit(d, secs, sid, edit):
+    """Call edit(content) on section sid's content (a bytearray, inflated if compressed)."""
+    for _, opts in secs:
+        for oid, at, _ in opts:
+            if oid == sid:
+                break
+        else:
+            continue
+        break
+    else:
+        sys.exit(f"no option {sid}")
+    off = struct.unpack_from("<Q", d, at)[0]
+    _, flags, desc, size = struct.unpack_from("<HHIQ", d, off)
+    if not flags & 1:
+        c = d[off + 16:off + 16 + size]
+        edit(c)
+        if len(c) != size:
+            sys.exit(f"section {sid} is not compressed: its edit must keep its size")
+        d[off + 16:off + 16 + size] = c
+        return
+    zsize, usize = struct.unpack_from("<II", d, off + 16)
+    out = ctypes.create_string_buffer(usize)
+    zstd("ZSTD_decompress", out, ctypes.c_size_t(usize), bytes(d[off + 24:off + 24 + zsize]),
+         ctypes.c_size_t(zsize))
+    c = bytearray(out.raw)
+    edit(c)
+    cap = zstd("ZSTD_compressBound", ctypes.c_size_t(len(c)))
+    z = ctypes.create_string_buffer(cap)
+    n = zstd("ZSTD_compress", z, ctypes.c_size_t(cap), bytes(c), ctypes.c_size_t(len(c)), 3)
+    struct.pack_into("<Q", d, at, len(d))
+    d += struct.pack("<HHIQII", sid, flags, desc, 8 + n, n, len(c)) + z.raw[:n]
+
+
+def system_count_at(c, name):
+    """Offset of the format count of system name in an EVENT_FORMATS content."""
+    p = 4
+    for _ in range(struct.unpack_from("<I", c, 0)[0]):
+        e = cstr_end(c, p)
+        sysname, p = bytes(c[p:e - 1]), e
+        if sysname == name:
+            return p
+        p += 4
+        for _ in range(struct.unpack_from("<I", c, p - 4)[0]):
+            p += 8 + struct.unpack_from("<Q", c, p)[0]
+    sys.exit(f"no system {name}")
+
+
 def main():
     d = bytearray(open(sys.argv[1], "rb").read())
     kind = sys.argv[2]
@@ -118,6 +181,58 @@ def main():
             else:
                 for k in range(16):
                     d[off + 12 + 20 + k] ^= 0x5A
+        elif kind == "ftrace-count":
+            v7_section_edit(d, secs, 17, lambda c: struct.pack_into("<I", c, 0, 1936287860))
+        elif kind == "system-count":
+            v7_section_edit(d, secs, 18, lambda c: struct.pack_into(
+                "<I", c, system_count_at(c, b"sched"), 1936287860))
+        elif kind == "format-size":
+            # the size of 'ftrace' format 0: ASCII read as a number, as the fuzzer found it
+            v7_section_edit(d, secs, 17, lambda c: struct.pack_into("<Q", c, 4, 0x17006465686373))
+        elif kind == "header-event-size":
+            def edit(c):
+                p = 12 + 8 + struct.unpack_from("<Q", c, 12)[0]
+                struct.pack_into("<Q", c, p + 13, 1 << 40)
+            v7_section_edit(d, secs, 16, edit)
+        elif kind == "kallsyms-size":
+            v7_section_edit(d, secs, 19, lambda c: struct.pack_into("<I", c, 0, 0xfffffff0))
+        elif kind == "header-page-byte":
+            # a byte no type name has, where the kernel prints a space
+            v7_section_edit(d, secs, 16, lambda c: c.__setitem__(
+                c.index(b"\tfield: u64") + 7, 0xdf))
+        elif kind == "no-header-info":
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 16:
+                        struct.pack_into("<H", d, at - 6, 0x77)
+        elif kind == "data-section-flags":
+            # the compression flag of the buffer's data section
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 3:
+                        d[struct.unpack_from("<Q", d, at)[0] + 2] ^= 1
+        elif kind == "cpu-twice":
+            p, _ = v7_buffer_cpus(d, secs)
+            struct.pack_into("<I", d, p + 4, 1)
+        elif kind == "option-short":
+            for _, opts in secs:
+                for oid, at, _ in opts:
+                    if oid == 17:
+                        struct.pack_into("<I", d, at - 4, 4)
+        elif kind == "printk-no-colon":
+            # the last line without its ':' (the seeds' PRINTK sections are empty)
+            def edit(c):
+                t = b'0xffffffff80394090 : "Start context switch"\n0xffffffff80394078 "End"'
+                c[:] = struct.pack("<I", len(t)) + t
+            v7_section_edit(d, secs, 20, edit)
+        elif kind == "record-length":
+            # CPU 0's first event (after a 64-bit kernel's 16-byte sub-buffer header): a
+            # type_len 0 header, then a length word past any sub-buffer
+            _, cpus = v7_buffer_cpus(d, secs)
+            p = cstr_end(d, 10) + 6
+            if d[p:cstr_end(d, p) - 1] != b"none":
+                sys.exit("record-length needs uncompressed data")
+            struct.pack_into("<II", d, cpus[0][0] + 16, 0, 0xff600000)
         else:
             sys.exit(f"unknown v7 kind {kind}")
     open(sys.argv[3], "wb").write(d)

@@ -56,15 +56,19 @@ check "trace.dat with a corrupted sub-buffer: exit 0 or 2, no crash (got $rc)" [
 # header fields libtracecmd trusts (each crashed it, or was taken silently, before the
 # checks of parsers/tracedat-check.c): exit 2 and a message naming the part of the file
 seeds=$top/tests/fuzz/seeds/trace.dat
+# (v7 sections: in the plain copy and, inflated, edited and compressed again, the zstd one)
 while read -r seed kind msg; do
-	python3 "$top/tests/fuzz/corrupt-dat.py" "$seeds/$seed" "$kind" "$tmp/$kind.dat"
-	timeout 60 ${TLBSCOPE_WRAP:-} "$prog" report "$tmp/$kind.dat" > /dev/null 2> "$tmp/err"
+	label=${seed%.dat}
+	label=${label##*-}
+	out=$tmp/$kind-$label.dat
+	python3 "$top/tests/fuzz/corrupt-dat.py" "$seeds/$seed" "$kind" "$out"
+	timeout 60 ${TLBSCOPE_WRAP:-} "$prog" report "$out" > /dev/null 2> "$tmp/err"
 	rc=$?
-	if [ $rc -eq 2 ] && grep -qF "tlbscope: $tmp/$kind.dat: corrupt trace.dat" "$tmp/err" &&
+	if [ $rc -eq 2 ] && grep -qF "tlbscope: $out: corrupt trace.dat" "$tmp/err" &&
 	   grep -qF -- "$msg" "$tmp/err"; then
-		ok "trace.dat with $kind: exit 2, '$msg'"
+		ok "trace.dat with $kind ($label): exit 2, '$msg'"
 	else
-		not_ok "trace.dat with $kind: exit $rc"
+		not_ok "trace.dat with $kind ($label): exit $rc"
 		head -3 "$tmp/err" | sed 's/^/#   /'
 	fi
 done <<EOF
@@ -77,17 +81,52 @@ hackbench-aia-4cpu-v6.dat commit-huge-late cpu 1, sub-buffer 1: 70000 bytes of e
 hackbench-aia-4cpu-v6.dat timestamp-size header_page: no 8-byte timestamp
 hackbench-aia-4cpu-v7-zstd.dat options-loop options sections (a loop?)
 hackbench-aia-4cpu-v7-zstd.dat options-past-end options section at offset
-hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER: 100000000 CPUs
+hackbench-aia-4cpu-v7-zstd.dat buffer-cpus-huge option BUFFER at offset 30045: 100000000 CPUs
 hackbench-aia-4cpu-v7-zstd.dat chunk-inflate-huge said to inflate to 2147479552
 hackbench-aia-4cpu-v7-zstd.dat chunk-garbage zstd: Data corruption detected
+hackbench-aia-4cpu-v7-none.dat ftrace-count section 17 (ftrace events) at offset 499: system 'ftrace' claims 1936287860 formats in 11784 bytes
+hackbench-aia-4cpu-v7-zstd.dat ftrace-count section 17 (ftrace events) at offset 30286: system 'ftrace' claims 1936287860 formats in 11784 bytes
+hackbench-aia-4cpu-v7-none.dat system-count section 18 (event formats) at offset 12303: system 'sched' claims 1936287860 formats in 18451 bytes
+hackbench-aia-4cpu-v7-zstd.dat system-count section 18 (event formats) at offset 30286: system 'sched' claims 1936287860 formats in 18451 bytes
+hackbench-aia-4cpu-v7-none.dat format-size section 17 (ftrace events) at offset 499: system 'ftrace', format 0: 6474355662414707 bytes, past the section's end
+hackbench-aia-4cpu-v7-zstd.dat format-size section 17 (ftrace events) at offset 30286: system 'ftrace', format 0: 6474355662414707 bytes, past the section's end
+hackbench-aia-4cpu-v7-none.dat header-event-size section 16 (header info) at offset 32: header_event: 1099511627776 bytes, past the section's end
+hackbench-aia-4cpu-v7-zstd.dat header-event-size section 16 (header info) at offset 30286: header_event: 1099511627776 bytes, past the section's end
+hackbench-aia-4cpu-v7-none.dat kallsyms-size section 19 (kallsyms) at offset 39574: 4294967280 bytes, past the section's end
+hackbench-aia-4cpu-v7-zstd.dat kallsyms-size section 19 (kallsyms) at offset 30286: 4294967280 bytes, past the section's end
+hackbench-aia-4cpu-v7-none.dat header-page-byte section 16 (header info) at offset 32: header_page: not a field
+hackbench-aia-4cpu-v7-zstd.dat header-page-byte section 16 (header info) at offset 30286: header_page: not a field
+hackbench-aia-4cpu-v7-none.dat no-header-info no option HEADER_INFO in the options sections from offset 70896
+hackbench-aia-4cpu-v7-zstd.dat no-header-info no option HEADER_INFO in the options sections from offset 12135
+hackbench-aia-4cpu-v7-none.dat data-section-flags buffer '': data section at offset 71070: section 3, flags 1 (expected section 3, not compressed)
+hackbench-aia-4cpu-v7-zstd.dat data-section-flags buffer '': data section at offset 12309: section 3, flags 0 (expected section 3, compressed)
+hackbench-aia-4cpu-v7-none.dat cpu-twice option BUFFER at offset 106512: buffer '': the entry at offset 106561 is CPU 1
+hackbench-aia-4cpu-v7-zstd.dat cpu-twice option BUFFER at offset 30045: buffer '': the entry at offset 30094 is CPU 1
+hackbench-aia-4cpu-v7-none.dat option-short option 17 at offset 70976: 4 bytes, too short
+hackbench-aia-4cpu-v7-zstd.dat option-short option 17 at offset 12215: 4 bytes, too short
+hackbench-aia-4cpu-v7-zstd.dat printk-no-colon section 20 (printk formats) at offset 30286: line 2 is not 'address : format'
 EOF
 
 # a later sub-buffer's commit is checked as tlbscope's reader loads it; through the library
 # (TLBSCOPE_TRACEDAT_LIBRARY) all are checked before it reads one: the same message
-TLBSCOPE_TRACEDAT_LIBRARY=1 tls report "$tmp/commit-huge-late.dat" > /dev/null 2> "$tmp/err"
+TLBSCOPE_TRACEDAT_LIBRARY=1 tls report "$tmp/commit-huge-late-v6.dat" > /dev/null 2> "$tmp/err"
 rc=$?
 check "commit-huge-late through libtracecmd: exit 2, the same message ($rc)" \
 	[ $rc -eq 2 -a -n "$(grep -F "cpu 1, sub-buffer 1: 70000 bytes of events" "$tmp/err")" ]
+
+# a record's length word past any sub-buffer (kbuffer's int of it is negative): the bytes
+# it claims, unsigned, read by tlbscope's reader and through libtracecmd
+python3 "$top/tests/fuzz/corrupt-dat.py" "$seeds/hackbench-aia-4cpu-v7-none.dat" record-length \
+	"$tmp/record-length.dat"
+for how in "" " through libtracecmd"; do
+	[ -n "$how" ] && export TLBSCOPE_TRACEDAT_LIBRARY=1
+	tls report "$tmp/record-length.dat" > /dev/null 2> "$tmp/err"
+	rc=$?
+	same "record-length$how: exit 2, the record and its size" \
+		"2 tlbscope: $tmp/record-length.dat: cpu 0, record 52 (offset 73744): 4284481532 bytes run past the 4096-byte sub-buffer" \
+		"$rc $(cat "$tmp/err")"
+done
+unset TLBSCOPE_TRACEDAT_LIBRARY
 
 # a trace.dat through a FIFO: read once, spooled, not reopened by path (which blocked)
 mkfifo "$tmp/fifo"

@@ -53,9 +53,47 @@ same "--probe-map: the renamed SBI probe's IPIs = report's" \
 	"$(tls report --json --probe-map "$m" "$r" | jq .totals.flush_ipis)" \
 	"$(tls export --format chrome --probe-map "$m" "$r" 2>/dev/null |
 		jq '[.traceEvents[] | select(.ph == "i" and .cat == "ipi")] | length')"
+# arrows end where the target entered the flush handler (csd_function_entry of a flush
+# callback, a remote one: csd not NULL), counted here with trace-cmd, and on a slice
+if command -v trace-cmd > /dev/null && command -v python3 > /dev/null; then
+	for t in hackbench-aia-4cpu hackbench-aia-8cpu mmap-aia-4cpu mmapstress-lazy-t6q32-aia-4cpu \
+		forkexec-lazy-t6q32-aia-4cpu; do
+		f=$top/corpus/traces/$t/trace.dat
+		tls export -o "$tmp/f.json" "$f" 2>/dev/null
+		want=$(trace-cmd report "$f" 2>/dev/null | grep csd_function_entry |
+			grep -E 'func=(__ipi_flush_tlb_range_asid|__ipi_flush_tlb_all)' |
+			grep -vc 'csd=(nil)')
+		read -r flows later unbound <<< "$(python3 "$top/tests/tools/flow-ends.py" "$tmp/f.json")"
+		same "$t: every arrow ends at a handler entry, as many as trace-cmd counts" \
+			"$want $want handler_entry" "$flows $later $(jq -r .otherData.flow_end "$tmp/f.json")"
+		same "$t: every arrow's end is bound to a slice (running or idle)" 0 "$unbound"
+	done
+	tls export -o "$tmp/f.json" "$fx/x86-hackbench.dat" 2>/dev/null
+	read -r flows later unbound <<< "$(python3 "$top/tests/tools/flow-ends.py" "$tmp/f.json")"
+	same "x86-hackbench: arrows end on a slice of their track" 0 "$unbound"
+else
+	skip "arrows at handler entries" "needs trace-cmd and python3"
+fi
+# --abs: the trace clock's times, as report prints them; --from/--to/-C: report's window
+tls export --abs -o "$tmp/abs.json" "$h" 2>/dev/null
+same "--abs: no offset, and the first slice at the first event's time" \
+	"0 $(jq '.otherData.first_ts_ns' "$tmp/abs.json")" \
+	"$(jq -r '.otherData.ts_offset_ns' "$tmp/abs.json") $(jq '[.traceEvents[] | select(.ph == "X") | .ts] | min * 1000 | round' "$tmp/abs.json")"
+for w in "--from +0.5 --to +1.5" "-C 1,3" "--from +1 -C 0"; do
+	# shellcheck disable=SC2086
+	same "export $w: report's flush IPIs and requests of the window" \
+		"$(tls report --json $w "$h" | jq -r '[.totals.flush_ipis, .totals.flush_requests] | @tsv')" \
+		"$(tls export $w "$h" 2>/dev/null | jq -r '.traceEvents as $e | [
+			([$e[] | select(.ph == "i" and .cat == "ipi")] | length),
+			([$e[] | select(.ph == "i" and .cat == "flush")] | length)] | @tsv')"
+done
+tls export -C 1 "$h" 2>/dev/null > "$tmp/c1.json"
+same "export -C 1: slices on CPU 1's track only" 1 \
+	"$(jq '[.traceEvents[] | select(.ph == "X") | .tid] | unique | length' "$tmp/c1.json")"
 # bad usage and bad input
-tls export "$h" > /dev/null 2>&1
-same "no --format: exit 2" 2 $?
+tls export "$h" > "$tmp/nofmt.json" 2>/dev/null
+same "no --format: the chrome format, the default" "$(md5sum < "$tmp/a.json")" \
+	"$(md5sum < "$tmp/nofmt.json")"
 tls export --format systrace "$h" > /dev/null 2>&1
 same "an unknown format: exit 2" 2 $?
 head -c 100000 "$h" > "$tmp/cut.dat"

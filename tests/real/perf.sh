@@ -108,6 +108,9 @@ tls report "$tmp/cut.data" > /dev/null 2> "$tmp/err"
 st=$?
 check "a cut perf.data: exit 2 with perf script's message naming the file (exit $st)" \
 	sh -c "[ $st = 2 ] && grep -q 'cut.data: perf script failed' '$tmp/err'"
+check "a cut perf.data: the message names the perf command that says more, not a -v of ours" \
+	sh -c "grep -qF \"'perf script -v -i $tmp/cut.data' says more\" '$tmp/err' &&
+	       ! grep -q 'rerun with -v' '$tmp/err'"
 
 # a fresh capture of this machine
 if [ "$(id -u)" != 0 ] || ! command -v hackbench > /dev/null; then

@@ -150,7 +150,7 @@ same "tracefs is as it was after an aborted run" "$before" "$(state)"
 
 # a failing command: a warning, the trace is written, status 0
 rec -o "$tmp/false.dat" -- false > /dev/null 2> "$tmp/false.err"
-same "record -- false exits 0" 0 $?
+same "record -- false exits with false's status, as perf record does" 1 $?
 check "record -- false warns about the status" grep -q "exited with status 1" "$tmp/false.err"
 check "record -- false wrote a readable file" tc_reads "$tmp/false.dat"
 same "tracefs is as it was after a failing command" "$before" "$(state)"
