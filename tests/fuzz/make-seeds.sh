@@ -42,8 +42,8 @@ xz -dc "$top/tests/fixtures/x86-lost.txt.xz" | head -60 > "$out/ftrace-text/x86-
 for f in "$out"/trace.dat/*-v6.dat "$top"/tests/fixtures/hand/identity.txt; do
 	"$prog" events "$f" 2> /dev/null | head -120 > "$out/jsonl/$(basename "${f%.*}").jsonl"
 done
-# perf script text: default fields, call chains, [FAILED TO PARSE], and the fields, header
-# and lost-event lines parsers/perf.c asks perf for when it reads a perf.data
+# perf script text: default fields, call chains, [FAILED TO PARSE], and what perf prints
+# with the options parsers/perf.c gives it for a perf.data (the capture lost no events)
 for f in "$top"/tests/fixtures/perf/*.txt; do
 	head -c 6000 "$f" | sed '$d' > "$out/perf-text/$(basename "$f")"
 done
