@@ -78,7 +78,7 @@ MAN := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
 .PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps bench \
-	fuzz fuzz-build
+	fuzz fuzz-build fuzz-bins
 
 all: check-deps $(PROG)
 
@@ -100,9 +100,12 @@ run: deps
 	./$(PROG) report $(RUN_TRACE)
 	./$(PROG) tune $(RUN_TRACE)
 
-check: deps
+# check's own deps add clang (optional: tests/real/fuzz-smoke.sh skips without it), and only
+# check runs the fuzz smoke: FUZZ_SMOKE_SECONDS per harness from the committed seeds, 0 none
+check:
+	$(Q)scripts/deps.sh check
 	$(Q)$(MAKE) --no-print-directory $(PROG) unit
-	$(Q)tests/run.sh $(BUILD) ./$(PROG)
+	$(Q)FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) tests/run.sh $(BUILD) ./$(PROG)
 
 asan: deps
 	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=build-asan PROG=tlbscope-asan \
@@ -182,9 +185,10 @@ corpus:
 # land in build-fuzz/findings/FORMAT/ and belong, once fixed, in tests/fuzz/regressions/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_JOBS ?= 1
 FUZZ_BUILD := build-fuzz
-FUZZ_TARGETS := tracedat:trace.dat ftrace-text:ftrace-text jsonl:jsonl
+FUZZ_TARGETS := tracedat:trace.dat ftrace-text:ftrace-text jsonl:jsonl perf-text:perf-script
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-DPLATFORM_DIR='"$(DATADIR)/platforms"' -DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' \
@@ -195,7 +199,10 @@ FUZZ_BIN := $(foreach t,$(FUZZ_TARGETS),$(FUZZ_BUILD)/fuzz-$(firstword $(subst :
 
 fuzz-build: deps
 	$(Q)scripts/deps.sh fuzz
-	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+	$(Q)$(MAKE) --no-print-directory fuzz-bins
+
+# the harnesses alone, clang already there (tests/real/fuzz-smoke.sh)
+fuzz-bins: $(FUZZ_BIN)
 
 fuzz: fuzz-build
 	$(Q)tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_JOBS)

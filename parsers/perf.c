@@ -118,19 +118,24 @@ static int parse_perf_line(const char *s, size_t len, struct perf_hdr *h)
 	return -1;
 }
 
-/* "... PERF_RECORD_LOST lost 12" (--show-lost-events): the count, 0 unknown */
+/*
+ * "... PERF_RECORD_LOST lost 12" (--show-lost-events): the count, 0 unknown; the CPU, -1
+ * when there is none or it is past TS_MAX_CPUS (or past 32 bits: not wrapped into a CPU)
+ */
 static bool parse_lost(const char *s, int *cpu, uint64_t *count)
 {
 	const char *p = strstr(s, "PERF_RECORD_LOST");
-	const char *b = strstr(s, " [");
+	const char *b = strstr(s, " ["), *e;
 
 	if (!p)
 		return false;
 	*cpu = -1;
-	if (b && b < p && isdigit((unsigned char)b[2]))
-		*cpu = atoi(b + 2);
-	if (*cpu >= TS_MAX_CPUS)
-		*cpu = -1;
+	if (b && b < p) {
+		for (e = b + 2; isdigit((unsigned char)*e); e++)
+			;
+		if (e == b + 2 || span_int(b + 2, (size_t)(e - b - 2), cpu) || *cpu >= TS_MAX_CPUS)
+			*cpu = -1;
+	}
 	*count = 0;
 	p = strstr(p, "lost ");
 	if (p)

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Install the Debian packages tlbscope builds and tests with, when they are missing.
 # As root this runs apt-get; otherwise it names what to install and fails.  The optional
-# ones (OPTIONAL) only serve a target of their own: one this architecture's Debian lacks
-# (valgrind on riscv64) is named and left out, and that target says it is skipped.
-#   usage: deps.sh [fuzz]   ('fuzz' adds clang and its sanitizer/libFuzzer runtime)
+# ones (OPTIONAL) only serve a target or test of their own: one this architecture's Debian
+# lacks (valgrind on riscv64), or that cannot be installed (no network), is named and left
+# out, and that target or test says it is skipped.
+#   usage: deps.sh [fuzz|check]   (both add clang and its sanitizer/libFuzzer runtime:
+#   required by 'make fuzz', optional for the fuzz smoke of 'make check')
 set -e
 
 # library and tool packages; the tools are what the real-trace tests compare against,
@@ -15,7 +17,19 @@ libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-
 jq xz-utils bc python3 strace linux-perf parallel"
 # for `make valgrind` only
 OPTIONAL="valgrind"
-[ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev"
+FUZZ_PKGS="clang libclang-rt-dev"
+case "${1:-}" in
+fuzz) PKGS="$PKGS $FUZZ_PKGS" ;;
+check) OPTIONAL="$OPTIONAL $FUZZ_PKGS" ;;
+esac
+
+# what an optional package is for, as the messages say it
+needed_by() {
+	case $1 in
+	valgrind) echo "make valgrind skips without it" ;;
+	*) echo "the fuzz smoke of make check skips without it" ;;
+	esac
+}
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
 # has apt a version of $1 to install on this architecture?
@@ -31,9 +45,9 @@ done
 [ -z "$missing$opt_missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	if [ -n "$opt_missing" ]; then
-		echo "tlbscope: optional, not installed:$opt_missing (make valgrind skips without it)" >&2
-	fi
+	for p in $opt_missing; do
+		echo "tlbscope: optional, not installed: $p ($(needed_by "$p"))" >&2
+	done
 	[ -z "$missing" ] && exit 0
 	echo "tlbscope: missing Debian packages:$missing" >&2
 	echo "  install them with: sudo apt-get install$missing" >&2
@@ -43,15 +57,23 @@ export DEBIAN_FRONTEND=noninteractive
 # offline (a guest without a network) only the optional ones may be missing: go on
 apt-get update -qq || echo "tlbscope: apt-get update failed; the package lists as they are"
 arch=$(dpkg --print-architecture)
+opt_install=""
 for p in $opt_missing; do
 	if available "$p"; then
-		missing="$missing $p"
+		opt_install="$opt_install $p"
 	else
 		echo "tlbscope: optional $p: apt has no package of it for $arch; left out" \
-			"(make valgrind skips without it)"
+			"($(needed_by "$p"))"
 	fi
 done
-[ -z "$missing" ] && exit 0
-echo "tlbscope: installing$missing"
+if [ -n "$missing" ]; then
+	echo "tlbscope: installing$missing"
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+[ -z "$opt_install" ] && exit 0
+echo "tlbscope: installing (optional)$opt_install"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get install -y -qq --no-install-recommends $opt_install >/dev/null ||
+	echo "tlbscope: optional$opt_install: apt-get install failed; left out" \
+		"(what needs them says it is skipped)"
