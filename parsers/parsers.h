@@ -372,7 +372,8 @@ uint64_t ts_source_skipped(const struct ts_source *src, const char **first_where
  * What ts_source_next() checks in every event, whatever the reader (parsers/validate.c).
  * An event it returns has: a CPU in 0..TS_MAX_CPUS-1 and below the input's own count where
  * the input states one (info.cpus), its IPI and flush target masks too (a lost event may be
- * of CPU -1, no known CPU; an mm's metadata has no CPU); a time not before the last event
+ * of CPU -1, no known CPU, which a loss on a CPU past those becomes: losses are never
+ * dropped; an mm's metadata has no CPU); a time not before the last event
  * kept on its CPU (lost events and mm metadata aside); every pid -1 (unknown) or in
  * 0..TS_PID_LIMIT-1; names in valid UTF-8.  What failed a check is counted by class, the
  * first place kept; classes that skip drop the record, the others keep it.

@@ -281,8 +281,12 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 			check_names(src, ev);
 		return 1;
 	}
+	/* a loss is always kept: of a CPU the input cannot have, it is a loss of no known CPU */
+	if (ev->kind == TS_EV_LOST && (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS ||
+				       (cpus > 0 && ev->cpu >= cpus)))
+		ev->cpu = -1;
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS) {
-		if (ev->kind == TS_EV_LOST && ev->cpu == -1) {
+		if (ev->kind == TS_EV_LOST) {
 			src->checker->all_lossy = true;
 			return 1;
 		}
