@@ -71,6 +71,8 @@ check_data() {	# NAME FILE
 	check "$name: tlbscope info reads the perf.data (exit $st)" [ "$st" = 0 ]
 	same "$name: perf.data: every event perf script prints is counted" \
 		"$(perf_counts "$tmp/$name.txt")" "$(tls_counts "$tmp/$name-info.json")"
+	# what the input's checks skipped or found, for a count that differs
+	echo "# $name: input checks $(jq -c '.input_checks' "$tmp/$name-info.json")"
 	same "$name: perf.data: the kernel's uname from perf's header" \
 		"$(perf script -i "$data" --header-only 2> /dev/null | sed -n 's/^# os release : //p')" \
 		"$(jq -r .kernel "$tmp/$name-info.json")"
