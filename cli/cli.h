@@ -131,12 +131,12 @@ int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_s
 	    struct timeline **tl);
 
 /*
- * The window @f of @o's --from/--to lies wholly outside the events read, @first .. @last
- * (ns; first > last: none read): a report of zeros would be a lie, so it is bad usage.
- * 0, or -1 with the message (the window, the trace's span) printed.
+ * The window @f of @o's --from/--to lies wholly outside the events @tl read: a report of
+ * zeros would be a lie, so it is bad usage.  0, or -1 with the message (the window, the
+ * trace's span) printed.
  */
 int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
-			 uint64_t first, uint64_t last);
+			 const struct timeline *tl);
 
 /* The read loop of analyze() over an already open @src (borrowed). */
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,

@@ -36,7 +36,6 @@ struct writer {
 	bool window_set;	/* @window is known: the first event has been seen */
 	bool window_bad;	/* ... and ends before it starts (said): nothing is printed */
 	struct tl_filter window;	/* absolute times */
-	uint64_t first, last;	/* ns, of the events resolved (first > last: none) */
 };
 
 static void put(json_t *obj)
@@ -134,12 +133,6 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 	}
 	if (w->window_bad)
 		return;
-	if (ev->kind != TS_EV_LOST && ev->kind != TS_EV_MM) {
-		if (ev->ts < w->first)
-			w->first = ev->ts;
-		if (ev->ts > w->last)
-			w->last = ev->ts;
-	}
 	if (!w->header_done)
 		header(w);
 	if (o->has_filter) {
@@ -331,10 +324,9 @@ int cmd_events(int argc, char **argv)
 		}
 		w.o = &o;
 		w.src = src;
-		w.first = UINT64_MAX;
 		r = analyze_run(&all, src, write_event, &w, &tl);
 		if (w.window_bad || (!r && o.has_filter &&
-				     common_window_misses(&o, &w.window, w.first, w.last)))
+				     common_window_misses(&o, &w.window, tl)))
 			r = EXIT_BAD;
 		/* stdout is the stream: what a probe lacks goes to stderr, once */
 		fflush(stdout);

@@ -313,9 +313,12 @@ static void ignore_event(void *ctx, struct timeline *tl, const struct ts_event *
 }
 
 int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
-			 uint64_t first, uint64_t last)
+			 const struct timeline *tl)
 {
-	if (first > last || (f->from <= last && f->to > first))
+	uint64_t first = timeline_first_ts(tl), last = timeline_last_ts(tl);
+
+	/* no CPU had an event: nothing to miss */
+	if (!timeline_cpus(tl) || (f->from <= last && f->to > first))
 		return 0;
 	error("%s%s%s%s%s: no event of %s is in the window (its events are at %.6f .. %.6f s)",
 	      o->from_arg ? "--from " : "", o->from_arg ? o->from_arg : "",
@@ -330,8 +333,7 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 {
 	struct timeline *tl = NULL;
 	struct tl_filter f;
-	uint64_t first = UINT64_MAX, last = 0;	/* ns, of the events read */
-	uint64_t cpu_first[TS_MAX_CPUS], cpu_last[TS_MAX_CPUS];	/* the same per CPU */
+	uint64_t cpu_first[TS_MAX_CPUS], cpu_last[TS_MAX_CPUS];	/* ns, of each CPU's events */
 	struct ts_event ev;
 	int r;
 
@@ -351,10 +353,6 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 			tl = timeline_new(src, o->has_filter ? &f : NULL);
 		}
 		if (ev.kind != TS_EV_LOST && ev.kind != TS_EV_MM) {
-			if (ev.ts < first)
-				first = ev.ts;
-			if (ev.ts > last)
-				last = ev.ts;
 			/* the stream's checks hold every CPU in 0..TS_MAX_CPUS-1 */
 			if (cpu_first[ev.cpu] == UINT64_MAX)
 				cpu_first[ev.cpu] = ev.ts;
@@ -368,7 +366,7 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 	*tlp = tl;
 	if (r < 0)
 		return error("%s", ts_source_error(src));
-	if (o->has_filter && common_window_misses(o, &f, first, last))
+	if (o->has_filter && common_window_misses(o, &f, tl))
 		return EXIT_BAD;
 	if (o->checks_said)
 		return EXIT_OK;

@@ -75,7 +75,6 @@ struct ts_source {
 	struct ts_checker *checker;	/* validate.c's per-CPU state, made at first use */
 	uint64_t checked[TS_CHK__COUNT];	/* records of each class of enum ts_check */
 	char check_first[TS_CHK__COUNT][160];
-	uint64_t utf8_strings;		/* strings interned escaped (also in checked[]) */
 };
 
 /*
@@ -83,6 +82,8 @@ struct ts_source {
  * counted in src->checked[] when a check failed, names escaped in place.
  */
 int ts_check_event(struct ts_source *src, struct ts_event *ev);
+/* @s (not UTF-8) escaped as \\xNN, new (free()); counted as TS_CHK_UTF8 with its place. */
+char *ts_check_escape(struct ts_source *src, const char *s);
 void ts_checker_free(struct ts_checker *k);
 
 /*

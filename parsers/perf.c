@@ -52,7 +52,7 @@ struct perf_hdr {
 static int parse_perf_line(const char *s, size_t len, struct perf_hdr *h)
 {
 	for (const char *b = s; (b = memchr(b, '[', len - (size_t)(b - s))); b++) {
-		const char *e = b + 1, *t, *tok, *slash, *ev, *ev_end, *colon;
+		const char *e = b + 1, *t, *tok, *slash, *ev, *ev_end, *colon, *dot;
 		size_t tl;
 
 		if (b == s || !is_blank(b[-1]))
@@ -70,8 +70,8 @@ static int parse_perf_line(const char *s, size_t len, struct perf_hdr *h)
 			;
 		if (*e != ':' || ftext_parse_ts(t, (size_t)(e - t), &h->ts))
 			return -1;
-		colon = memchr(t, '.', (size_t)(e - t));
-		h->usec = !colon || e - colon - 1 <= 6;
+		dot = memchr(t, '.', (size_t)(e - t));
+		h->usec = !dot || e - dot - 1 <= 6;
 		/* an optional period column, then "group:event:" */
 		for (ev = e + 1; is_blank(*ev); ev++)
 			;

@@ -298,27 +298,13 @@ const char *ts_source_str(const struct ts_source *src, uint32_t id)
 
 uint32_t ts_source_intern(struct ts_source *src, const char *s)
 {
-	size_t need;
 	uint32_t id;
 	char *e;
 
 	if (utf8_valid(s))
 		return strtab_intern(src->strs, s);
-	need = utf8_escape(s, NULL, 0);
-	e = xmalloc(need + 1);
-	utf8_escape(s, e, need + 1);
+	e = ts_check_escape(src, s);
 	id = strtab_intern(src->strs, e);
-	if (!src->checked[TS_CHK_UTF8]++) {
-		char *first = src->check_first[TS_CHK_UTF8];
-		size_t len = sizeof(src->check_first[TS_CHK_UTF8]);
-
-		/* a binary input has no line: the name is its own place */
-		if (src->lineno)
-			snprintf(first, len, "line %llu: the name \"%.100s\"",
-				 (unsigned long long)src->lineno, e);
-		else
-			snprintf(first, len, "the name \"%.100s\"", e);
-	}
 	free(e);
 	return id;
 }

@@ -73,9 +73,18 @@ void ts_checker_free(struct ts_checker *k)
 	free(k);
 }
 
+/* @ns as "12.345678" (seconds, microseconds) into @buf of 32 bytes */
+static const char *secs(char *buf, uint64_t ns)
+{
+	snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(ns / 1000000000),
+		 (unsigned long long)(ns % 1000000000 / 1000));
+	return buf;
+}
+
 /* "line 12: cpu 3 at 12.345678 s" for a text input, else the record's CPU and time alone. */
 static void place(const struct ts_source *src, const struct ts_event *ev, char *buf, size_t len)
 {
+	char s[32];
 	size_t n = 0;
 
 	if (src->lineno)
@@ -83,9 +92,7 @@ static void place(const struct ts_source *src, const struct ts_event *ev, char *
 	if (ev->kind == TS_EV_MM)	/* metadata: no CPU of its own */
 		buf[n ? n - 2 : 0] = '\0';
 	else if (n < len)
-		snprintf(buf + n, len - n, "cpu %d at %llu.%06llu s", ev->cpu,
-			 (unsigned long long)(ev->ts / 1000000000),
-			 (unsigned long long)(ev->ts % 1000000000 / 1000));
+		snprintf(buf + n, len - n, "cpu %d at %s s", ev->cpu, secs(s, ev->ts));
 }
 
 static void count(struct ts_source *src, const struct ts_event *ev, enum ts_check c,
@@ -218,6 +225,26 @@ static inline bool ascii_name(const char *s)
 	return !((w[0] | w[1]) & 0x8080808080808080ULL);
 }
 
+char *ts_check_escape(struct ts_source *src, const char *s)
+{
+	size_t need = utf8_escape(s, NULL, 0);
+	char *e = xmalloc(need + 1);
+
+	utf8_escape(s, e, need + 1);
+	if (!src->checked[TS_CHK_UTF8]++) {
+		char *first = src->check_first[TS_CHK_UTF8];
+		size_t len = sizeof(src->check_first[TS_CHK_UTF8]);
+
+		/* a binary input has no line: the name is its own place */
+		if (src->lineno)
+			snprintf(first, len, "line %llu: the name \"%.100s\"",
+				 (unsigned long long)src->lineno, e);
+		else
+			snprintf(first, len, "the name \"%.100s\"", e);
+	}
+	return e;
+}
+
 /* All names of @ev plain ASCII, the common case, checked without a call. */
 static inline bool ascii_names(const struct ts_event *ev)
 {
@@ -265,6 +292,7 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 	int cpus = src->info.cpus;
 	const char *pid_field;
 	struct chk_cpu *c;
+	char s[32];
 	int t;
 
 	if (!src->checker)
@@ -314,9 +342,7 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 		return 1;
 	}
 	if (c->seen && ev->ts < c->last_ts) {
-		count(src, ev, TS_CHK_TIME, "after %llu.%06llu s",
-		      (unsigned long long)(c->last_ts / 1000000000),
-		      (unsigned long long)(c->last_ts % 1000000000 / 1000));
+		count(src, ev, TS_CHK_TIME, "after %s s", secs(s, c->last_ts));
 		return 0;
 	}
 	if (c->have_last && ev->ts == c->last.ts && ev->kind == c->last.kind &&
