@@ -68,7 +68,8 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
 ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
-CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c)
+CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c) \
+	$(wildcard analysis/*.c)
 CLI_SRC := $(wildcard cli/*.c) $(wildcard dashboards/*.c) $(wildcard record/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -43,8 +43,9 @@ check "README reaches 'your own trace' within its first 60 lines" \
 	sh -c "head -60 '$top/README.md' | grep -q '^## Your own trace'"
 # README's Layout names the room of every source file
 unnamed=""
-for f in "$top"/lib/*.c "$top"/parsers/*.c "$top"/timeline/*.c "$top"/tuner/*.c "$top"/record/*.c \
+for f in "$top"/lib/*.c "$top"/parsers/*.c "$top"/timeline/*.c "$top"/tuner/*.c "$top"/analysis/*.c "$top"/record/*.c \
 	 "$top"/dashboards/*.c "$top"/cli/*.c; do
+	[ -e "$f" ] || continue
 	grep -qF "\`$(basename "$f")\`" "$top/README.md" || unnamed="$unnamed ${f#$top/}"
 done
 check "README's Layout names every source file${unnamed:+ (not:$unnamed)}" [ -z "$unnamed" ]

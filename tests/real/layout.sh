@@ -7,18 +7,18 @@ T=layout
 . "$(dirname "$0")/../lib.sh"
 cd "$top" || exit 1
 
-big=$(find lib parsers timeline tuner record dashboards cli tests/unit tests/tools corpus \
+big=$(find lib parsers timeline tuner analysis record dashboards cli tests/unit tests/tools corpus \
 	-name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 900 { print $2 "(" $1 ")" }')
 check "no C file over 900 lines${big:+ (over: $big)}" [ -z "$big" ]
 
 calls=$(grep -n 'tracefs_[a-z_]*(' cli/*.c | grep -v '^[^:]*:[0-9]*:\s*\*' || true)
 check "cli/ calls no tracefs_* function${calls:+ ($calls)}" [ -z "$calls" ]
 
-curses=$(grep -ln '#include <n\?curses' lib parsers timeline tuner record cli -r || true)
+curses=$(grep -ln '#include <n\?curses' lib parsers timeline tuner analysis record cli -r || true)
 check "only dashboards/ includes curses${curses:+ ($curses)}" [ -z "$curses" ]
 
 # each layer includes only itself and those below it
-order="lib parsers timeline tuner record dashboards cli"
+order="lib parsers timeline tuner analysis record dashboards cli"
 up=""
 for d in $order; do
 	below=1
