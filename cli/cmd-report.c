@@ -550,7 +550,7 @@ static void print_text(const struct report_opts *o, struct ts_source *src, struc
 	}
 	free(mms);
 
-	explain_text(x, tl, isrc, o->top);
+	explain_text(explain_result(x, tl, isrc), o->top);
 	sfence_report_text(src, tl, sr, pf);
 	printf("\nEvidence\n");
 	nev = collect_evidence(src, tl, ev);
@@ -813,7 +813,7 @@ static json_t *build_json(const struct report_opts *o, struct ts_source *src, st
 		json_object_set_new(j, ts_source_str(src, ids[i]), jint(timeline_name_count(tl, ids[i])));
 	free(ids);
 	json_object_set_new(root, "events", j);
-	explain_json(x, tl, isrc, root);
+	explain_json(explain_result(x, tl, isrc), root);
 	sfence_report_json(src, tl, sr, pf, root);
 	json_object_set_new(root, "lost_events", jint(lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(marks));
