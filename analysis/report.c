@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What `report` counts from a finished timeline (analysis/report.h): totals, per-CPU rows,
+ * the address spaces by flush IPIs caused, the evidence block and the kprobes on the flush
+ * path.  cli/'s renderers print it as text or JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "report.h"
+
+static uint64_t cpu_mms(const struct timeline *tl, int cpu)
+{
+	uint64_t n = 0;
+
+	for (uint32_t id = 1; id < timeline_mm_count(tl); id++)
+		n += ts_cpumask_test(&timeline_mm(tl, id)->counted_on, cpu);
+	return n;
+}
+
+static uint64_t ipis_sent(const struct tl_cpu *c, int src)
+{
+	return src < 0 ? 0 : c->ipis_sent[src];
+}
+
+static uint64_t ipis_recv(const struct tl_cpu *c, int src)
+{
+	return src < 0 ? 0 : c->ipis_received[src];
+}
+
+static bool mm_active(const struct tl_mm *m, int src)
+{
+	return m->switches_in || m->flush_requests || (src >= 0 && m->ipis_caused[src]);
+}
+
+static void sum_totals(const struct timeline *tl, int src, struct report_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < timeline_cpus(tl); i++) {
+		const struct tl_cpu *c = timeline_cpu(tl, i);
+
+		t->switches += c->switches;
+		t->mm_switches += c->mm_switches;
+		t->requests += c->flush_requests;
+		t->ipis += ipis_recv(c, src);
+		t->local += timeline_local_flushes(tl, i);
+		t->kmask_requests += c->kmask_requests;
+		t->kernel_targets += c->kernel_targets;
+		t->remote_requests += c->remote_requests;
+		t->csd_flush_ipis += c->ipis_sent[TL_IPI_CSD_QUEUE];
+	}
+	for (uint32_t id = 1; id < timeline_mm_count(tl); id++) {
+		const struct tl_mm *m = timeline_mm(tl, id);
+
+		if (!mm_active(m, src))
+			continue;
+		t->mms++;
+		t->how[m->how]++;
+		t->guessed += timeline_how_guessed(m->how);
+	}
+}
+
+/* Timestamps of a text the user printed, at whatever precision it has (perf.data: --ns). */
+static bool text_timestamps(const struct ts_source_info *info)
+{
+	return !strcmp(info->format, "ftrace-text") || !strcmp(info->format, "perf-script");
+}
+
+static int sort_src_ipi;
+
+static int cmp_mm(const void *a, const void *b)
+{
+	const struct tl_mm *x = *(const struct tl_mm *const *)a, *y = *(const struct tl_mm *const *)b;
+	uint64_t xi = sort_src_ipi >= 0 ? x->ipis_caused[sort_src_ipi] : 0;
+	uint64_t yi = sort_src_ipi >= 0 ? y->ipis_caused[sort_src_ipi] : 0;
+
+	if (xi != yi)
+		return xi < yi ? 1 : -1;
+	if (x->flush_requests != y->flush_requests)
+		return x->flush_requests < y->flush_requests ? 1 : -1;
+	if (x->switches_in != y->switches_in)
+		return x->switches_in < y->switches_in ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* Address spaces active in the window, most flush IPIs first; the array is new. */
+static const struct tl_mm **sorted_mms(const struct timeline *tl, int src, size_t *n)
+{
+	const struct tl_mm **v = xcalloc(timeline_mm_count(tl), sizeof(*v));
+
+	*n = 0;
+	for (uint32_t id = 1; id < timeline_mm_count(tl); id++)
+		if (mm_active(timeline_mm(tl, id), src))
+			v[(*n)++] = timeline_mm(tl, id);
+	sort_src_ipi = src;
+	qsort(v, *n, sizeof(*v), cmp_mm);
+	return v;
+}
+
+static size_t collect_evidence(struct ts_source *src, struct timeline *tl,
+			       struct report_evidence *e)
+{
+	static const struct {
+		const char *name, *missing;
+	} tps[] = {
+		{ "sched_switch", "what ran on each CPU: no switches, no mm timeline" },
+		{ "task_newtask", "clone flags: threads vs processes of tasks created in the trace "
+				  "are guessed from sched_process_fork" },
+		{ "sched_process_fork", "which tasks were created during the trace" },
+		{ "sched_process_exec", "new address spaces at exec" },
+		{ "sched_process_exit", "address spaces ending (stock masks never shrink)" },
+		{ "csd_queue_cpu", "the sender and function of each cross-call on the sending CPU" },
+		{ "csd_function_entry", "the flush function run on each target CPU" },
+		{ "ipi_send_cpu", "single-target IPIs and their callbacks" },
+		{ "ipi_send_cpumask", "multi-target IPIs and their target masks" },
+		{ "tlb_flush", "x86 flush reasons (requests, local and remote flushes)" },
+	};
+	size_t n = 0;
+
+	_Static_assert(sizeof(tps) / sizeof(tps[0]) == REPORT_NEVIDENCE, "the evidence block");
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		uint32_t id = ts_source_intern(src, tps[i].name);
+
+		e[n].name = tps[i].name;
+		e[n].count = timeline_name_count(tl, id);
+		e[n].missing = tps[i].missing;
+		n++;
+	}
+	return n;
+}
+
+const struct report_kprobe report_kprobes[REPORT_NKPROBES] = {
+	{ "switch_mm", "mm pointers: address spaces are derived from pids and clone flags, "
+		       "not exact" },
+	{ "__flush_tlb_range", "the kernel's own target mask, range and mm of every request "
+			       "(local-only requests too)" },
+	{ "flush_tlb_mm", "which caller made a whole-mm request" },
+	{ "flush_tlb_mm_range", "which caller made a range request (munmap, mprotect)" },
+	{ "flush_tlb_page", "which caller made a one-page request (COW)" },
+	{ "flush_tlb_range", "which caller made a vma range request" },
+	{ "flush_tlb_kernel_range", "kernel-range requests (vmalloc, module unload)" },
+	{ "flush_tlb_all", "flush-everything requests" },
+	{ "arch_tlbbatch_flush", "batched unmap flushes (reclaim, migration)" },
+	{ "__ipi_flush_tlb_range_asid", "the flush each target (and the sender) runs" },
+	{ "sbi_remote_sfence_vma_asid", "remote flushes handed to SBI firmware (plain virt, "
+					"PLIC: no kernel IPI at all)" },
+};
+
+static void mark_defined(struct report_probes *p, const char *func)
+{
+	for (size_t i = 0; func && i < REPORT_NKPROBES; i++) {
+		if (!strcmp(func, report_kprobes[i].func)) {
+			p->defined[i] = true;
+			return;
+		}
+	}
+	p->ndefined_other++;
+}
+
+static void collect_probes(struct ts_source *src, struct timeline *tl, struct report_probes *p)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+	const struct ts_probe *pr;
+	size_t np;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < REPORT_NKPROBES; i++) {
+		p->count[i] = timeline_probe_count(tl, ts_source_intern(src, report_kprobes[i].func));
+		p->total += p->count[i];
+	}
+	/*
+	 * The input's kprobe events by the function each probes, whatever their names; a
+	 * JSON-lines stream has only the names of the trace it came from.
+	 */
+	pr = ts_source_probes(src, &np);
+	for (size_t d = 0; d < np; d++)
+		mark_defined(p, pr[d].func);
+	if (!np)
+		for (size_t d = 0; d < info->nkprobes_defined; d++)
+			mark_defined(p, ts_kprobe_func(info->kprobes_defined[d]));
+	for (size_t i = 0; i < REPORT_NKPROBES; i++)
+		p->defined[i] |= p->count[i] > 0;
+	p->nmi_drop = info->nkprobes_defined && !p->total &&
+		      timeline_name_count(tl, ts_source_intern(src, "sched_switch"));
+}
+
+void report_defined_list(struct ts_source *src, char *buf, size_t len)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t d = 0; d < info->nkprobes_defined && n + 1 < len; d++) {
+		int w = snprintf(buf + n, len - n, "%s%s", d ? ", " : "", info->kprobes_defined[d]);
+
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/*
+ * Why the kernel's own flush targets are unknown, for "n/a (...)", or NULL when they are
+ * counted: a probe of a request whose mask argument is unavailable makes every total of
+ * them partial; without any mask-carrying probe they were never seen.
+ */
+static const char *kmask_unknown_why(struct ts_source *src, struct timeline *tl,
+				     const struct report_totals *t, char *why, size_t whylen)
+{
+	size_t n;
+	const struct ts_probe *p = ts_source_probes(src, &n);
+	bool mask_probe = false;
+
+	/* the probe that makes every request first, then its callers */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
+		const struct ts_probe_arg *a = p[i].func ? ts_probe_arg(&p[i], "mask") : NULL;
+
+		if (!a || !strcmp(p[i].func, "sbi_remote_sfence_vma_asid") ||
+		    !strcmp(p[i].func, "local_load_tlb_mm") || !strcmp(p[i].func, "local_flush_tlb_mm"))
+			continue;
+		if (k < n && strcmp(p[i].func, "__flush_tlb_range"))
+			continue;
+		mask_probe |= a->field && p[i].events;
+		if (p[i].events && p[i].fields_known && !a->field) {
+			snprintf(why, whylen, "probe %s (%s) has no mask argument; "
+				 "tlbscope probes tells more", p[i].event, p[i].func);
+			return why;
+		}
+	}
+	if (t->kmask_requests || mask_probe)
+		return NULL;
+	if (!timeline_kprobe_requests(tl))
+		return "no flush request from a kprobe on __flush_tlb_range or its callers, which "
+		       "carry the kernel's cpumask: tlbscope-probes(7)";
+	return "no flush request carries the kernel's cpumask";
+}
+
+struct report_result *report_result_new(struct ts_source *src, struct timeline *tl,
+					const struct tl_filter *f)
+{
+	struct report_result *r = xcalloc(1, sizeof(*r));
+	uint64_t recorded = 0;
+	int isrc = timeline_ipi_source(tl);
+
+	r->source = isrc;
+	sum_totals(tl, isrc, &r->t);
+	r->t.kmask_unknown = kmask_unknown_why(src, tl, &r->t, r->why, sizeof(r->why));
+	r->cpus = xcalloc(timeline_cpus(tl) ? timeline_cpus(tl) : 1, sizeof(*r->cpus));
+	for (int i = 0; i < timeline_cpus(tl); i++) {
+		const struct tl_cpu *c = timeline_cpu(tl, i);
+		struct report_cpu *rc;
+
+		recorded += c->events;
+		if (f && f->has_cpus && !ts_cpumask_test(&f->cpus, i))
+			continue;
+		rc = &r->cpus[r->ncpus++];
+		*rc = (struct report_cpu){
+			.cpu = i, .seen = c->events || c->lost, .switches = c->switches,
+			.mm_switches = c->mm_switches, .mms = cpu_mms(tl, i),
+			.ipis_sent = ipis_sent(c, isrc), .ipis_recv = ipis_recv(c, isrc),
+			.local = timeline_local_flushes(tl, i), .requests = c->flush_requests,
+			.kthread_ns = c->kthread_ns, .idle_ns = c->idle_ns, .lost = c->lost,
+			.kernel_targets = c->kernel_targets,
+			.lost_share = c->lost ? (double)c->lost / (double)(c->lost + c->events) : 0,
+		};
+		r->unobserved += !rc->seen;
+		r->lossy_cpus += rc->lost_share > REPORT_LOSSY_SHARE || c->lost_marks;
+	}
+	r->mms = sorted_mms(tl, isrc, &r->nmms);
+	collect_evidence(src, tl, r->evidence);
+	collect_probes(src, tl, &r->probes);
+	r->lost = timeline_lost(tl, &r->lost_marks);
+	r->lost_share = r->lost ? (double)r->lost / (double)(r->lost + recorded) : 0;
+	r->span_ns = timeline_last_ts(tl) - timeline_first_ts(tl);
+	r->text_timestamps = text_timestamps(ts_source_info(src));
+	return r;
+}
+
+void report_result_free(struct report_result *r)
+{
+	if (!r)
+		return;
+	free(r->cpus);
+	free(r->mms);
+	free(r);
+}

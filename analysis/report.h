@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What `report` counts (analysis/report.c), from a finished timeline: the totals, a row per
+ * CPU, the address spaces by flush IPIs caused, the evidence the trace carries and what its
+ * absence hides, the kprobes on the flush path, and the one-screen summary's figures.
+ * Unknown is kept apart from 0 everywhere (the *_known flags, a reason string).
+ */
+#ifndef TLBSCOPE_ANALYSIS_REPORT_H
+#define TLBSCOPE_ANALYSIS_REPORT_H
+
+#include "analysis.h"
+#include "explain.h"
+
+struct report_totals {
+	uint64_t switches, mm_switches, requests, ipis, local, mms, guessed;
+	uint64_t kmask_requests, kernel_targets, remote_requests, csd_flush_ipis;
+	/* why the kernel's flush targets are unknown, NULL when they are counted */
+	const char *kmask_unknown;
+	uint64_t how[TL_HOW__COUNT];
+};
+
+struct report_cpu {
+	int cpu;
+	bool seen;		/* an event or a loss was recorded there: else only the IPIs
+				 * others sent it are known */
+	uint64_t switches, mm_switches, mms, ipis_sent, ipis_recv, local, requests;
+	uint64_t kthread_ns, idle_ns, lost, kernel_targets;
+	double lost_share;	/* lost / (lost + recorded), 0 without losses */
+};
+
+/* One tracepoint of the evidence block */
+struct report_evidence {
+	const char *name;
+	uint64_t count;
+	const char *missing;	/* what cannot be seen without it */
+};
+
+/* The kprobes of tlbscope-probes(7) on the flush path, by probed function */
+struct report_kprobe {
+	const char *func, *missing;
+};
+#define REPORT_NKPROBES	11
+extern const struct report_kprobe report_kprobes[REPORT_NKPROBES];
+#define REPORT_KPROBE_SBI	(REPORT_NKPROBES - 1)	/* sbi_remote_sfence_vma_asid */
+
+struct report_probes {
+	uint64_t count[REPORT_NKPROBES];
+	bool defined[REPORT_NKPROBES];	/* the input defines an event for it */
+	uint64_t total;
+	size_t ndefined_other;		/* defined kprobe events of other functions */
+	bool nmi_drop;			/* defined, none recorded, sched_switch recorded */
+};
+
+#define REPORT_NEVIDENCE	10
+#define REPORT_LOSSY_SHARE	0.01	/* past this share of a CPU's events lost, its
+					 * counts are lower bounds */
+
+struct report_result {
+	int source;			/* the flush-IPI evidence counted, -1 none */
+	struct report_totals t;
+	struct report_cpu *cpus;	/* the CPUs selected, in order */
+	int ncpus;
+	int unobserved;			/* CPUs of them with nothing recorded */
+	const struct tl_mm **mms;	/* address spaces active in the window, most IPIs first */
+	size_t nmms;
+	struct report_evidence evidence[REPORT_NEVIDENCE];
+	struct report_probes probes;
+	uint64_t lost, lost_marks;	/* lost events, markers with an unknown count */
+	double lost_share;		/* of all events, 0 without losses */
+	int lossy_cpus;			/* CPUs past REPORT_LOSSY_SHARE (or losses of unknown size) */
+	uint64_t span_ns;		/* first to last event */
+	bool text_timestamps;		/* times as a text printed them (microseconds) */
+	char why[256];			/* storage of t.kmask_unknown */
+};
+
+/*
+ * The report of @tl (finished) read from @src, for the CPUs of @f (NULL: all).  New: free
+ * with report_result_free().
+ */
+struct report_result *report_result_new(struct ts_source *src, struct timeline *tl,
+					const struct tl_filter *f);
+void report_result_free(struct report_result *r);
+
+/* "switch_mm, __flush_tlb_range, ..." of the input's defined kprobe events, into @buf. */
+void report_defined_list(struct ts_source *src, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report as text for people (analysis/report.h's result, explain's sections and the
+ * sfence.vma account): the totals, a table per CPU and per process, why the IPIs happen,
+ * the evidence block and the events by name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "report.h"
+#include "probes.h"
+
+static const char nmi_drop_why[] =
+	"on riscv 6.12 kprobe events are dropped in NMI context (ARCH_HAVE_NMI_SAFE_CMPXCHG "
+	"missing); see tlbscope-probes(7)";
+
+static void print_probes_text(struct ts_source *src, struct timeline *tl,
+			      const struct report_result *r)
+{
+	const struct tl_ptr_stats *ps = timeline_ptr_stats(tl);
+	const struct report_totals *t = &r->t;
+	const struct report_probes *p = &r->probes;
+	int isrc = r->source;
+	char list[1024];
+
+	if (!p->total && !ts_source_info(src)->nkprobes_defined) {
+		printf("  kprobes on the flush path: none in this trace -> cannot see: mm pointers "
+		       "(identity is derived, not exact), the kernel's own target mask and range of "
+		       "each request, local-only requests%s (tlbscope-probes(7))\n",
+		       timeline_arch(tl, NULL) == TL_ARCH_X86 ? "" : ", SBI remote fences");
+		return;
+	}
+	printf("  kprobes on the flush path (tlbscope-probes(7)):\n");
+	for (size_t i = 0; i < REPORT_NKPROBES; i++) {
+		if (p->count[i])
+			printf("    %-28s %10llu\n", report_kprobes[i].func, (unsigned long long)p->count[i]);
+		else if (p->defined[i])
+			printf("    %-28s %10d  (defined, no event)\n", report_kprobes[i].func, 0);
+		else
+			printf("    %-28s    missing  -> cannot see: %s\n", report_kprobes[i].func,
+			       report_kprobes[i].missing);
+	}
+	probes_print_problems(src, stdout, "  ");
+	if (p->nmi_drop) {
+		report_defined_list(src, list, sizeof(list));
+		printf("  kprobe events for %s are defined but none were recorded: %s\n", list,
+		       nmi_drop_why);
+	}
+	if (ps->load_mm || ps->pointers) {
+		printf("  mm pointers: %llu distinct, %llu switch_mm events (%llu resolved at their "
+		       "sched_switch, %llu exec), %llu reuses of an ended mm's address, %llu "
+		       "owner changes, %llu tasks' guessed process corrected, %llu switches to an "
+		       "exiting task that left its mm; CPUs' mm when the trace began (the prev of "
+		       "their first switch_mm): %llu known, %llu named by no event (init_mm, no user mm)\n",
+		       (unsigned long long)ps->pointers, (unsigned long long)ps->load_mm,
+		       (unsigned long long)ps->at_switch, (unsigned long long)ps->at_exec,
+		       (unsigned long long)ps->reuses, (unsigned long long)ps->owner_changes,
+		       (unsigned long long)ps->adopted, (unsigned long long)ps->no_mm_switches,
+		       (unsigned long long)ps->initial_known, (unsigned long long)ps->initial_unknown);
+	}
+	if (timeline_kprobe_requests(tl))
+		printf("  flush requests from kprobes: %llu (by mm pointer %llu, pointer not yet "
+		       "named by switch_mm %llu); flush_tlb_* caller events taken as evidence: "
+		       "%llu\n", (unsigned long long)timeline_kprobe_requests(tl),
+		       (unsigned long long)ps->requests_by_ptr,
+		       (unsigned long long)ps->requests_ptr_unknown,
+		       (unsigned long long)ps->callers_evidence);
+	if (t->kmask_unknown && timeline_kprobe_requests(tl)) {
+		printf("  kernel check: n/a (%s)\n", t->kmask_unknown);
+	} else if (!t->kmask_unknown && t->kmask_requests) {
+		uint64_t sbi = p->count[REPORT_KPROBE_SBI];
+
+		if (!sbi && isrc != TL_IPI_SBI &&
+		    !timeline_name_count(tl, ts_source_intern(src, "csd_queue_cpu")))
+			printf("  kernel check: n/a (no csd_queue_cpu and no SBI fence events to "
+			       "compare the %llu kernel flush targets with)\n",
+			       (unsigned long long)t->kernel_targets);
+		else if (sbi || isrc == TL_IPI_SBI)
+			printf("  kernel check: requests with remote targets = SBI remote fences: "
+			       "%llu = %llu (%s)\n", (unsigned long long)t->remote_requests,
+			       (unsigned long long)sbi,
+			       t->remote_requests == sbi ? "equal" : "DIFFERENT");
+		else if (t->kernel_targets == t->csd_flush_ipis || !timeline_lazy_kernel(tl))
+			printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
+			       "flush IPIs queued in csd events: %llu = %llu (%s)%s\n",
+			       (unsigned long long)t->kernel_targets,
+			       (unsigned long long)t->csd_flush_ipis,
+			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT",
+			       timeline_lazy_kernel(tl) ? "; a lazy-flush kernel (its local_load_tlb_mm "
+			       "events) that deferred nothing: every target was running the mm" : "");
+		else
+			printf("  kernel check: remote targets in the __flush_tlb_range cpumask %llu, "
+			       "flush IPIs queued in csd events %llu: a lazy-flush kernel (its "
+			       "local_load_tlb_mm events), %llu targets not running the mm got no IPI "
+			       "(their flush is queued)\n",
+			       (unsigned long long)t->kernel_targets,
+			       (unsigned long long)t->csd_flush_ipis,
+			       (unsigned long long)(t->kernel_targets > t->csd_flush_ipis ?
+						    t->kernel_targets - t->csd_flush_ipis : 0));
+	}
+}
+
+void report_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
+		 const struct report_result *r, const struct explain_result *x,
+		 const struct sfence_result *sr, const struct platform *pf)
+{
+	const struct ts_source_info *info = ts_source_info(src);
+	const struct report_totals t = r->t;
+	int isrc = r->source;
+	size_t nnames;
+	uint64_t lost = r->lost, marks = r->lost_marks, kguess, rows, corrected;
+	uint32_t *ids;
+	char a[32], b[32], d[32];
+	const char *where;
+
+	format_ns(a, sizeof(a), timeline_first_ts(tl));
+	format_ns(b, sizeof(b), timeline_last_ts(tl));
+	format_ns(d, sizeof(d), timeline_last_ts(tl) - timeline_first_ts(tl));
+	printf("tlbscope report: %s (%s%s%s)\n", o->c.input, info->format,
+	       info->detail ? ", " : "", info->detail ? info->detail : "");
+	if (info->uname)
+		printf("kernel: %s\n", info->uname);
+	printf("span: %s .. %s s (%s s), %d CPUs\n", a, b, d,
+	       info->cpus ? info->cpus : timeline_cpus(tl));
+	if (o->c.has_filter) {
+		char f[32], to[32];
+
+		format_ns(f, sizeof(f), o->c.filter.from);
+		format_ns(to, sizeof(to), o->c.filter.to);
+		printf("window: %s%s .. %s%s%s\n", o->c.from_rel ? "+" : "", f,
+		       o->c.to_rel ? "+" : "", o->c.filter.to == UINT64_MAX ? "end" : to,
+		       o->c.filter.has_cpus ? ", selected CPUs only" : "");
+	}
+	printf("\nTotals\n");
+	printf("  context switches   %12llu\n", (unsigned long long)t.switches);
+	printf("  mm switches        %12llu\n", (unsigned long long)t.mm_switches);
+	printf("  address spaces     %12llu  (%llu identified by guesses)\n",
+	       (unsigned long long)t.mms, (unsigned long long)t.guessed);
+	printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
+	if (!t.kmask_unknown)
+		printf("  kernel flush targets %10llu  (remote CPUs in the kernel's masks of %llu "
+		       "requests)\n", (unsigned long long)t.kernel_targets,
+		       (unsigned long long)t.kmask_requests);
+	else if (t.requests)
+		printf("  kernel flush targets        n/a  (%s)\n", t.kmask_unknown);
+	if (isrc >= 0)
+		printf("  flush IPIs         %12llu  (counted from %s)\n",
+		       (unsigned long long)t.ipis, timeline_ipi_source_name(isrc));
+	else
+		printf("  flush IPIs                  n/a  (no flush IPI evidence in this trace)\n");
+	printf("  local flushes      %12llu\n", (unsigned long long)t.local);
+	printf("  lost events        %12llu%s\n", (unsigned long long)lost,
+	       marks ? "  (plus sub-buffers that lost an unknown number)" : "");
+
+	{
+		static const char *const hdr[] = { "CPU", "SWITCHES", "MM_SWITCHES", "MMS",
+			"IPIS_SENT", "IPIS_RECV", "LOCAL_FLUSH", "REQUESTS", "KTHREAD_S", "IDLE_S" };
+		struct table *tab = table_new(10, hdr, ">>>>>>>>>>");
+
+		printf("\nPer CPU\n");
+		for (int i = 0; i < r->ncpus; i++) {
+			const struct report_cpu *c = &r->cpus[i];
+			char v[10][32];
+			const char *row[10];
+
+			snprintf(v[0], 32, "%d", c->cpu);
+			snprintf(v[1], 32, "%llu", (unsigned long long)c->switches);
+			snprintf(v[2], 32, "%llu", (unsigned long long)c->mm_switches);
+			snprintf(v[3], 32, "%llu", (unsigned long long)c->mms);
+			snprintf(v[4], 32, "%llu", (unsigned long long)c->ipis_sent);
+			snprintf(v[5], 32, "%llu", (unsigned long long)c->ipis_recv);
+			snprintf(v[6], 32, "%llu", (unsigned long long)c->local);
+			snprintf(v[7], 32, "%llu", (unsigned long long)c->requests);
+			format_ns(v[8], 32, c->kthread_ns);
+			format_ns(v[9], 32, c->idle_ns);
+			for (int k = 0; k < 10; k++)
+				row[k] = v[k];
+			/* nothing recorded on it: only what others sent it (column 5) is known */
+			for (int k = 1; k < 10 && !c->seen; k++)
+				row[k] = k == 5 ? row[k] : "n/a";
+			table_add(tab, row);
+		}
+		table_print(tab, stdout, "  ");
+		table_free(tab);
+		if (r->unobserved)
+			printf("  n/a: no event recorded there (offline, or not recorded); the IPIs "
+			       "sent to it are known\n");
+	}
+
+	{
+		static const char *const hdr[] = { "MM", "PID", "COMMAND", "REQUESTS",
+			"IPIS_CAUSED", "CPUS", "MM_SWITCHES_IN", "IDENTIFIED" };
+		struct table *tab = table_new(8, hdr, "<><>>>><");
+		size_t nmm = r->nmms, shown = o->top && (size_t)o->top < nmm ? (size_t)o->top : nmm;
+
+		printf("\nPer process (address space), by flush IPIs caused\n");
+		for (size_t i = 0; i < shown; i++) {
+			const struct tl_mm *m = r->mms[i];
+			char v[8][40];
+			const char *row[8];
+
+			snprintf(v[0], 40, "%s", m->name);
+			snprintf(v[1], 40, "%d", m->pid);
+			snprintf(v[2], 40, "%s", m->comm);
+			snprintf(v[3], 40, "%llu", (unsigned long long)m->flush_requests);
+			snprintf(v[4], 40, "%llu", (unsigned long long)(isrc >= 0 ? m->ipis_caused[isrc] : 0));
+			snprintf(v[5], 40, "%d", ts_cpumask_weight(&m->ran_on));
+			snprintf(v[6], 40, "%llu", (unsigned long long)m->switches_in);
+			snprintf(v[7], 40, "%s", timeline_how_name(m->how));
+			for (int k = 0; k < 8; k++)
+				row[k] = v[k];
+			table_add(tab, row);
+		}
+		table_print(tab, stdout, "  ");
+		table_free(tab);
+		if (shown < nmm)
+			printf("  ... %zu more (--top 0 lists all)\n", nmm - shown);
+	}
+
+	explain_text(x, o->top);
+	sfence_report_text(src, tl, sr, pf);
+	printf("\nEvidence\n");
+	for (size_t i = 0; i < REPORT_NEVIDENCE; i++) {
+		const struct report_evidence *e = &r->evidence[i];
+
+		if (e->count)
+			printf("  %-20s %10llu\n", e->name, (unsigned long long)e->count);
+		else if (!strcmp(e->name, "tlb_flush") && timeline_arch(tl, NULL) == TL_ARCH_RISCV)
+			printf("  %-20s   x86 only  (its flush reasons; not a RISC-V event)\n", "tlb_flush");
+		else
+			printf("  %-20s    missing  -> cannot see: %s\n", e->name, e->missing);
+	}
+	printf("  flush IPIs counted from: %s\n", isrc >= 0 ? timeline_ipi_source_name(isrc) :
+	       "nothing (no csd, ipi or tlb_flush event names a TLB-flush function; on RISC-V "
+	       "with SBI remote fences only kprobes on the flush functions see them)");
+	if (isrc == TL_IPI_CSD_ENTRY || isrc == TL_IPI_TLB_FLUSH)
+		printf("  senders of target-side flush IPIs: the last CPU that sent that target a "
+		       "cross-call (%llu without one)\n",
+		       (unsigned long long)timeline_ipis_unattributed(tl, isrc));
+	printf("  address spaces: %llu, of which guessed %llu (guess-pid %llu, guess-fork %llu); "
+	       "tgid %llu, clone %llu, exec %llu, given %llu, pointer %llu\n",
+	       (unsigned long long)t.mms, (unsigned long long)t.guessed,
+	       (unsigned long long)t.how[TL_HOW_GUESS_PID], (unsigned long long)t.how[TL_HOW_GUESS_FORK],
+	       (unsigned long long)t.how[TL_HOW_TGID], (unsigned long long)t.how[TL_HOW_CLONE],
+	       (unsigned long long)t.how[TL_HOW_EXEC], (unsigned long long)t.how[TL_HOW_GIVEN],
+	       (unsigned long long)t.how[TL_HOW_POINTER]);
+	timeline_tasks(tl, &kguess);
+	printf("  kernel threads recognized by name only: %llu\n", (unsigned long long)kguess);
+	printf("  flush requests attributed to the requesting task's mm: %llu; with no user mm "
+	       "(kernel thread requesting): %llu\n",
+	       (unsigned long long)timeline_requests_mm_guessed(tl),
+	       (unsigned long long)timeline_requests_unattributed(tl));
+	if (r->text_timestamps)
+		printf("  timestamps: as the text prints them (tracefs, perf script without --ns: "
+		       "microseconds), so run times and spans have that precision, not trace.dat's "
+		       "nanoseconds\n");
+	/* mm pointers name every process's address space: then the tgid is not needed */
+	rows = timeline_tgid_markers(tl, &corrected);
+	if (rows || info->tgid_malformed)
+		printf("  tgid: from the trace's task table (tlbscope-tgid markers): %llu rows, "
+		       "%llu malformed, %llu correcting a guess made before them\n",
+		       (unsigned long long)rows, (unsigned long long)info->tgid_malformed,
+		       (unsigned long long)corrected);
+	else if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
+		printf("  tgid: not in this input; processes of tasks older than the trace are "
+		       "guessed (pid as process)\n");
+	print_probes_text(src, tl, r);
+	printf("  lost events: %llu%s\n", (unsigned long long)lost,
+	       marks ? " (and sub-buffers that lost an unknown number)" : "");
+	if (ts_source_skipped(src, &where))
+		printf("  malformed records skipped: %llu (first: %s)\n",
+		       (unsigned long long)ts_source_skipped(src, NULL), where);
+	source_checks_print(src, "  ");
+
+	nnames = events_by_name(src, tl, &ids);
+	printf("\nEvents\n");
+	for (size_t i = 0; i < nnames; i++)
+		printf("  %-28s %12llu\n", ts_source_str(src, ids[i]),
+		       (unsigned long long)timeline_name_count(tl, ids[i]));
+	free(ids);
+}
+
