@@ -238,8 +238,89 @@ static const char *kmask_unknown_why(struct ts_source *src, struct timeline *tl,
 	return "no flush request carries the kernel's cpumask";
 }
 
+/* What the kernel's own masks say against the IPIs the events show. */
+static void kernel_check(struct ts_source *src, struct timeline *tl, struct report_result *r)
+{
+	const struct report_totals *t = &r->t;
+	struct report_check *c = &r->check;
+	uint64_t sbi = r->probes.count[REPORT_KPROBE_SBI];
+
+	c->lazy_kernel = timeline_lazy_kernel(tl);
+	if (t->kmask_unknown) {
+		c->kind = timeline_kprobe_requests(tl) ? REPORT_CHECK_NO_MASK : REPORT_CHECK_NONE;
+	} else if (!t->kmask_requests) {
+		c->kind = REPORT_CHECK_NONE;
+	} else if (!sbi && r->source != TL_IPI_SBI &&
+		   !timeline_name_count(tl, ts_source_intern(src, "csd_queue_cpu"))) {
+		c->kind = REPORT_CHECK_NO_IPIS;
+		c->kernel = t->kernel_targets;
+	} else if (sbi || r->source == TL_IPI_SBI) {
+		c->kind = REPORT_CHECK_SBI;
+		c->kernel = t->remote_requests;
+		c->seen = sbi;
+	} else {
+		c->kind = t->kernel_targets == t->csd_flush_ipis || !c->lazy_kernel ?
+			  REPORT_CHECK_CSD : REPORT_CHECK_LAZY;
+		c->kernel = t->kernel_targets;
+		c->seen = t->csd_flush_ipis;
+	}
+}
+
+/* The time counted: the trace's span, cut to the window of @f. */
+static uint64_t window_ns(struct timeline *tl, const struct tl_filter *f)
+{
+	uint64_t first = timeline_first_ts(tl), last = timeline_last_ts(tl);
+
+	if (f && f->from > first)
+		first = f->from;
+	if (f && f->to < last)
+		last = f->to;
+	return last > first ? last - first : 0;
+}
+
+static void summarize(struct report_result *r, struct timeline *tl, const struct tl_filter *f,
+		      const struct explain_result *x)
+{
+	struct report_summary *s = &r->sum;
+	bool by_ipis = r->source >= 0;
+
+	s->window_ns = window_ns(tl, f);
+	s->rates_known = s->window_ns > 0;
+	if (s->rates_known) {
+		s->requests_per_s = r->t.requests * 1e9 / (double)s->window_ns;
+		s->ipis_per_s = r->t.ipis * 1e9 / (double)s->window_ns;
+	}
+	if (by_ipis && r->t.mm_switches)
+		s->ipis_per_mm_switch = (double)r->t.ipis / (double)r->t.mm_switches;
+	for (size_t i = 0; i < x->nrows; i++)
+		s->not_running += x->rows[i].not_running;
+	/* explain's callers come by requests: the few that caused the most IPIs */
+	for (int k = 0; k < REPORT_TOP; k++) {
+		int best = -1;
+
+		for (int i = 0; i < x->ncallers; i++) {
+			bool taken = false;
+			uint64_t v = by_ipis ? x->callers[i].ipis : x->callers[i].requests;
+
+			for (int j = 0; j < s->ncallers; j++)
+				taken |= s->callers[j] == i;
+			if (taken || !v)
+				continue;
+			if (best < 0 || v > (by_ipis ? x->callers[best].ipis : x->callers[best].requests))
+				best = i;
+		}
+		if (best < 0)
+			break;
+		s->callers[s->ncallers++] = best;
+	}
+	while (s->nmms < REPORT_TOP && (size_t)s->nmms < r->nmms &&
+	       (by_ipis ? r->mms[s->nmms]->ipis_caused[r->source] :
+			  r->mms[s->nmms]->flush_requests))
+		s->nmms++;
+}
+
 struct report_result *report_result_new(struct ts_source *src, struct timeline *tl,
-					const struct tl_filter *f)
+					const struct tl_filter *f, const struct explain_result *x)
 {
 	struct report_result *r = xcalloc(1, sizeof(*r));
 	uint64_t recorded = 0;
@@ -267,7 +348,8 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 			.lost_share = c->lost ? (double)c->lost / (double)(c->lost + c->events) : 0,
 		};
 		r->unobserved += !rc->seen;
-		r->lossy_cpus += rc->lost_share > REPORT_LOSSY_SHARE || c->lost_marks;
+		rc->lossy = rc->lost_share > REPORT_LOSSY_SHARE || c->lost_marks;
+		r->lossy_cpus += rc->lossy;
 	}
 	r->mms = sorted_mms(tl, isrc, &r->nmms);
 	collect_evidence(src, tl, r->evidence);
@@ -276,6 +358,8 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 	r->lost_share = r->lost ? (double)r->lost / (double)(r->lost + recorded) : 0;
 	r->span_ns = timeline_last_ts(tl) - timeline_first_ts(tl);
 	r->text_timestamps = text_timestamps(ts_source_info(src));
+	kernel_check(src, tl, r);
+	summarize(r, tl, f, x);
 	return r;
 }
 

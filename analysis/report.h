@@ -26,6 +26,7 @@ struct report_cpu {
 	uint64_t switches, mm_switches, mms, ipis_sent, ipis_recv, local, requests;
 	uint64_t kthread_ns, idle_ns, lost, kernel_targets;
 	double lost_share;	/* lost / (lost + recorded), 0 without losses */
+	bool lossy;		/* past REPORT_LOSSY_SHARE, or losses of unknown size */
 };
 
 /* One tracepoint of the evidence block */
@@ -51,6 +52,36 @@ struct report_probes {
 	bool nmi_drop;			/* defined, none recorded, sched_switch recorded */
 };
 
+/* The kernel's own evidence against the IPIs counted (report_check()) */
+enum report_check_kind {
+	REPORT_CHECK_NONE,		/* no request carries the kernel's mask: nothing said */
+	REPORT_CHECK_NO_MASK,		/* kprobe requests, but their mask is unknown (why) */
+	REPORT_CHECK_NO_IPIS,		/* masks, but no csd or SBI events to compare with */
+	REPORT_CHECK_SBI,		/* requests with remote targets vs SBI remote fences */
+	REPORT_CHECK_CSD,		/* remote targets in the masks vs csd flush IPIs */
+	REPORT_CHECK_LAZY,		/* a lazy kernel: targets not running the mm got no IPI */
+};
+
+struct report_check {
+	enum report_check_kind kind;
+	uint64_t kernel, seen;		/* the kernel's count and the events' */
+	bool lazy_kernel;		/* local_load_tlb_mm events: a lazy-flush kernel */
+};
+
+/* The one-screen summary's figures (report_result_new() with explain's result) */
+#define REPORT_TOP	3
+struct report_summary {
+	uint64_t window_ns;		/* the time counted: the trace, or the window in it */
+	double requests_per_s, ipis_per_s;	/* 0 with no time counted */
+	bool rates_known;
+	double ipis_per_mm_switch;	/* known with a source and mm switches */
+	uint64_t not_running;		/* IPIs to CPUs whose active mm was another */
+	int callers[REPORT_TOP];	/* explain's callers, most IPIs first (requests when
+					 * no IPI evidence) */
+	int ncallers;
+	int nmms;			/* of r->mms with an IPI (or a request) */
+};
+
 #define REPORT_NEVIDENCE	10
 #define REPORT_LOSSY_SHARE	0.01	/* past this share of a CPU's events lost, its
 					 * counts are lower bounds */
@@ -70,15 +101,18 @@ struct report_result {
 	int lossy_cpus;			/* CPUs past REPORT_LOSSY_SHARE (or losses of unknown size) */
 	uint64_t span_ns;		/* first to last event */
 	bool text_timestamps;		/* times as a text printed them (microseconds) */
+	struct report_check check;
+	struct report_summary sum;
 	char why[256];			/* storage of t.kmask_unknown */
 };
 
 /*
- * The report of @tl (finished) read from @src, for the CPUs of @f (NULL: all).  New: free
- * with report_result_free().
+ * The report of @tl (finished) read from @src, for the window and CPUs of @f (NULL: all),
+ * with @x's explanation (for the same source) in its summary.  New: free with
+ * report_result_free().
  */
 struct report_result *report_result_new(struct ts_source *src, struct timeline *tl,
-					const struct tl_filter *f);
+					const struct tl_filter *f, const struct explain_result *x);
 void report_result_free(struct report_result *r);
 
 /* "switch_mm, __flush_tlb_range, ..." of the input's defined kprobe events, into @buf. */

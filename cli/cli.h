@@ -162,8 +162,8 @@ int source_checks_warn(struct ts_source *src, const char *name);
  * "  first: <place>"; returns the lines printed.
  */
 int source_checks_print(struct ts_source *src, const char *indent);
-/* The same in one line for a one-screen summary, when any record failed a check. */
-void source_checks_line(struct ts_source *src);
+/* The same in one line after @indent for a one-screen summary, when any record failed a check. */
+void source_checks_line(struct ts_source *src, const char *indent);
 
 /*
  * A string that may not be UTF-8 (a path, a name the input gave) as JSON, its stray bytes
@@ -177,6 +177,27 @@ struct json_t *json_text(const char *s);
  * {key: place} of the classes met.
  */
 void source_checks_json(struct json_t *obj, struct ts_source *src);
+
+/*
+ * Views (cli/view.c): a text view on a terminal goes through a pager ($TLBSCOPE_PAGER,
+ * $PAGER, less -FRX; --no-pager), in colour on a terminal only (--color=auto|always|never,
+ * NO_COLOR), and no line of it is longer than 100 columns (prose continues on the next,
+ * indented).  A command calls view_begin() once it is about to print (its warnings
+ * already on stderr): @text for a text view, false for data (JSON) that is only paged.
+ * main() ends every command with view_end(), which flushes as finish_stdout() does.
+ */
+enum view_color { VIEW_COLOR_AUTO, VIEW_COLOR_NEVER, VIEW_COLOR_ALWAYS };
+extern struct view_opts {
+	enum view_color color;
+	bool no_pager;
+} cli_view;
+#define OPT_COLOR	(OPT_LONG + 202)
+#define OPT_NO_PAGER	(OPT_LONG + 203)
+#define VIEW_OPTS	{ "color", OPT_COLOR, true }, { "no-pager", OPT_NO_PAGER, false }
+/* --color/--no-pager of key @key: 1 taken, 0 not one of them, -1 bad value (said). */
+int view_opt(int key, const char *val);
+void view_begin(bool text);
+int view_end(int status);
 
 /* Flush stdout and report a write error (full disk, closed pipe); returns the exit status. */
 int finish_stdout(int status);

@@ -25,6 +25,7 @@ static const char diff_usage[] =
 	"usage: tlbscope diff [--json] [--fail-on KEY:PCT ...] [--top N] BEFORE AFTER\n"
 	"\n"
 	"  BEFORE, AFTER      traces (any format; one may be '-') or saved 'report --json'\n"
+	"                     (rows counted from unlike evidence are marked '!')\n"
 	"  --json             one JSON object: rows of key, before, after, change_percent\n"
 	"  --fail-on KEY:PCT  exit 1 when KEY grew by more than PCT percent (repeatable),\n"
 	"                     e.g. flush_ipis:10\n"
@@ -33,6 +34,9 @@ static const char diff_usage[] =
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
+	"  --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  --no-pager         never page (on a terminal the text goes through $PAGER or\n"
+	"                     less -FRX)\n"
 	"  -h, --help         this text\n";
 
 #define MAX_GATES	32
@@ -55,7 +59,16 @@ struct row {
 	char key[128];
 	bool known[2];
 	double v[2];
+	unsigned unlike;	/* UNLIKE_*: the two sides count it from unlike evidence */
 };
+
+/* How two inputs differ in what they can show (warn_unlike()) */
+enum {
+	UNLIKE_ARCH = 1,	/* another architecture: every flush count */
+	UNLIKE_IPIS = 2,	/* another IPI mechanism or evidence: the IPI counts */
+	UNLIKE_PROBES = 4,	/* kprobes on one side: requests, identity, kernel targets */
+};
+static const char *const unlike_names[] = { "arch", "ipi_evidence", "kprobes" };
 
 struct rows {
 	struct row *r;
@@ -113,25 +126,50 @@ static bool has_kprobes(json_t *j)
  * mechanism or evidence (AIA IPIs against SBI remote fences), kprobes on one side only.
  * Their differences reflect that as much as the workload: say it before the numbers.
  */
-static void warn_unlike(json_t *rep[2], const char *const in[2])
+static unsigned warn_unlike(json_t *rep[2], const char *const in[2])
 {
+	unsigned unlike = 0;
+
 	const char *a0 = jstr_at(rep[0], "input", "arch"), *a1 = jstr_at(rep[1], "input", "arch");
 	const char *s0 = jstr_at(rep[0], "evidence", "flush_ipi_source");
 	const char *s1 = jstr_at(rep[1], "evidence", "flush_ipi_source");
 
 	if (strcmp(a0, a1))
-		warning("diff: %s is %s and %s is %s: the flush IPIs of different architectures "
+		unlike |= UNLIKE_ARCH, warning("diff: %s is %s and %s is %s: the flush IPIs of different architectures "
 			"(x86 trims mm_cpumask, RISC-V's stock mask never shrinks)", in[0], a0,
 			in[1], a1);
 	/* a side without flush IPIs names only the evidence it would have used */
 	if (strcmp(s0, s1) && ipis_of(rep[0]) > 0 && ipis_of(rep[1]) > 0)
-		warning("diff: flush IPIs counted from %s in %s but from %s in %s: another IPI "
+		unlike |= UNLIKE_IPIS, warning("diff: flush IPIs counted from %s in %s but from %s in %s: another IPI "
 			"mechanism or other evidence, so their change is not only the workload's",
 			s0, in[0], s1, in[1]);
 	if (has_kprobes(rep[0]) != has_kprobes(rep[1]))
-		warning("diff: only %s has flush-path kprobes: requests, mm identity and the "
+		unlike |= UNLIKE_PROBES, warning("diff: only %s has flush-path kprobes: requests, mm identity and the "
 			"kernel's targets are exact on one side and derived on the other",
 			has_kprobes(rep[0]) ? in[0] : in[1]);
+	return unlike;
+}
+
+/*
+ * Mark the rows whose two sides rest on the unlike evidence of @unlike: IPI counts on
+ * another mechanism or architecture, what kprobes make exact (requests, address spaces,
+ * the kernel's targets, per-process rows) when one side has none.
+ */
+static void mark_unlike(struct rows *rs, unsigned unlike)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		struct row *r = &rs->r[i];
+		bool ipis = strstr(r->key, "ipis") != NULL;
+		bool flush = ipis || strstr(r->key, "flush") || strstr(r->key, "sfence") ||
+			     !strncmp(r->key, "model.", 6);
+		bool probed = !strcmp(r->key, "mms") || strstr(r->key, "requests") ||
+			      strstr(r->key, "kernel_flush_targets") ||
+			      !strncmp(r->key, "process.", 8) || !strncmp(r->key, "sfence.", 7);
+
+		r->unlike |= (unlike & UNLIKE_ARCH) && flush ? UNLIKE_ARCH : 0;
+		r->unlike |= (unlike & UNLIKE_IPIS) && ipis ? UNLIKE_IPIS : 0;
+		r->unlike |= (unlike & UNLIKE_PROBES) && probed ? UNLIKE_PROBES : 0;
+	}
 }
 
 /*
@@ -349,7 +387,10 @@ static void print_text(const struct rows *rs, const struct diff_opts *o)
 {
 	static const char *const head[] = { "key", "before", "after", "change" };
 	struct table *t = table_new(4, head, "<>>>");
+	bool marked = false;
 
+	for (size_t i = 0; i < rs->n; i++)
+		marked |= rs->r[i].unlike && shown(rs, &rs->r[i], o->top);
 	printf("tlbscope diff: before %s, after %s\n\n", o->in[0], o->in[1]);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
@@ -367,10 +408,15 @@ static void print_text(const struct rows *rs, const struct diff_opts *o)
 			snprintf(c, sizeof(c), "=");
 		else
 			snprintf(c, sizeof(c), "n/a");
+		if (marked)
+			strcat(c, r->unlike ? " !" : "  ");
 		table_add(t, cells);
 	}
 	table_print(t, stdout, "  ");
 	table_free(t);
+	if (marked)
+		printf("  !: the two inputs count this from unlike evidence (the warnings say how): "
+		       "its change is not only the workload's\n");
 }
 
 static json_t *jval(const struct row *r, int side)
@@ -401,6 +447,14 @@ static void print_json(const struct rows *rs, const struct diff_opts *o, json_t 
 		json_object_set_new(row, "after", jval(r, 1));
 		json_object_set_new(row, "change_percent", isnan(ch) ? json_null() :
 				    json_real(round(ch * 1000) / 1000));
+		if (r->unlike) {
+			json_t *why = json_array();
+
+			for (unsigned b = 0; b < 3; b++)
+				if (r->unlike & 1u << b)
+					json_array_append_new(why, json_string(unlike_names[b]));
+			json_object_set_new(row, "unlike", why);
+		}
 		json_array_append_new(rows, row);
 	}
 	json_object_set_new(j, "rows", rows);
@@ -453,7 +507,7 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "fail-on", OPT_FAIL_ON, true }, { "top", OPT_TOP, true },
 		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, STRICT_OPT,
-		{ NULL }
+		VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *colon;
@@ -481,6 +535,11 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			cli_strict = true;
+			break;
+		case OPT_COLOR:
+		case OPT_NO_PAGER:
+			if (view_opt(key, v) < 0)
+				return -1;
 			break;
 		case OPT_TOP:
 			if (parse_int(v, &o->top) || o->top < 0)
@@ -545,10 +604,11 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		model_rows(&rs, models[i], i, &o);
-	warn_unlike(rep, o.in);
+	mark_unlike(&rs, warn_unlike(rep, o.in));
 	r = check_gates(&rs, &o, gates);
 	if (r < 0)
 		goto out;
+	view_begin(!o.json);
 	if (o.json)
 		print_json(&rs, &o, gates);
 	else

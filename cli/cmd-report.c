@@ -15,7 +15,7 @@
 #include "probes.h"
 
 static const char report_usage[] =
-	"usage: tlbscope report [--json] [-C LIST] [--from T] [--to T] [--top N]\n"
+	"usage: tlbscope report [-q] [--json] [-C LIST] [--from T] [--to T] [--top N]\n"
 	"                       [--platform P] [--probe-map FILE] TRACE\n"
 	"\n"
 	"  --json          one JSON object with stable snake_case keys\n"
@@ -24,6 +24,10 @@ static const char report_usage[] =
 	"                  after the first event (units: s, ms, us, ns)\n"
 	"  --to T          count events before T (same forms)\n"
 	"  --top N         processes listed in the text table (default 20, 0 = all)\n"
+	"  -q, --quiet     the one-screen summary alone\n"
+	"  --color WHEN    auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  --no-pager      never page (on a terminal the text goes through $PAGER or\n"
+	"                  less -FRX)\n"
 	"  --platform P    price the sfence.vma account with platform P (a name or a JSON\n"
 	"                  file, as tune's; default generic)\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
@@ -38,7 +42,8 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 	enum { OPT_TOP = OPT_COMMON_END, OPT_PLATFORM };
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true },
-		{ "platform", OPT_PLATFORM, true }, PROBE_MAP_OPT, STRICT_OPT, { NULL }
+		{ "platform", OPT_PLATFORM, true }, { "quiet", 'q', false }, PROBE_MAP_OPT,
+		STRICT_OPT, VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -56,6 +61,8 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 			r = common_input(&o->c, "report", v);
 		else if (key == OPT_PLATFORM)
 			o->platform = v, r = 1;
+		else if (key == 'q')
+			o->quiet = true, r = 1;
 		else if (key == OPT_TOP)
 			r = parse_int(v, &o->top) || o->top < 0 ?
 				error("report: --top: '%s' is not a count (0 = all)", v), -1 : 1;
@@ -112,17 +119,20 @@ static int report_main(int argc, char **argv, json_t **out)
 		int ncpus = ts_source_info(src)->cpus ?: timeline_cpus(tl);
 		const struct sfence_result *sr = sfence_result(c.sf, ncpus);
 		const struct explain_result *xr = explain_result(c.x, tl, timeline_ipi_source(tl));
-		struct report_result *rr = report_result_new(src, tl, &o.c.filter);
+		struct report_result *rr = report_result_new(src, tl, o.c.has_filter ? &o.c.filter : NULL, xr);
 		json_t *root = out || o.c.json ? report_json(&o, src, tl, rr, xr, sr, &pf) : NULL;
 
 		if (out) {
 			*out = root;
 		} else if (root) {
+			view_begin(false);
 			json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 			json_decref(root);
-		} else
+		} else {
+			view_begin(true);
 			report_text(&o, src, tl, rr, xr, sr, &pf);
+		}
 		report_result_free(rr);
 	}
 	explain_free(c.x);

@@ -29,6 +29,7 @@ static const char tune_usage[] =
 	"  --machine M        auto (default): detect a virtual machine from the trace; vm or\n"
 	"                     metal: say where it was recorded (a VM's timings price nothing)\n"
 	"  --patch FILE       write the patch of the advice to FILE (git apply takes it)\n"
+	"  -q, --quiet        the summary alone (no kernel check, no pointers to details)\n"
 	"  -v, --verbose      every detail after the summary: costs, models, grid, quarters,\n"
 	"                     sensitivity, the patch\n"
 	"  --platform P       a profile name (generic, sifive-u74, thead-c910) or a JSON file\n"
@@ -49,6 +50,9 @@ static const char tune_usage[] =
 	"  --json             one JSON object with stable keys\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
+	"  --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  --no-pager         never page (on a terminal the text goes through $PAGER or\n"
+	"                     less -FRX)\n"
 	"  -h, --help         this text\n";
 
 /* "1,2,4" or "1-16" or a mix; values in [lo, hi], duplicates dropped. */
@@ -116,7 +120,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		{ "decisions", OPT_DECISIONS, true }, { "verify", OPT_VERIFY, false },
 		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { "weight", OPT_WEIGHT, true },
 		{ "save-profile", OPT_SAVE, true }, { "machine", OPT_MACHINE, true },
-		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false }, STRICT_OPT, { NULL }
+		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false },
+		{ "quiet", 'q', false }, STRICT_OPT, VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *weights[MAX_INPUTS];
@@ -223,6 +228,9 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case OPT_MACHINE:
 			if (!strcmp(v, "auto"))
@@ -781,12 +789,15 @@ static int tune_main(int argc, char **argv, json_t **out)
 	if (out)
 		*out = tune_json(&r, &rec, r.observed, r.obs_how,
 				 tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
-	else if (o.c.json)
+	else if (o.c.json) {
+		view_begin(false);
 		tune_print_json(&r, &rec, r.observed, r.obs_how,
 				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
-	else
+	} else {
+		view_begin(true);
 		tune_print_text(&r, &rec, r.observed, r.obs_how,
 				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+	}
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:

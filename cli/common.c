@@ -73,15 +73,15 @@ int source_checks_warn(struct ts_source *src, const char *name)
 	return EXIT_OK;
 }
 
-void source_checks_line(struct ts_source *src)
+void source_checks_line(struct ts_source *src, const char *indent)
 {
 	uint64_t skipped = 0, kept = 0;
 
 	for (int c = 0; c < TS_CHK__COUNT; c++)
 		*(ts_check_skips(c) ? &skipped : &kept) += ts_source_checked(src, c, NULL);
 	if (skipped || kept)
-		printf("input checks: records skipped: %llu, kept as found or escaped: %llu "
-		       "(the warnings say which)\n", (unsigned long long)skipped,
+		printf("%sinput checks: records skipped: %llu, kept as found or escaped: %llu "
+		       "(the warnings say which)\n", indent, (unsigned long long)skipped,
 		       (unsigned long long)kept);
 }
 
@@ -155,6 +155,8 @@ int common_opt(struct common_opts *o, int key, const char *val)
 		cli_strict = true;
 		return 1;
 	}
+	if (key == OPT_COLOR || key == OPT_NO_PAGER)
+		return view_opt(key, val);
 	if (key != 'C' && key != OPT_FROM && key != OPT_TO)
 		return 0;
 	if (!o->has_filter) {

@@ -90,8 +90,8 @@ void explain_text(const struct explain_result *x, int top)
 						  "NOT_RUNNING", "SHARE" };
 		struct table *t = table_new(6, h, "<><>>>");
 
-		printf("\nFlush IPIs to CPUs that were not running the mm (its mm not active there: "
-		       "what lazy flushing would queue instead)\n");
+		printf("\nFlush IPIs to CPUs not running the mm (what lazy flushing would queue "
+		       "instead)\n");
 		for (size_t i = 0; i < x->nrows && (!top || (int)i < top); i++) {
 			const struct explain_mm_row *row = &x->rows[i];
 			const struct tl_mm *m = row->mm;

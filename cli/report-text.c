@@ -22,7 +22,6 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl,
 	const struct tl_ptr_stats *ps = timeline_ptr_stats(tl);
 	const struct report_totals *t = &r->t;
 	const struct report_probes *p = &r->probes;
-	int isrc = r->source;
 	char list[1024];
 
 	if (!p->total && !ts_source_info(src)->nkprobes_defined) {
@@ -67,39 +66,157 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl,
 		       (unsigned long long)ps->requests_by_ptr,
 		       (unsigned long long)ps->requests_ptr_unknown,
 		       (unsigned long long)ps->callers_evidence);
-	if (t->kmask_unknown && timeline_kprobe_requests(tl)) {
+	switch (r->check.kind) {
+	case REPORT_CHECK_NONE:
+		break;
+	case REPORT_CHECK_NO_MASK:
 		printf("  kernel check: n/a (%s)\n", t->kmask_unknown);
-	} else if (!t->kmask_unknown && t->kmask_requests) {
-		uint64_t sbi = p->count[REPORT_KPROBE_SBI];
-
-		if (!sbi && isrc != TL_IPI_SBI &&
-		    !timeline_name_count(tl, ts_source_intern(src, "csd_queue_cpu")))
-			printf("  kernel check: n/a (no csd_queue_cpu and no SBI fence events to "
-			       "compare the %llu kernel flush targets with)\n",
-			       (unsigned long long)t->kernel_targets);
-		else if (sbi || isrc == TL_IPI_SBI)
-			printf("  kernel check: requests with remote targets = SBI remote fences: "
-			       "%llu = %llu (%s)\n", (unsigned long long)t->remote_requests,
-			       (unsigned long long)sbi,
-			       t->remote_requests == sbi ? "equal" : "DIFFERENT");
-		else if (t->kernel_targets == t->csd_flush_ipis || !timeline_lazy_kernel(tl))
-			printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
-			       "flush IPIs queued in csd events: %llu = %llu (%s)%s\n",
-			       (unsigned long long)t->kernel_targets,
-			       (unsigned long long)t->csd_flush_ipis,
-			       t->kernel_targets == t->csd_flush_ipis ? "equal" : "DIFFERENT",
-			       timeline_lazy_kernel(tl) ? "; a lazy-flush kernel (its local_load_tlb_mm "
-			       "events) that deferred nothing: every target was running the mm" : "");
-		else
-			printf("  kernel check: remote targets in the __flush_tlb_range cpumask %llu, "
-			       "flush IPIs queued in csd events %llu: a lazy-flush kernel (its "
-			       "local_load_tlb_mm events), %llu targets not running the mm got no IPI "
-			       "(their flush is queued)\n",
-			       (unsigned long long)t->kernel_targets,
-			       (unsigned long long)t->csd_flush_ipis,
-			       (unsigned long long)(t->kernel_targets > t->csd_flush_ipis ?
-						    t->kernel_targets - t->csd_flush_ipis : 0));
+		break;
+	case REPORT_CHECK_NO_IPIS:
+		printf("  kernel check: n/a (no csd_queue_cpu and no SBI fence events to "
+		       "compare the %llu kernel flush targets with)\n",
+		       (unsigned long long)r->check.kernel);
+		break;
+	case REPORT_CHECK_SBI:
+		printf("  kernel check: requests with remote targets = SBI remote fences: "
+		       "%llu = %llu (%s)\n", (unsigned long long)r->check.kernel,
+		       (unsigned long long)r->check.seen,
+		       r->check.kernel == r->check.seen ? "equal" : "DIFFERENT");
+		break;
+	case REPORT_CHECK_CSD:
+		printf("  kernel check: remote targets in the __flush_tlb_range cpumask = "
+		       "flush IPIs queued in csd events: %llu = %llu (%s)%s\n",
+		       (unsigned long long)r->check.kernel, (unsigned long long)r->check.seen,
+		       r->check.kernel == r->check.seen ? "equal" : "DIFFERENT",
+		       r->check.lazy_kernel ? "; a lazy-flush kernel (its local_load_tlb_mm "
+		       "events) that deferred nothing: every target was running the mm" : "");
+		break;
+	case REPORT_CHECK_LAZY:
+		printf("  kernel check: remote targets in the __flush_tlb_range cpumask %llu, "
+		       "flush IPIs queued in csd events %llu: a lazy-flush kernel (its "
+		       "local_load_tlb_mm events), %llu targets not running the mm got no IPI "
+		       "(their flush is queued)\n",
+		       (unsigned long long)r->check.kernel, (unsigned long long)r->check.seen,
+		       (unsigned long long)(r->check.kernel > r->check.seen ?
+					    r->check.kernel - r->check.seen : 0));
+		break;
 	}
+}
+
+/* "p1 init" of an address space: its name and the command of its process */
+static void mm_label(char *buf, size_t len, const struct tl_mm *m)
+{
+	snprintf(buf, len, "%s %s", m ? m->name : "?", m ? m->comm : "?");
+}
+
+/* A rate when the time counted is known, else nothing (the count stands alone). */
+static void rate(char *buf, size_t len, bool known, double per_s)
+{
+	if (known)
+		snprintf(buf, len, "%.1f/s", per_s);
+	else
+		snprintf(buf, len, "rate n/a: no time between the first and last event");
+}
+
+/*
+ * The first screen: what a person needs before the tables, at 80 columns - the flush
+ * counts and rates, where the IPIs went, who caused them, the worst moment, whether the
+ * kernel's own masks agree, and the warnings that change how to read the rest.
+ */
+static void print_summary(struct ts_source *src, struct timeline *tl,
+			  const struct report_result *r, const struct explain_result *x)
+{
+	const struct report_summary *s = &r->sum;
+	const struct report_totals *t = &r->t;
+	enum tl_arch arch = timeline_arch(tl, NULL);
+	char a[96], b[96];
+
+	printf("\nSummary (%s%s", arch == TL_ARCH_UNKNOWN ? "arch unknown" :
+	       timeline_arch_name(arch), arch == TL_ARCH_UNKNOWN ? "" : " kernel");
+	if (r->source >= 0)
+		printf("; flush IPIs counted from %s)\n", timeline_ipi_source_name(r->source));
+	else
+		printf("; no flush IPI evidence)\n");
+	if (r->lossy_cpus)
+		printf("  warning: %llu events lost (%.1f %%%s): counts, times and rates are "
+		       "lower bounds\n", (unsigned long long)r->lost, 100.0 * r->lost_share,
+		       r->lost_marks ? " and more" : "");
+	if (r->unobserved)
+		printf("  warning: %d CPU%s recorded nothing: n/a in the tables\n", r->unobserved,
+		       r->unobserved > 1 ? "s" : "");
+	rate(a, sizeof(a), s->rates_known, s->requests_per_s);
+	printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
+	if (r->source >= 0) {
+		rate(a, sizeof(a), s->rates_known, s->ipis_per_s);
+		if (t->mm_switches)
+			snprintf(b, sizeof(b), ", %.3f per mm switch", s->ipis_per_mm_switch);
+		else
+			b[0] = '\0';
+		printf("  flush IPIs      %10llu  (%s%s)\n", (unsigned long long)t->ipis, a, b);
+		if (t->ipis && arch != TL_ARCH_X86)
+			printf("    to CPUs not running the mm: %llu (%.1f %%), what lazy flushing "
+			       "queues\n", (unsigned long long)s->not_running,
+			       100.0 * s->not_running / t->ipis);
+	} else {
+		printf("  flush IPIs             n/a  (no csd, ipi or tlb_flush event names a "
+		       "flush)\n");
+	}
+	printf("  local flushes   %10llu\n", (unsigned long long)t->local);
+	printf("  switches        %10llu  (%llu changed the mm; %llu address spaces)\n",
+	       (unsigned long long)t->switches, (unsigned long long)t->mm_switches,
+	       (unsigned long long)t->mms);
+	if (s->ncallers) {
+		printf("  top callers    ");
+		for (int i = 0; i < s->ncallers; i++) {
+			const struct explain_caller *c = &x->callers[s->callers[i]];
+
+			printf("%s %s %llu", i ? "," : "", c->name, (unsigned long long)
+			       (r->source >= 0 ? c->ipis : c->requests));
+		}
+		printf(" %s\n", r->source >= 0 ? "IPIs" : "requests");
+	}
+	if (s->nmms) {
+		printf("  top processes  ");
+		for (int i = 0; i < s->nmms; i++) {
+			const struct tl_mm *m = r->mms[i];
+
+			mm_label(a, sizeof(a), m);
+			printf("%s %s %llu", i ? "," : "", a, (unsigned long long)
+			       (r->source >= 0 ? m->ipis_caused[r->source] : m->flush_requests));
+		}
+		printf(" %s\n", r->source >= 0 ? "IPIs" : "requests");
+	}
+	if (r->source >= 0 && x->nworst) {
+		format_ns(a, sizeof(a), x->worst[0].start);
+		mm_label(b, sizeof(b), x->worst[0].top_mm);
+		printf("  worst 10 ms     %10llu  IPIs at %s s, most from %s\n",
+		       (unsigned long long)x->worst[0].ipis, a, b);
+	}
+	switch (r->check.kind) {
+	case REPORT_CHECK_SBI:
+	case REPORT_CHECK_CSD:
+		printf("  kernel check    %s: %llu = %llu (%s)\n",
+		       r->check.kind == REPORT_CHECK_SBI ? "remote requests = SBI fences" :
+		       "mask targets = csd flush IPIs", (unsigned long long)r->check.kernel,
+		       (unsigned long long)r->check.seen,
+		       r->check.kernel == r->check.seen ? "equal" : "DIFFERENT");
+		break;
+	case REPORT_CHECK_LAZY:
+		printf("  kernel check    lazy kernel: %llu mask targets, %llu IPIs (rest queued)\n",
+		       (unsigned long long)r->check.kernel, (unsigned long long)r->check.seen);
+		break;
+	case REPORT_CHECK_NO_MASK:
+	case REPORT_CHECK_NO_IPIS:
+		printf("  kernel check    n/a (the Evidence section says why)\n");
+		break;
+	case REPORT_CHECK_NONE:
+		break;
+	}
+	if (r->probes.nmi_drop)
+		printf("  warning: the kprobe events were dropped (Evidence says why)\n");
+	source_checks_line(src, "  ");
+	if (arch != TL_ARCH_X86)
+		printf("  next: tlbscope tune TRACE (MAX_LOADED_MM and queue to set)\n");
 }
 
 void report_text(const struct report_opts *o, struct ts_source *src, struct timeline *tl,
@@ -133,6 +250,9 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		       o->c.to_rel ? "+" : "", o->c.filter.to == UINT64_MAX ? "end" : to,
 		       o->c.filter.has_cpus ? ", selected CPUs only" : "");
 	}
+	print_summary(src, tl, r, x);
+	if (o->quiet)
+		return;
 	printf("\nTotals\n");
 	printf("  context switches   %12llu\n", (unsigned long long)t.switches);
 	printf("  mm switches        %12llu\n", (unsigned long long)t.mm_switches);
@@ -187,6 +307,16 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		if (r->unobserved)
 			printf("  n/a: no event recorded there (offline, or not recorded); the IPIs "
 			       "sent to it are known\n");
+		if (r->lossy_cpus) {
+			printf("  lost events on CPU");
+			for (int i = 0, n = 0; i < r->ncpus; i++)
+				if (r->cpus[i].lossy)
+					printf("%s %d (%.1f %%%s)", n++ ? "," : "", r->cpus[i].cpu,
+					       100.0 * r->cpus[i].lost_share,
+					       r->cpus[i].lost_share > REPORT_LOSSY_SHARE ? "" :
+					       ", and sub-buffers that lost an unknown number");
+			printf(": their counts and times are lower bounds\n");
+		}
 	}
 
 	{
@@ -217,6 +347,9 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		table_free(tab);
 		if (shown < nmm)
 			printf("  ... %zu more (--top 0 lists all)\n", nmm - shown);
+		if (nmm)
+			printf("  pN: the address space of process (tgid) N; pN.K its K-th after the "
+			       "first (each exec starts one)\n");
 	}
 
 	explain_text(x, o->top);

@@ -16,6 +16,7 @@
 struct report_opts {
 	struct common_opts c;
 	int top;
+	bool quiet;		/* -q: the summary alone */
 	const char *platform;	/* borrowed from argv, NULL: generic */
 };
 

@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
+			return view_end(commands[i].fn(argc - 1, argv + 1));
 	error("'%s' is not a tlbscope command; see 'tlbscope --help'", argv[1]);
 	return EXIT_BAD;
 }

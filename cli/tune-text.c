@@ -546,7 +546,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		if (ts_source_skipped(r->src, &where))
 			printf("malformed records skipped: %llu (first: %s)\n",
 			       (unsigned long long)ts_source_skipped(r->src, NULL), where);
-		source_checks_line(r->src);
+		source_checks_line(r->src, "");
 		if (tuner_unmodelled(r->tu, &cpu))
 			printf("events not modelled: %llu on CPUs past the %d the input declares "
 			       "(the first on CPU %d): every model count below misses them\n",
@@ -554,6 +554,12 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	}
 
 	print_summary(r, rec, observed, obs_how);
+	if (r->o->quiet) {
+		if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_KEEP &&
+		    a->verdict != TUNER_RETUNE)
+			say(2, "  ", "%s", why);
+		return;
+	}
 	if (observed >= 0 && r->lazy_kernel) {
 		/* lazy(T, Q) interrupts the CPUs whose active mm it is, the same at any T, Q */
 		const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_LAZY);

@@ -36,6 +36,7 @@ struct tune_opts {
 	const char *patch;		/* --patch FILE */
 	int machine;			/* --machine: TUNE_MACHINE_* */
 	bool verbose;			/* -v: every detail after the summary */
+	bool quiet;			/* -q: the summary alone */
 };
 
 enum { TUNE_MACHINE_AUTO, TUNE_MACHINE_VM, TUNE_MACHINE_METAL };

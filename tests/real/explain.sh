@@ -59,7 +59,7 @@ same "hackbench: the worst burst's IPIs recounted from the events" "$want" "$got
 # text: the sections are there
 tls report "$h" > "$tmp/r.txt"
 for s in "Flush requests and IPIs by kernel caller" "Flush IPIs, sender (rows) x target (columns)" \
-	"Flush IPIs to CPUs that were not running the mm" "Worst bursts of flush IPIs"; do
+	"Flush IPIs to CPUs not running the mm" "Worst bursts of flush IPIs"; do
 	check "text: '$s'" grep -qF "$s" "$tmp/r.txt"
 done
 echo "1..$n"
