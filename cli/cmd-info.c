@@ -20,12 +20,15 @@ static const char info_usage[] =
 	"                    'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
 	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
 	"                    inconsistent, escaped; each said on stderr anyway)\n"
+	"  --color WHEN      auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  --no-pager        never page (on a terminal the text goes through $PAGER or\n"
+	"                    less -FRX)\n"
 	"  -h, --help        this text\n";
 
 int cmd_info(int argc, char **argv)
 {
 	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
-						  { NULL } };
+						  VIEW_OPTS, { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;
 	struct ts_source *src;
@@ -53,6 +56,7 @@ int cmd_info(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		total += timeline_name_count(tl, ids[i]);
 
+	view_begin(!o.json);
 	if (o.json) {
 		json_t *root = json_object(), *evs = json_object();
 

@@ -25,6 +25,9 @@ static const char probes_usage[] =
 	"                    tlbscope cannot tell by itself (tlbscope-probes(7))\n"
 	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
 	"                    inconsistent, escaped; each said on stderr anyway)\n"
+	"  --color WHEN      auto (default: on a terminal, unless NO_COLOR), always, never\n"
+	"  --no-pager        never page (on a terminal the text goes through $PAGER or\n"
+	"                    less -FRX)\n"
 	"  -h, --help        this text\n";
 
 int probes_map_option(const char *path)
@@ -242,7 +245,7 @@ static void print_text(struct ts_source *src, const char *input)
 int cmd_probes(int argc, char **argv)
 {
 	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
-						  { NULL } };
+						  VIEW_OPTS, { NULL } };
 	struct common_opts o = { 0 };
 	struct ts_source *src;
 	struct timeline *tl;
@@ -253,6 +256,7 @@ int cmd_probes(int argc, char **argv)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	r = analyze(&o, NULL, NULL, &src, &tl);
 	if (!r) {
+		view_begin(!o.json);
 		if (o.json) {
 			json_t *root = json_object();
 
