@@ -59,8 +59,39 @@ static bool arg_matters(const struct ts_probe_arg *a)
 	return strncmp(a->hides, "nothing", 7) != 0;
 }
 
+/*
+ * What makes a missing argument @arg of @p found: the --probe-map line naming the field
+ * that holds it (the exact line when one field was left over), or the kprobe's definition
+ * when it recorded none to spare.
+ */
+static const char *map_hint(char *buf, size_t len, const struct ts_probe *p, const char *arg)
+{
+	size_t used;
+
+	if (p->nunused == 1) {
+		snprintf(buf, len, "; if its field '%s' holds it, a --probe-map line says so: "
+			 "'%s.%s = %s'", p->unused[0], p->event, p->unused[0], arg);
+		return buf;
+	}
+	if (!p->nunused) {
+		snprintf(buf, len, "; the probe records no other field: add it to the kprobe "
+			 "(tlbscope-probes(7))");
+		return buf;
+	}
+	used = (size_t)snprintf(buf, len, "; if one of its fields (");
+	for (int i = 0; i < p->nunused && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+					 p->unused[i]);
+	if (used < len)
+		snprintf(buf + used, len - used, ") holds it, a --probe-map line says so: "
+			 "'%s.FIELD = %s'", p->event, arg);
+	return buf;
+}
+
 int probes_print_problems(struct ts_source *src, FILE *out, const char *indent)
 {
+	char hint[512];
+
 	size_t n;
 	const struct ts_probe *p = ts_source_probes(src, &n);
 	int lines = 0;
@@ -87,9 +118,10 @@ int probes_print_problems(struct ts_source *src, FILE *out, const char *indent)
 				if (!p->args[a].required || p->args[a].field)
 					continue;
 				fprintf(out, "%sprobe %s (%s): no argument '%s' -> its %llu events are "
-					"counted by name only; cannot see: %s\n", indent, p->event,
+					"counted by name only; cannot see: %s%s\n", indent, p->event,
 					p->func, p->args[a].arg, (unsigned long long)p->events,
-					p->args[a].hides);
+					p->args[a].hides,
+					map_hint(hint, sizeof(hint), p, p->args[a].arg));
 				lines++;
 			}
 		} else if (p->unusable_events) {
@@ -103,8 +135,9 @@ int probes_print_problems(struct ts_source *src, FILE *out, const char *indent)
 
 			if (g->field || g->required || !arg_matters(g))
 				continue;
-			fprintf(out, "%sprobe %s (%s): no argument '%s' -> cannot see: %s\n", indent,
-				p->event, p->func, g->arg, g->hides);
+			fprintf(out, "%sprobe %s (%s): no argument '%s' -> cannot see: %s%s\n",
+				indent, p->event, p->func, g->arg, g->hides,
+				map_hint(hint, sizeof(hint), p, g->arg));
 			lines++;
 		}
 		if (p->func_how == TS_MAP_EVENT_NAME)

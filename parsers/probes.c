@@ -21,7 +21,7 @@
  * without them.  A required argument missing makes the event unusable (counted by name
  * only); an optional one only loses that fact.
  */
-#define MAX_ALIASES 6
+#define MAX_ALIASES 10
 
 struct arg_def {
 	const char *name;
@@ -36,8 +36,17 @@ struct probe_def {
 	struct arg_def args[TS_PROBE_MAX_ARGS];
 };
 
+/*
+ * The other names users give an argument, one list per argument name: an alias accepted
+ * for one probe is accepted for every probe that has the argument.
+ */
 #define MM_ALIASES	{ "mm_ptr", "mmp", "mm_struct", "the_mm" }
 #define MASK_ALIASES	{ "cpumask", "cpus", "cpu_mask", "mm_cpumask", "cmask", "targets" }
+#define START_ALIASES	{ "addr", "start_addr", "va" }
+#define END_ALIASES	{ "end_addr", "stop" }
+#define SIZE_ALIASES	{ "len", "length", "sz", "bytes" }
+#define STRIDE_ALIASES	{ "stride_size", "granule", "page_size" }
+#define ASID_ALIASES	{ "asid_id" }
 #define MASK_HIDES	"the kernel's own target mask: kernel flush targets and the kernel check"
 
 static const struct probe_def defs[] = {
@@ -47,23 +56,23 @@ static const struct probe_def defs[] = {
 		{ "next", 8, true, { "next_mm", "new_mm", "to", "mm" },
 		  "mm pointers: address spaces are derived from pids and clone flags" },
 		{ "next_mask", 8, false, { "next_cpumask", "nmask", "next_cpus", "mask", "cpumask",
-					   "mm_cpumask" },
+					   "cpus", "cpu_mask", "mm_cpumask", "cmask", "targets" },
 		  "mm_cpumask(next) before the switch (next_mask of tlbscope events)" } } },
 	{ "__flush_tlb_range", {
 		{ "mm", 8, true, MM_ALIASES, "which mm each request flushes" },
 		{ "mask", 8, false, MASK_ALIASES, MASK_HIDES },
-		{ "start", 8, false, { "addr", "start_addr", "va" }, "where each range starts" },
-		{ "size", 8, true, { "len", "length", "sz", "bytes" },
+		{ "start", 8, false, START_ALIASES, "where each range starts" },
+		{ "size", 8, true, SIZE_ALIASES,
 		  "the size and scope (range, whole mm, kernel) of each request" },
-		{ "stride", 8, false, { "stride_size", "granule", "page_size" },
+		{ "stride", 8, false, STRIDE_ALIASES,
 		  "the stride of each range" } } },
 	{ "flush_tlb_mm", {
 		{ "mm", 8, true, MM_ALIASES, "which mm each whole-mm request flushes" },
 		{ "mask", 8, false, MASK_ALIASES, MASK_HIDES } } },
 	{ "flush_tlb_mm_range", {
 		{ "mm", 8, true, MM_ALIASES, "which mm each range request flushes" },
-		{ "start", 8, true, { "addr", "start_addr", "va" }, "the range of each request" },
-		{ "end", 8, true, { "end_addr", "stop" }, "the range of each request" },
+		{ "start", 8, true, START_ALIASES, "the range of each request" },
+		{ "end", 8, true, END_ALIASES, "the range of each request" },
 		{ "page_size", 4, false, { "stride", "psize" }, "nothing tlbscope uses" },
 		{ "mask", 8, false, MASK_ALIASES, MASK_HIDES } } },
 	{ "flush_tlb_page", {
@@ -74,34 +83,34 @@ static const struct probe_def defs[] = {
 	{ "flush_tlb_range", {
 		{ "vma", 8, false, { "vm_area" }, "nothing tlbscope uses" },
 		{ "mm", 8, true, MM_ALIASES, "which mm each vma range request flushes" },
-		{ "start", 8, true, { "addr", "start_addr", "va" }, "the range of each request" },
-		{ "end", 8, true, { "end_addr", "stop" }, "the range of each request" },
+		{ "start", 8, true, START_ALIASES, "the range of each request" },
+		{ "end", 8, true, END_ALIASES, "the range of each request" },
 		{ "mask", 8, false, MASK_ALIASES, MASK_HIDES } } },
 	{ "flush_tlb_kernel_range", {
-		{ "start", 8, true, { "addr", "start_addr", "va" }, "the kernel range of each request" },
-		{ "end", 8, true, { "end_addr", "stop" }, "the kernel range of each request" } } },
+		{ "start", 8, true, START_ALIASES, "the kernel range of each request" },
+		{ "end", 8, true, END_ALIASES, "the kernel range of each request" } } },
 	{ "flush_tlb_all", { { NULL } } },
 	/* a function only before the Svvptc series (6.12 made it inline): new vmalloc ranges */
 	{ "flush_cache_vmap", {
-		{ "start", 8, false, { "addr", "start_addr", "va" },
+		{ "start", 8, false, START_ALIASES,
 		  "the size of each new vmalloc mapping" },
-		{ "end", 8, false, { "end_addr", "stop" }, "the size of each new vmalloc mapping" } } },
+		{ "end", 8, false, END_ALIASES, "the size of each new vmalloc mapping" } } },
 	{ "arch_tlbbatch_flush", {
 		{ "batch", 8, false, { "b", "ubc" }, "nothing tlbscope uses" },
 		{ "mask", 8, false, MASK_ALIASES, "the CPUs each batched flush targets" } } },
 	{ "__ipi_flush_tlb_range_asid", {
 		{ "info", 8, false, { "d", "data" }, "nothing tlbscope uses" },
-		{ "asid", 8, false, { "asid_id" }, "nothing tlbscope uses" },
-		{ "start", 8, false, { "addr", "start_addr", "va" }, "where each flush starts" },
-		{ "size", 8, true, { "len", "length", "sz", "bytes" },
+		{ "asid", 8, false, ASID_ALIASES, "nothing tlbscope uses" },
+		{ "start", 8, false, START_ALIASES, "where each flush starts" },
+		{ "size", 8, true, SIZE_ALIASES,
 		  "the flush each target (and the sender) runs" },
-		{ "stride", 8, false, { "stride_size", "granule" }, "the stride of each flush" } } },
+		{ "stride", 8, false, STRIDE_ALIASES, "the stride of each flush" } } },
 	{ "sbi_remote_sfence_vma_asid", {
 		{ "mask", 8, true, MASK_ALIASES,
 		  "the harts of each SBI remote fence: no flush IPI can be counted from it" },
-		{ "start", 8, false, { "addr", "start_addr", "va" }, "nothing tlbscope uses" },
-		{ "size", 8, false, { "len", "length", "sz", "bytes" }, "nothing tlbscope uses" },
-		{ "asid", 8, false, { "asid_id" }, "nothing tlbscope uses" } } },
+		{ "start", 8, false, START_ALIASES, "nothing tlbscope uses" },
+		{ "size", 8, false, SIZE_ALIASES, "nothing tlbscope uses" },
+		{ "asid", 8, false, ASID_ALIASES, "nothing tlbscope uses" } } },
 	/* a lazy-flush kernel's (tlbscope-probes(7), "On a lazy-flush kernel") */
 	{ "local_load_tlb_mm", {
 		{ "mm", 8, true, MM_ALIASES, "when each CPU's table takes an mm" },
