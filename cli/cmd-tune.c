@@ -128,11 +128,11 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	int key, nweights = 0;
 
 	memset(o, 0, sizeof(*o));
-	memcpy(o->T, tuner_default_T, sizeof(tuner_default_T));
-	o->nT = TUNER_DEFAULT_NT;
-	memcpy(o->Q, tuner_default_Q, sizeof(tuner_default_Q));
-	o->nQ = TUNER_DEFAULT_NQ;
-	o->flush_all = FLUSH_ALL_DEFAULT;
+	memcpy(o->p.T, tuner_default_T, sizeof(tuner_default_T));
+	o->p.nT = TUNER_DEFAULT_NT;
+	memcpy(o->p.Q, tuner_default_Q, sizeof(tuner_default_Q));
+	o->p.nQ = TUNER_DEFAULT_NQ;
+	o->p.flush_all = FLUSH_ALL_DEFAULT;
 	cli_parser_init(&p, "tune", tune_usage, opts, 0, argc, argv);
 	while ((key = cli_parser_next(&p, &v)) != CLI_END) {
 		uint64_t n;
@@ -144,14 +144,14 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		case CLI_BAD:
 			return -1;
 		case CLI_ARG:
-			if (o->ninputs == MAX_INPUTS) {
+			if (o->p.ninputs == MAX_INPUTS) {
 				error("tune: more than %d inputs", MAX_INPUTS);
 				return -1;
 			}
-			if (!o->ninputs)
+			if (!o->p.ninputs)
 				o->c.input = v;
-			o->weight[o->ninputs] = 1;
-			o->inputs[o->ninputs++] = v;
+			o->p.weight[o->p.ninputs] = 1;
+			o->p.inputs[o->p.ninputs++] = v;
 			break;
 		case OPT_WEIGHT:
 			if (nweights == MAX_INPUTS) {
@@ -164,15 +164,15 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			o->save_profile = v;
 			break;
 		case OPT_THRESHOLD:
-			if (parse_list(v, 1, TUNER_MAX_T, o->T, &o->nT)) {
+			if (parse_list(v, 1, TUNER_MAX_T, o->p.T, &o->p.nT)) {
 				error("--threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16", v,
 				      TUNER_MAX_T);
 				return -1;
 			}
-			o->has_T = true;
+			o->p.has_T = true;
 			break;
 		case OPT_QUEUE:
-			if (parse_list(v, 1, TUNER_MAX_Q, o->Q, &o->nQ)) {
+			if (parse_list(v, 1, TUNER_MAX_Q, o->p.Q, &o->p.nQ)) {
 				error("--queue: '%s' is not a list of 1..%d like 1,8,32 or 1-8 (a "
 				      "zero-length queue is not a setting of the series)", v,
 				      TUNER_MAX_Q);
@@ -183,7 +183,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			o->platform = v;
 			break;
 		case OPT_WARMUP:
-			if (parse_duration_ns(v, &o->warmup_ns)) {
+			if (parse_duration_ns(v, &o->p.warmup_ns)) {
 				error("--warmup: '%s' is not a duration (seconds, or 200ms)", v);
 				return -1;
 			}
@@ -193,32 +193,32 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 				error("--flush-all-threshold: '%s' is not a page count", v);
 				return -1;
 			}
-			o->flush_all = n;
+			o->p.flush_all = n;
 			break;
 		case OPT_DIRECT:
-			if (sscanf(v, "%d,%d%n", &o->direct[0], &o->direct[1], &end) != 2 ||
+			if (sscanf(v, "%d,%d%n", &o->p.direct[0], &o->p.direct[1], &end) != 2 ||
 			    v[end] != '\0' ||
-			    o->direct[0] < 1 || o->direct[0] > TUNER_MAX_T || o->direct[1] < 0) {
+			    o->p.direct[0] < 1 || o->p.direct[0] > TUNER_MAX_T || o->p.direct[1] < 0) {
 				error("--direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v, TUNER_MAX_T);
 				return -1;
 			}
-			o->has_direct = true;
+			o->p.has_direct = true;
 			break;
 		case OPT_BASE:
-			if (sscanf(v, "%d,%d%n", &o->base[0], &o->base[1], &end) != 2 ||
-			    v[end] != '\0' || o->base[0] < 1 || o->base[0] > TUNER_MAX_T ||
-			    o->base[1] < 1 || o->base[1] > TUNER_MAX_Q) {
+			if (sscanf(v, "%d,%d%n", &o->p.base[0], &o->p.base[1], &end) != 2 ||
+			    v[end] != '\0' || o->p.base[0] < 1 || o->p.base[0] > TUNER_MAX_T ||
+			    o->p.base[1] < 1 || o->p.base[1] > TUNER_MAX_Q) {
 				error("--base: '%s' is not T,Q (T in 1..%d, Q in 1..%d)", v,
 				      TUNER_MAX_T, TUNER_MAX_Q);
 				return -1;
 			}
-			o->has_base = true;
+			o->p.has_base = true;
 			break;
 		case OPT_DECISIONS:
 			o->decisions = v;
 			break;
 		case OPT_VERIFY:
-			o->verify = true;
+			o->p.verify = true;
 			break;
 		case OPT_SVG:
 			o->svg = v;
@@ -234,11 +234,11 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_MACHINE:
 			if (!strcmp(v, "auto"))
-				o->machine = TUNE_MACHINE_AUTO;
+				o->p.machine = TUNE_MACHINE_AUTO;
 			else if (!strcmp(v, "vm"))
-				o->machine = TUNE_MACHINE_VM;
+				o->p.machine = TUNE_MACHINE_VM;
 			else if (!strcmp(v, "metal"))
-				o->machine = TUNE_MACHINE_METAL;
+				o->p.machine = TUNE_MACHINE_METAL;
 			else {
 				error("--machine: '%s' is not auto, vm or metal", v);
 				return -1;
@@ -262,218 +262,53 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			error("--weight: '%s' is not INPUT=N (N in 1..1000000)", weights[i]);
 			return -1;
 		}
-		for (k = 0; k < o->ninputs; k++)
-			if (strlen(o->inputs[k]) == (size_t)(eq - weights[i]) &&
-			    !strncmp(o->inputs[k], weights[i], eq - weights[i]))
+		for (k = 0; k < o->p.ninputs; k++)
+			if (strlen(o->p.inputs[k]) == (size_t)(eq - weights[i]) &&
+			    !strncmp(o->p.inputs[k], weights[i], eq - weights[i]))
 				break;
-		if (k == o->ninputs) {
+		if (k == o->p.ninputs) {
 			error("--weight: '%.*s' is not one of the inputs", (int)(eq - weights[i]),
 			      weights[i]);
 			return -1;
 		}
-		o->weight[k] = w;
+		o->p.weight[k] = w;
 	}
-	if (o->ninputs > 1 && (o->verify || o->has_direct)) {
+	if (o->p.ninputs > 1 && (o->p.verify || o->p.has_direct)) {
 		error("tune: --verify and --direct take one trace");
 		return -1;
 	}
-	if (o->decisions && !o->has_direct) {
+	if (o->decisions && !o->p.has_direct) {
 		error("tune: --decisions needs --direct T,Q (the replay whose decisions it writes)");
 		return -1;
 	}
-	if (!o->has_base) {
+	if (!o->p.has_base) {
 		/* the series' defaults, the base when the trace shows no other */
-		o->base[0] = LAZY_DEFAULT_T;
-		o->base[1] = LAZY_DEFAULT_Q;
+		o->p.base[0] = LAZY_DEFAULT_T;
+		o->p.base[1] = LAZY_DEFAULT_Q;
 	}
 	/* the base is always priced: it is what "keep" is measured against */
-	list_add(o->T, &o->nT, o->base[0]);
-	list_add(o->Q, &o->nQ, o->base[1]);
-	qsort(o->T, o->nT, sizeof(int), cmp_int);
-	qsort(o->Q, o->nQ, sizeof(int), cmp_int);
+	list_add(o->p.T, &o->p.nT, o->p.base[0]);
+	list_add(o->p.Q, &o->p.nQ, o->p.base[1]);
+	qsort(o->p.T, o->p.nT, sizeof(int), cmp_int);
+	qsort(o->p.Q, o->p.nQ, sizeof(int), cmp_int);
 	return 0;
 }
 
-/*
- * The recommendation and the verdict again with each unit cost, the TLB's size and the
- * working set halved and doubled.
- */
-static void sensitivity(struct tune_run *r)
-{
-	for (int f = 0; f < PF__COUNT; f++)
-		for (int k = 0; k < 2; k++) {
-			struct platform p = r->pf;
-			struct tuner_advice a;
-
-			p.v[f] *= k ? 2.0 : 0.5;
-			tuner_recommend(r->tu, &p, &r->sens[f][k]);
-			tuner_advise(r->tu, &p, &r->sens[f][k], r->adv.base_ti, r->adv.base_qi,
-				     r->lazy_kernel, r->riscv, &a);
-			r->sens_verdict[f][k] = a.verdict;
-			r->sens_ti[f][k] = a.ti >= 0 ? a.ti : r->sens[f][k].small_ti;
-			r->sens_qi[f][k] = a.ti >= 0 ? a.qi : r->sens[f][k].small_qi;
-		}
-}
-
-double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi)
-{
-	return tuner_point_cost(r->tu, pf, ti, qi);
-}
-
-void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi)
-{
-	tuner_shown_point(&r->adv, rec, ti, qi);
-}
-
-/*
- * Observed flush IPIs of the trace (the kernel's own) after the warm-up, as the models
- * count them, or -1 when it shows none.
- */
-static int64_t observed_ipis(const struct tune_run *r, const char **how)
-{
-	int src = timeline_ipi_source(r->tl);
-	int64_t n = 0;
-
-	*how = timeline_ipi_source_name(src);
-	if (src < 0)
-		return -1;
-	if (!r->warm)
-		return 0;	/* the warm-up reached past the end: nothing counted */
-	for (int i = 0; i < timeline_cpus(r->tl); i++)
-		n += timeline_cpu(r->tl, i)->ipis_received[src];
-	return n - (int64_t)r->ipis_at_warm[src];
-}
-
-/*
- * The consumer of the resolved stream: the tuner, and what the kernel itself shows counted
- * over the same window (after --warmup) as the models.
- */
-static void tune_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
-{
-	struct tune_run *r = ctx;
-	const char *probe = ev->kind == TS_EV_OTHER && (ev->probe || ev->name) ?
-			    ts_source_str(r->src, ev->probe ? ev->probe : ev->name) : NULL;
-
-	if (ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS && !r->started) {
-		r->started = true;
-		r->t0 = ev->ts;
-	}
-	if (r->started && !r->warm && ev->ts >= r->t0 + r->o->warmup_ns) {
-		r->warm = true;
-		for (int i = 0; i < timeline_cpus(tl); i++)
-			for (int s = 0; s < TL_IPI__COUNT; s++)
-				r->ipis_at_warm[s] += timeline_cpu(tl, i)->ipis_received[s];
-	}
-	/* by the probed function: a probe under another name counts too (parsers/probes.c) */
-	tuner_lazy_kernel_feed(&r->lk, ev, probe, r->warm);
-	/* the cost samples come from the same window as the counts */
-	if (r->warm)
-		tuner_measure_feed(r->meas, ev, ev->name ? ts_source_str(r->src, ev->name) : NULL);
-	tuner_feed(r->tu, tl, ev);
-}
-
-/* The setting the traced kernel runs (tuner_find_base()), at its nearest grid values. */
-static void find_base(struct tune_run *r, int *ti, int *qi)
-{
-	struct tuner_base b;
-
-	tuner_find_base(r->tu, &r->lk, r->lazy_kernel, r->o->has_base ? r->o->base : NULL, &b);
-	r->base_T_how = b.T_how;
-	r->base_Q_how = b.Q_how;
-	r->base_T_min = b.T_min;
-	r->base_Q_min = b.Q_min;
-	r->base_T_seen = b.T;
-	r->base_Q_seen = b.Q;
-	*ti = b.ti;
-	*qi = b.qi;
-}
-
-static int verify_grid(struct tune_run *r)
-{
-	int bad = 0;
-
-	for (int i = 0; i < r->nreplay; i++) {
-		int ti = -1, qi = -1;
-		bool idle;
-		struct tuner_counts s;
-		const struct tuner_counts *d = tuner_replayed(r->tu, i);
-
-		for (int k = 0; k < r->o->nT; k++)
-			if (r->o->T[k] == r->replay[i][0])
-				ti = k;
-		for (int k = 0; k < r->o->nQ; k++)
-			if (r->o->Q[k] == r->replay[i][1])
-				qi = k;
-		if (ti < 0 || qi < 0)
-			continue;
-		idle = i >= r->idle_first && i < r->idle_first + r->idle_count;
-		if (idle)	/* its IPIs: the floor's, the one count it is not swept for */
-			tuner_whatif_point(r->tu, NULL, ti, qi, &s);
-		else
-			tuner_grid_point(r->tu, ti, qi, &s);
-#define CMP(f)									\
-		if (s.f != d->f) {						\
-			fprintf(stderr, "tlbscope: verify: %sT=%d Q=%d %s: sweep %llu, "	\
-				"direct %llu\n", idle ? "lazy-idle " : "", r->replay[i][0],	\
-				r->replay[i][1], #f, (unsigned long long)s.f,		\
-				(unsigned long long)d->f);				\
-			bad++;							\
-		}
-		CMP(ipis) CMP(deferred) CMP(deferred_flushes) CMP(overflows) CMP(evictions)
-		CMP(table_resets) CMP(local_flushes) CMP(ipi_requests) CMP(replayed)
-		CMP(replayed_pages) CMP(drain_max) CMP(drain_max_pages)
-#undef CMP
-	}
-	if (r->o->verify && tuner_clear_at_full_check(r->tu) !=
-	    tuner_model(r->tu, TUNER_CLEAR_AT_FULL)->ipis) {
-		fprintf(stderr, "tlbscope: verify: clear_at_full ipis: masks %llu, sequence "
-			"numbers %llu\n",
-			(unsigned long long)tuner_model(r->tu, TUNER_CLEAR_AT_FULL)->ipis,
-			(unsigned long long)tuner_clear_at_full_check(r->tu));
-		bad++;
-	}
-	return bad;
-}
-
-/* Is @path a profile of tune --save-profile?  A new reference to its root, else NULL. */
-static json_t *profile_open(const char *path)
-{
-	json_t *root;
-
-	if (!strcmp(path, "-"))
-		return NULL;
-	root = json_load_file(path, 0, NULL);
-	if (root && !json_is_object(json_object_get(root, "tlbscope_profile"))) {
-		json_decref(root);
-		return NULL;
-	}
-	return root;
-}
-
-/* The per-trace state tune_feed() keeps, for the next input. */
-static void run_reset(struct tune_run *r)
-{
-	r->started = r->warm = false;
-	r->t0 = 0;
-	memset(r->ipis_at_warm, 0, sizeof(r->ipis_at_warm));
-	tuner_lazy_kernel_reset(&r->lk);
-}
-
-/*
- * Replay trace @path into r->tu, r->meas, r->tl, r->src (to be freed by the caller),
- * with @to's options; r->observed, r->lazy_kernel and r->lk.evictions from it.
- */
 /* tune_json_of(): the caller (diff) has read the input and said what its checks found */
 static bool checks_said;
 
-static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts *to)
+/*
+ * Replay trace @path into r->tu, r->meas, r->tl, r->src (to be freed by the caller)
+ * with @to's options (tune_replay_fn; @ctx the command line).
+ */
+static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct tuner_opts *to)
 {
-	struct tune_opts *o = r->o;
+	const struct tune_opts *o = ctx;
 	struct common_opts c = o->c;
 	char err[TS_ERR_LEN];
 	int ret;
 
-	run_reset(r);
+	tune_run_reset(r);
 	c.input = path;
 	c.checks_said = checks_said;
 	r->src = ts_source_open(path, err);
@@ -490,11 +325,11 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 			return error("tune: %s: %s", o->decisions, strerror(errno));
 		fprintf(to->decisions, "# lazy(%d, %d) decisions of %s: TS_NS CPU TARGET DECISION "
 			"(0 IPI, 1 queued, 2 flag full, 3 flag overflow, 4 absorbed)\n",
-			o->direct[0], o->direct[1], path);
+			o->p.direct[0], o->p.direct[1], path);
 	}
 	r->tu = tuner_new(to);
 	r->meas = tuner_measure_new();
-	ret = analyze_run(&c, r->src, tune_feed, r, &r->tl);
+	ret = analyze_run(&c, r->src, tune_run_feed, r, &r->tl);
 	if (to->decisions) {
 		bool failed = ferror(to->decisions);
 
@@ -504,178 +339,18 @@ static int replay_trace(struct tune_run *r, const char *path, struct tuner_opts 
 	}
 	if (ret)
 		return ret;
-	tuner_finish(r->tu);
-	if (ts_source_info(r->src)->cpus <= 0)
-		r->ncpus = timeline_cpus(r->tl);
-	r->arch = timeline_arch_name(timeline_arch(r->tl, &r->arch_how));
-	free(r->uname);
-	r->uname = ts_source_info(r->src)->uname ? xstrdup(ts_source_info(r->src)->uname) : NULL;
-	r->lazy_kernel = timeline_lazy_kernel(r->tl);
-	r->observed = observed_ipis(r, &r->obs_how);
+	tune_run_trace_done(r);
 	return EXIT_OK;
-}
-
-/* Everything of the run that a later decision needs, as a profile (new reference). */
-static json_t *profile_json(const struct tune_run *r)
-{
-	json_t *j = json_object(), *in = json_array();
-
-	for (int i = 0; i < r->o->ninputs; i++)
-		json_array_append_new(in, json_pack("{s:s,s:I}", "input", r->o->inputs[i],
-				      "weight", (json_int_t)r->o->weight[i]));
-	json_object_set_new(j, "inputs", in);
-	json_object_set_new(j, "tlbscope_profile", tuner_profile_json(r->tu));
-	json_object_set_new(j, "measured_costs", tuner_measure_json(r->meas));
-	json_object_set_new(j, "observed_flush_ipis", r->observed >= 0 ?
-			    json_integer(r->observed) : json_null());
-	json_object_set_new(j, "observed_source", r->observed >= 0 ? json_text(r->obs_how) :
-			    json_null());
-	json_object_set_new(j, "kernel_evictions", json_integer((json_int_t)r->lk.evictions));
-	json_object_set_new(j, "kernel_queue", r->lk.queue >= 0 ?
-			    json_integer(r->lk.queue) : json_null());
-	json_object_set_new(j, "kernel_queue_min",
-			    json_integer((json_int_t)r->lk.queue_min));
-	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
-	json_object_set_new(j, "cpus", json_integer(r->ncpus));
-	/* what the counts miss, so that a decision on the profile can say so */
-	json_object_set_new(j, "lost_events", json_integer((json_int_t)(r->aggregate ? r->lost :
-			    timeline_lost(r->tl, NULL))));
-	json_object_set_new(j, "malformed_skipped", json_integer((json_int_t)(r->aggregate ?
-			    r->skipped : ts_source_skipped(r->src, NULL))));
-	return j;
-}
-
-/*
- * Every input into one aggregate r->tu: traces replayed one after the other, profiles
- * read; each counted its weight's times.  The kernel's own IPIs and evictions add up too.
- */
-static int aggregate_inputs(struct tune_run *r, struct tuner_opts *to)
-{
-	struct tune_opts *o = r->o;
-	struct tuner *sum = NULL;
-	struct tuner_measure *meas = tuner_measure_new();
-	int64_t observed = 0;
-	const char *obs_how = NULL;
-	uint64_t evictions = 0, lost = 0, skipped = 0, queue_min = 0;
-	int64_t queue = -1;
-	bool lazy = true, shown = true;
-	int ncpus = 1, ret = EXIT_OK;
-	char err[TS_ERR_LEN];
-	static char obs_buf[64];
-
-	for (int i = 0; i < o->ninputs && !ret; i++) {
-		json_t *prof = profile_open(o->inputs[i]);
-		struct tuner *tu;
-		uint64_t w = o->weight[i];
-
-		if (prof) {
-			json_t *pj = json_object_get(prof, "tlbscope_profile");
-			json_t *ob = json_object_get(prof, "observed_flush_ipis");
-
-			tu = tuner_profile_load(pj, to, err);
-			r->meas = tuner_measure_new();
-			if (!tu || tuner_measure_load(r->meas,
-						      json_object_get(prof, "measured_costs"))) {
-				ret = error("%s: %s", o->inputs[i], tu ? "a tune profile without its "
-					    "measured costs" : err);
-				json_decref(prof);
-				tuner_free(tu);
-				tuner_measure_free(r->meas);
-				r->meas = NULL;
-				break;
-			}
-			r->tu = tu;
-			r->observed = json_is_integer(ob) ? json_integer_value(ob) : -1;
-			r->obs_how = json_string_value(json_object_get(prof, "observed_source"));
-			if (r->obs_how) {
-				/* the profile is freed below: the name is kept here */
-				strlcpy_ts(obs_buf, r->obs_how, sizeof(obs_buf));
-				r->obs_how = obs_buf;
-			}
-			r->lk.evictions = (uint64_t)json_integer_value(
-					      json_object_get(prof, "kernel_evictions"));
-			r->lk.queue = json_is_integer(json_object_get(prof, "kernel_queue")) ?
-				json_integer_value(json_object_get(prof, "kernel_queue")) : -1;
-			r->lk.queue_min = (uint64_t)json_integer_value(
-					      json_object_get(prof, "kernel_queue_min"));
-			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
-			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
-			lost += (uint64_t)json_integer_value(json_object_get(prof, "lost_events")) * w;
-			skipped += (uint64_t)json_integer_value(
-				   json_object_get(prof, "malformed_skipped")) * w;
-			json_decref(prof);
-		} else {
-			ret = replay_trace(r, o->inputs[i], to);
-			if (r->tl)
-				lost += timeline_lost(r->tl, NULL) * w;
-			if (r->src)
-				skipped += ts_source_skipped(r->src, NULL) * w;
-			timeline_free(r->tl);
-			ts_source_close(r->src);
-			r->tl = NULL;
-			r->src = NULL;
-			if (ret)
-				break;
-		}
-		if (!sum) {
-			struct tuner_opts so = *to;
-
-			so.replay = NULL;
-			so.nreplay = 0;
-			so.decisions = NULL;
-			so.ncpus = TS_MAX_CPUS;	/* the sum's queue memory is priced below */
-			sum = tuner_aggregate_new(&so);
-		}
-		if (tuner_merge(sum, r->tu, w, err))
-			ret = error("%s: %s", o->inputs[i], err);
-		tuner_measure_merge(meas, r->meas, w);
-		if (r->observed < 0)
-			shown = false;
-		else
-			observed += r->observed * (int64_t)w;
-		if (r->obs_how)
-			obs_how = r->obs_how;
-		evictions += r->lk.evictions * w;
-		/* one Q for all inputs: exact only when every overflow seen agrees */
-		if (r->lk.queue >= 0 && queue != -2)
-			queue = queue == -1 || queue == r->lk.queue ? r->lk.queue : -2;
-		else if (r->lk.queue == -2)
-			queue = -2;
-		queue_min = r->lk.queue_min > queue_min ? r->lk.queue_min : queue_min;
-		lazy &= r->lazy_kernel;
-		ncpus = r->ncpus > ncpus ? r->ncpus : ncpus;
-		tuner_free(r->tu);
-		tuner_measure_free(r->meas);
-		r->tu = NULL;
-		r->meas = NULL;
-	}
-	r->tu = sum;
-	r->meas = meas;
-	r->observed = shown ? observed : -1;
-	r->obs_how = obs_how ? obs_how : "none";
-	r->lk.evictions = evictions;
-	r->lk.queue = queue;
-	r->lk.queue_min = queue_min;
-	r->lost = lost;
-	r->skipped = skipped;
-	r->lazy_kernel = lazy;
-	r->ncpus = ncpus;
-	r->warm = true;
-	if (sum)
-		tuner_set_ncpus(sum, ncpus);
-	return ret;
 }
 
 /* tune with @argv; @out: its JSON object there (new reference) instead of printed */
 static int tune_main(int argc, char **argv, json_t **out)
 {
 	struct tune_opts o;
-	struct tune_run r = { .o = &o };
+	struct tune_run r = { .o = &o.p };
 	struct tuner_opts to = { 0 };
-	struct tuner_rec rec;
 	char err[TS_ERR_LEN], why[2048];
-	uint64_t hist[TUNER_MAX_T + 1], cov = 0, den = 0;
-	int ret, bad = 0, base_ti, base_qi;
+	int ret, bad;
 	json_t *first;
 
 	ret = tune_parse_args(&o, argc, argv);
@@ -683,91 +358,63 @@ static int tune_main(int argc, char **argv, json_t **out)
 		return ret > 0 ? EXIT_OK : EXIT_BAD;
 	if (platform_load(o.platform, &r.pf, err))
 		return error("%s", err);
-	if (!o.has_T && platform_reach_mms(&r.pf) > o.T[o.nT - 1]) {
+	if (!o.p.has_T && platform_reach_mms(&r.pf) > o.p.T[o.p.nT - 1]) {
 		/* a TLB that holds more mms than the default grid reaches: the grid goes there */
 		for (int T = 48; T <= TUNER_MAX_T && T / 2 < platform_reach_mms(&r.pf); T += 16)
-			list_add(o.T, &o.nT, T);
-		qsort(o.T, o.nT, sizeof(int), cmp_int);
+			list_add(o.p.T, &o.p.nT, T);
+		qsort(o.p.T, o.p.nT, sizeof(int), cmp_int);
 	}
-	if (o.verify) {
+	if (o.p.verify) {
 		/* every grid point, then every one again under the lazy-idle what-if */
-		r.replay = xcalloc((size_t)o.nT * o.nQ * 2 + 1, sizeof(*r.replay));
+		r.replay = xcalloc((size_t)o.p.nT * o.p.nQ * 2 + 1, sizeof(*r.replay));
 		for (int k = 0; k < 2; k++)
-			for (int ti = 0; ti < o.nT; ti++)
-				for (int qi = 0; qi < o.nQ; qi++) {
-					r.replay[r.nreplay][0] = o.T[ti];
-					r.replay[r.nreplay++][1] = o.Q[qi];
+			for (int ti = 0; ti < o.p.nT; ti++)
+				for (int qi = 0; qi < o.p.nQ; qi++) {
+					r.replay[r.nreplay][0] = o.p.T[ti];
+					r.replay[r.nreplay++][1] = o.p.Q[qi];
 				}
-		r.idle_first = o.nT * o.nQ;
-		r.idle_count = o.nT * o.nQ;
+		r.idle_first = o.p.nT * o.p.nQ;
+		r.idle_count = o.p.nT * o.p.nQ;
 	}
-	if (o.has_direct) {
+	if (o.p.has_direct) {
 		r.replay = xrealloc(r.replay, (r.nreplay + 1) * sizeof(*r.replay));
-		r.replay[r.nreplay][0] = o.direct[0];
-		r.replay[r.nreplay++][1] = o.direct[1];
+		r.replay[r.nreplay][0] = o.p.direct[0];
+		r.replay[r.nreplay++][1] = o.p.direct[1];
 	}
-	to.thresholds = o.T;
-	to.nthresholds = o.nT;
-	to.queues = o.Q;
-	to.nqueues = o.nQ;
-	to.warmup_ns = o.warmup_ns;
-	to.flush_all_threshold = o.flush_all;
+	to.thresholds = o.p.T;
+	to.nthresholds = o.p.nT;
+	to.queues = o.p.Q;
+	to.nqueues = o.p.nQ;
+	to.warmup_ns = o.p.warmup_ns;
+	to.flush_all_threshold = o.p.flush_all;
 	to.tlb_reach_mms = platform_reach_mms(&r.pf);
 	to.replay = (const int (*)[2])r.replay;
 	to.nreplay = r.nreplay;
 	to.idle_first = r.idle_first;
 	to.idle_count = r.idle_count;
-	to.verify_models = o.verify;
-	first = o.ninputs == 1 ? profile_open(o.inputs[0]) : NULL;
-	r.aggregate = o.ninputs > 1 || first || o.weight[0] > 1;
+	to.verify_models = o.p.verify;
+	first = o.p.ninputs == 1 ? tune_profile_open(o.p.inputs[0]) : NULL;
+	r.aggregate = o.p.ninputs > 1 || first || o.p.weight[0] > 1;
 	json_decref(first);
-	if (r.aggregate && (o.verify || o.has_direct)) {
+	if (r.aggregate && (o.p.verify || o.p.has_direct)) {
 		ret = error("tune: --verify and --direct replay a trace, not a profile");
 		goto out;
 	}
-	ret = r.aggregate ? aggregate_inputs(&r, &to) : replay_trace(&r, o.c.input, &to);
-	if (ret)
+	err[0] = '\0';
+	ret = r.aggregate ? tune_run_aggregate(&r, &to, replay_trace, &o, err, sizeof(err)) :
+			    replay_trace(&o, &r, o.c.input, &to);
+	if (ret) {
+		if (err[0])
+			error("%s", err);
 		goto out;
-	/*
-	 * What the trace measured replaces the profile's figure, unless it came from a
-	 * virtual machine (its timings are the host's scheduling); the user's own file wins
-	 */
-	tuner_host_detect(r.meas, r.uname, &r.host);
-	if (o.machine != TUNE_MACHINE_AUTO) {
-		r.host.vm = o.machine == TUNE_MACHINE_VM;
-		r.host.user = true;
-		snprintf(r.host.how, sizeof(r.host.how), "--machine %s",
-			 r.host.vm ? "vm" : "metal");
 	}
-	tuner_measure_apply(r.meas, &r.pf, !r.host.vm);
-	if (!r.arch)
-		r.arch = "unknown", r.arch_how = "a sum of inputs";
-	if (o.verify)
-		bad = verify_grid(&r);
-	tuner_recommend(r.tu, &r.pf, &rec);
-	find_base(&r, &base_ti, &base_qi);
-	/* advice for RISC-V, and for a trace that does not say it is of another arch */
-	r.riscv = strcmp(r.arch, "x86_64") && strcmp(r.arch, "other");
-	tuner_advise(r.tu, &r.pf, &rec, base_ti, base_qi, r.lazy_kernel, r.riscv, &r.adv);
-	tuner_reuse_hist(r.tu, -1, hist);
-	for (int d = 0; d <= TUNER_MAX_T; d++) {
-		den += hist[d];
-		if (d && d <= o.T[r.adv.ti >= 0 ? r.adv.ti : rec.small_ti])
-			cov += hist[d];
-	}
-	r.span_ns = tuner_span(r.tu);
-	sensitivity(&r);
-	r.nwin = tuner_windows(r.tu, &r.pf, 4, r.win, r.until);
-	{
-		int pti, pqi;
-
-		/* a quarter agrees when the point is within the band of its own cheapest */
-		tune_point(&r, &rec, &pti, &pqi);
-		r.same_quarters = r.nwin ? tuner_windows_agree(r.tu, &r.pf, r.nwin, pti, pqi) : 0;
-	}
-	tune_reason(why, sizeof(why), &r, &rec, cov, den);
+	bad = tune_run_finish(&r);
+	if (r.verify_diffs)
+		for (char *l = r.verify_diffs, *nl; (nl = strchr(l, '\n')); l = nl + 1)
+			fprintf(stderr, "tlbscope: verify: %.*s\n", (int)(nl - l), l);
+	tune_reason(why, sizeof(why), &r, &r.rec, r.reach_cov, r.reach_den);
 	if (o.save_profile) {
-		json_t *pj = profile_json(&r);
+		json_t *pj = tune_profile_json(&r);
 
 		errno = 0;
 		if (json_dump_file(pj, o.save_profile, JSON_COMPACT)) {
@@ -778,7 +425,7 @@ static int tune_main(int argc, char **argv, json_t **out)
 		}
 		json_decref(pj);
 	}
-	if (o.svg && tune_write_svg(&r, o.svg, &rec)) {
+	if (o.svg && tune_write_svg(&r, o.svg, &r.rec)) {
 		ret = EXIT_BAD;
 		goto out;
 	}
@@ -787,27 +434,21 @@ static int tune_main(int argc, char **argv, json_t **out)
 		goto out;
 	}
 	if (out)
-		*out = tune_json(&r, &rec, r.observed, r.obs_how,
+		*out = tune_json(&r, &r.rec, r.observed, r.obs_how,
 				 tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	else if (o.c.json) {
 		view_begin(false);
-		tune_print_json(&r, &rec, r.observed, r.obs_how,
+		tune_print_json(&r, &r.rec, r.observed, r.obs_how,
 				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
 	} else {
 		view_begin(true);
-		tune_print_text(&r, &rec, r.observed, r.obs_how,
-				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+		tune_print_text(&r, &r.rec, r.observed, r.obs_how,
+				tuner_flush_all_threshold(r.tu, &r.pf), why, bad, o.verbose, o.quiet);
 	}
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;
 out:
-	run_reset(&r);
-	tuner_measure_free(r.meas);
-	tuner_free(r.tu);
-	timeline_free(r.tl);
-	ts_source_close(r.src);
-	free(r.replay);
-	free(r.uname);
+	tune_run_free(&r);
 	return ret;
 }
 

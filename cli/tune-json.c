@@ -49,7 +49,7 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 	int ncpus = r->aggregate ? 0 : r->ncpus < tuner_ncpus(r->tu) ? r->ncpus : tuner_ncpus(r->tu);
 
 	j = json_object();
-	json_object_set_new(j, "file", json_text(r->o->c.input));
+	json_object_set_new(j, "file", json_text(r->o->inputs[0]));
 	json_object_set_new(j, "format", r->aggregate ? json_null() :
 			    json_text(ts_source_info(r->src)->format));
 	if (r->aggregate) {

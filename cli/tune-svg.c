@@ -77,7 +77,7 @@ int tune_write_svg(const struct tune_run *r, const char *path, const struct tune
 	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">lazy(T, Q) cost in ms (darker is "
 		"cheaper; red frame: the recommendation)</text>\n");
 	fprintf(f, "<text x=\"10\" y=\"38\" font-size=\"11\">");
-	put_fit(f, r->o->c.input, chars > 30 ? chars - 24 : chars);
+	put_fit(f, r->o->inputs[0], chars > 30 ? chars - 24 : chars);
 	fprintf(f, ", platform ");
 	put_xml(f, r->pf.name);
 	fprintf(f, "; %s T=%d Q=%d (%s)</text>\n", r->adv.ti >= 0 ? "advised" : "cheapest",

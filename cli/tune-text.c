@@ -498,7 +498,8 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 }
 
 void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified)
+		     const char *obs_how, uint64_t fat, const char *why, int verified,
+		     bool verbose, bool quiet)
 {
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_advice *a = &r->adv;
@@ -520,12 +521,12 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				printf("  %s counted %llu times (--weight)\n", r->o->inputs[i],
 				       (unsigned long long)r->o->weight[i]);
 	} else {
-		say(4, "tlbscope tune: ", "%s (%s), %d CPUs", r->o->c.input,
+		say(4, "tlbscope tune: ", "%s (%s), %d CPUs", r->o->inputs[0],
 		    ts_source_info(r->src)->format, r->ncpus);
 	}
-	if (r->o->verbose)
+	if (verbose)
 		say(2, "platform: ", "%s - %s", r->pf.name, r->pf.description);
-	if (r->o->verbose)
+	if (verbose)
 		printf("replayed: %llu flush requests (%llu without an mm, not replayed), %llu switches, "
 	       "%llu mm switches\n", (unsigned long long)req, (unsigned long long)unattr,
 	       (unsigned long long)tuner_switches(r->tu),
@@ -554,7 +555,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	}
 
 	print_summary(r, rec, observed, obs_how);
-	if (r->o->quiet) {
+	if (quiet) {
 		if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_KEEP &&
 		    a->verdict != TUNER_RETUNE)
 			say(2, "  ", "%s", why);
@@ -569,7 +570,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		    "by lazy (the same at every T and Q) (%s)", (long long)observed, obs_how,
 		    (unsigned long long)ideal->ipis,
 		    tune_percent(pct, sizeof(pct), (double)ideal->ipis - observed, observed));
-		if (r->o->verbose)
+		if (verbose)
 			say(4, "  - ", "a lazy-flush kernel (its local_load_tlb_mm events): it interrupts only "
 		    "CPUs whose active mm is the flushed one, whatever T and Q; stock_asid's %llu "
 		    "is what a stock kernel would have sent", (unsigned long long)stock->ipis);
@@ -581,7 +582,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		    r->aggregate ? ", summed over the inputs" : "",
 		    (unsigned long long)stock->ipis,
 		    tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
-		if (r->o->verbose) {
+		if (verbose) {
 			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
 			uint64_t initial = r->tl ? timeline_ptr_stats(r->tl)->initial_known : 0;
 			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
@@ -612,7 +613,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		    "(no csd, ipi or tlb_flush event names a flush function)");
 	}
 
-	if (!r->o->verbose) {
+	if (!verbose) {
 		if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_KEEP &&
 		    a->verdict != TUNER_RETUNE)
 			say(2, "  ", "%s", why);
