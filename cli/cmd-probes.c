@@ -30,16 +30,6 @@ static const char probes_usage[] =
 	"                    less -FRX)\n"
 	"  -h, --help        this text\n";
 
-int probes_map_option(const char *path)
-{
-	char err[TS_ERR_LEN];
-
-	ts_probe_map_free();
-	if (ts_probe_map_load(path, err))
-		return error("--probe-map: %s", err), -1;
-	return 1;
-}
-
 static const char *how_text(uint8_t how)
 {
 	switch (how) {

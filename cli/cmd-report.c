@@ -77,26 +77,13 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 }
 
 /* report's analyses, each a consumer of the one resolved stream */
-struct consumers {
-	struct explain *x;
-	struct sfence *sf;
-};
-
-static void feed_all(void *ctx, struct timeline *tl, const struct ts_event *ev)
-{
-	struct consumers *c = ctx;
-
-	explain_feed(c->x, tl, ev);
-	sfence_feed(c->sf, tl, ev);
-}
-
 /* report with @argv; @out: its JSON object there (new reference) instead of printed */
 static int report_main(int argc, char **argv, json_t **out)
 {
 	struct report_opts o;
 	struct ts_source *src = NULL;
 	struct timeline *tl = NULL;
-	struct consumers c = { NULL, NULL };
+	struct analysis_set set = { 0 };	/* report's analyses, fed in the one pass */
 	struct platform pf;
 	char err[TS_ERR_LEN];
 	int r = report_parse_args(&o, argc, argv);
@@ -111,16 +98,22 @@ static int report_main(int argc, char **argv, json_t **out)
 	if (!r) {
 		struct sfence_opts so = { .src = src, .flush_all_threshold = FLUSH_ALL_DEFAULT };
 
-		c.x = explain_new(src);
-		c.sf = sfence_new(&so);
-		r = analyze_run(&o.c, src, feed_all, &c, &tl);
+		analysis_set_add(&set, "explain", src, NULL);
+		analysis_set_add(&set, "sfence", src, &so);
+		r = analyze_run(&o.c, src, analysis_set_feed, &set, &tl);
 	}
 	if (!r) {
 		int ncpus = ts_source_info(src)->cpus ?: timeline_cpus(tl);
-		const struct sfence_result *sr = sfence_result(c.sf, ncpus);
-		const struct explain_result *xr = explain_result(c.x, tl, timeline_ipi_source(tl));
-		struct report_result *rr = report_result_new(src, tl, o.c.has_filter ? &o.c.filter : NULL, xr);
-		json_t *root = out || o.c.json ? report_json(&o, src, tl, rr, xr, sr, &pf) : NULL;
+		const struct sfence_result *sr;
+		const struct explain_result *xr;
+		struct report_result *rr;
+		json_t *root;
+
+		analysis_set_finish(&set, tl);
+		sr = sfence_result(analysis_set_get(&set, "sfence"), ncpus);
+		xr = explain_result(analysis_set_get(&set, "explain"), tl, timeline_ipi_source(tl));
+		rr = report_result_new(src, tl, o.c.has_filter ? &o.c.filter : NULL, xr);
+		root = out || o.c.json ? report_json(&o, src, tl, rr, xr, sr, &pf) : NULL;
 
 		if (out) {
 			*out = root;
@@ -135,8 +128,7 @@ static int report_main(int argc, char **argv, json_t **out)
 		}
 		report_result_free(rr);
 	}
-	explain_free(c.x);
-	sfence_free(c.sf);
+	analysis_set_free(&set);
 	timeline_free(tl);
 	ts_source_close(src);
 	ts_probe_map_free();

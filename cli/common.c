@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What every command shares: messages, the --json/--cpu/--from/--to options, the one
- * read loop from a source through the timeline, stdout error checking and text tables.
+ * What every command shares: the --json/--cpu/--from/--to/--probe-map options, the one
+ * read loop from a source through the timeline, the input checks said, and text tables.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,25 +15,6 @@
 #include "cli.h"
 #include "probes.h"
 #include "../tuner/tuner.h"
-
-int error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(false, fmt, ap);
-	va_end(ap);
-	return EXIT_BAD;
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(true, fmt, ap);
-	va_end(ap);
-}
 
 bool cli_strict;
 
@@ -135,6 +116,17 @@ void source_checks_json(json_t *obj, struct ts_source *src)
 }
 
 /* "72.5" absolute seconds of the trace clock, or "+1.5" / "+200ms" after the first event */
+/* --probe-map FILE: read for every source opened after it.  1, or -1 (said). */
+static int probe_map_option(const char *path)
+{
+	char err[TS_ERR_LEN];
+
+	ts_probe_map_free();
+	if (ts_probe_map_load(path, err))
+		return error("--probe-map: %s", err), -1;
+	return 1;
+}
+
 static int parse_time(const char *s, uint64_t *ns, bool *relative)
 {
 	*relative = *s == '+';
@@ -150,7 +142,7 @@ int common_opt(struct common_opts *o, int key, const char *val)
 		return 1;
 	}
 	if (key == OPT_PROBE_MAP)
-		return probes_map_option(val);
+		return probe_map_option(val);
 	if (key == OPT_STRICT) {
 		cli_strict = true;
 		return 1;
@@ -386,15 +378,6 @@ int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_s
 	if (!*srcp)
 		return error("%s", err);
 	return analyze_run(o, *srcp, emit, ctx, tlp);
-}
-
-int finish_stdout(int status)
-{
-	if (fflush(stdout) || ferror(stdout)) {
-		error("write error on standard output: %s", strerror(errno ? errno : EIO));
-		return EXIT_BAD;
-	}
-	return status;
 }
 
 void format_ns(char *buf, size_t len, uint64_t ns)

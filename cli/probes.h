@@ -16,9 +16,6 @@
 /* a key past every command's own options (they count up from OPT_COMMON_END) */
 #define OPT_PROBE_MAP	(OPT_LONG + 200)
 
-/* --probe-map FILE: read it for the sources opened after; 1 taken, -1 (message printed). */
-int probes_map_option(const char *path);
-
 /*
  * One line per probe that lacks something (its function, an argument) or was mapped by
  * inference, each with what that hides, to @out after @indent; returns the lines printed.

@@ -50,13 +50,17 @@ struct rec {
 	struct tracedat_out *out;	/* from rec_tracedat_head() to _finish() */
 };
 
-bool rec_cpu_recorded(const struct rec *r, int cpu);
+/* Is CPU @cpu one that @r records (record -C)? */
+static inline bool rec_cpu_recorded(const struct rec *r, int cpu)
+{
+	return !r->has_cpus || ts_cpumask_test(&r->cpus, cpu);
+}
 /* stream.c: stop the readers if they run and close the ring buffers (rec_close()) */
 void rec_stream_close(struct rec *r);
 /* stream.c: remove the streamed files and free the readers (rec_free()) */
 void rec_stream_free(struct rec *r);
 
-/* "tlbscope: <msg>" on stderr; returns -1 */
+/* messages.c: "tlbscope: <msg>" on stderr; returns -1 */
 int rec_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "tlbscope: warning: <msg>" on stderr */
 void rec_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -22,25 +22,6 @@
 #include "../lib/lib.h"
 #include "record-int.h"
 
-int rec_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(false, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void rec_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(true, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- instances left behind ---- */
 
 /*
@@ -289,11 +270,6 @@ const char *rec_name(const struct rec *r)
 int rec_ncpus(const struct rec *r)
 {
 	return r->ncpus;
-}
-
-bool rec_cpu_recorded(const struct rec *r, int cpu)
-{
-	return !r->has_cpus || ts_cpumask_test(&r->cpus, cpu);
 }
 
 /* Has @r kprobes enabled whose hits are worth reading at on and off? */

@@ -30,4 +30,35 @@ for d in $order; do
 	done
 done
 check "no layer includes one above it${up:+ (up:$up)}" [ -z "$up" ]
+
+# cli/ is argv and renderers: what is fed the stream (a *_feed consumer) lives below it
+feeds=$(grep -nE '^[a-z].*[a-z0-9]_feed\(' cli/*.c || true)
+check "cli/ defines no *_feed consumer${feeds:+ ($feeds)}" [ -z "$feeds" ]
+
+# no call circle between the files of a room: A calls B and B (through others) calls A.
+# Read from the objects' symbols; the rooms listed are those already free of circles
+# (parsers/, timeline/ and tuner/ dispatch to handlers that call back into them).
+build=${TLBSCOPE_BUILD:-$top/build}
+if ! command -v nm > /dev/null || ! command -v tsort > /dev/null; then
+	skip "no call circle inside a room" "nm or tsort not installed"
+elif ! ls "$build"/cli/*.o > /dev/null 2>&1; then
+	skip "no call circle inside a room" "no objects in $build (make first)"
+else
+	circles=""
+	for d in lib analysis record dashboards cli; do
+		for o in "$build/$d"/*.o; do
+			nm --defined-only -g "$o" | awk -v o="${o##*/}" 'NF == 3 { print $3, o }'
+		done > "$tmp/defs"
+		for o in "$build/$d"/*.o; do
+			nm -u "$o" | awk '{ print $2 }' | sort -u > "$tmp/und"
+			awk -v o="${o##*/}" 'NR == FNR { u[$1] = 1; next } ($1 in u) && $2 != o { print o, $2 }' \
+				"$tmp/und" "$tmp/defs" | sort -u
+		done > "$tmp/edges"
+		if ! tsort "$tmp/edges" > /dev/null 2> "$tmp/loop"; then
+			circles="$circles $d/:$(grep -v 'input contains' "$tmp/loop" | sed 's/^tsort: //' | sort -u | tr '\n' ',')"
+		fi
+	done
+	check "no call circle inside lib/, analysis/, record/, dashboards/, cli/${circles:+ (circles:$circles)}" \
+		[ -z "$circles" ]
+fi
 echo "1..$n"
