@@ -187,6 +187,18 @@ void source_checks_json(struct json_t *obj, struct ts_source *src);
  * main() ends every command with view_end(), which flushes as finish_stdout() does.
  */
 enum view_color { VIEW_COLOR_AUTO, VIEW_COLOR_NEVER, VIEW_COLOR_ALWAYS };
+
+/* What the command table says of the command running (cli/tlbscope.c) */
+enum {
+	CMD_PAGER = 1,		/* its text goes through the pager on a terminal */
+	CMD_TRACEFS = 2,	/* it traces this machine: root and tracefs (top: unless --replay) */
+};
+extern unsigned cli_command_flags;
+/*
+ * A command of CMD_TRACEFS about to trace: 0 as root, else "CMD: needs root (tracefs);
+ * UNLESS" said and EXIT_BAD (@unless: how to do without it, or NULL).
+ */
+int cli_need_root(const char *cmd, const char *unless);
 extern struct view_opts {
 	enum view_color color;
 	bool no_pager;

@@ -360,8 +360,8 @@ int cmd_record(int argc, char **argv)
 	if (r)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	rec.o = &o;
-	if (geteuid() != 0)
-		return error("record: needs root (tracefs)");
+	if (cli_need_root("record", NULL))
+		return EXIT_BAD;
 	rc = (struct rec_config){
 		.who = "record", .prefix = "tlbscope", .buffer_kb = o.buffer_kb,
 		.cpus = o.has_cpus ? &o.cpus : NULL, .tgid = true, .mount = true,

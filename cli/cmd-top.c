@@ -455,8 +455,8 @@ int cmd_top(int argc, char **argv)
 	r.o = &o;
 	r.speed = o.speed;
 	/* first: the one requirement a normal user cannot meet, whatever else fails */
-	if (!o.replay && geteuid() != 0)
-		return error("top: watching live needs root (tracefs); --replay TRACE does not");
+	if (!o.replay && cli_need_root("top", "--replay TRACE watches a recorded trace without"))
+		return EXIT_BAD;
 	if (platform_load(o.platform, &pf, err))
 		return error("%s", err);
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -37,4 +38,11 @@ int finish_stdout(int status)
 		return EXIT_BAD;
 	}
 	return status;
+}
+
+int cli_need_root(const char *cmd, const char *unless)
+{
+	if (geteuid() == 0)
+		return EXIT_OK;
+	return error("%s: needs root (tracefs)%s%s", cmd, unless ? "; " : "", unless ? unless : "");
 }

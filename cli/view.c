@@ -22,6 +22,7 @@
 #define VIEW_WIDTH	100
 
 struct view_opts cli_view;
+unsigned cli_command_flags;
 
 static struct {
 	bool text, color;
@@ -108,7 +109,7 @@ void view_begin(bool text)
 	v.color = text && (cli_view.color == VIEW_COLOR_ALWAYS ||
 			   (cli_view.color == VIEW_COLOR_AUTO && tty && !getenv("NO_COLOR") &&
 			    term && strcmp(term, "dumb")));
-	if (tty && !cli_view.no_pager)
+	if (tty && !cli_view.no_pager && (cli_command_flags & CMD_PAGER))
 		start_pager();
 	if (!text)
 		return;
