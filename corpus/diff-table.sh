@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The stock-vs-lazy table of corpus/README.md, made with `tlbscope diff --json`: for every
+# The stock-vs-lazy table of docs/corpus-lazy.md, made with `tlbscope diff --json`: for every
 # workload with a stock trace and lazy-kernel traces, flush IPIs, flush requests and IPIs
 # per request of each, with the change against the stock kernel.  The runs of one
-# workload differ in length (corpus/README.md says which), so IPIs per request is the
+# workload differ in length (docs/corpus-lazy.md says which), so IPIs per request is the
 # column to compare.
 #   usage: corpus/diff-table.sh [TLBSCOPE]   (prints markdown on stdout)
 set -eu

@@ -4,7 +4,7 @@
 # (same -smp/-m), add "_svvptc" to every cpu's riscv,isa (and "svvptc" to
 # riscv,isa-extensions where present), and compile it back with dtc.
 # Usage: svvptc-dtb.sh CPUS MEM OUT.dtb   (OUT.dts is kept beside it)
-# Why the Svvptc guarantee holds on QEMU: corpus/README.md, section "Svvptc".
+# Why the Svvptc guarantee holds on QEMU: docs/corpus-svvptc.md.
 set -euo pipefail
 CPUS=$1 MEM=$2 OUT=$3
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The seeds' tables, ours beside theirs, from the committed traces with `tlbscope diff --json`
-# (corpus/README.md, "The seeds' tables"): sfence.vma baseline vs Svvptc per workload, with
+# (docs/corpus-svvptc.md, "The seeds' tables"): sfence.vma baseline vs Svvptc per workload, with
 # the what-if tlbscope draws from the baseline trace alone and the kernel's own count
 # (counts.json); then flush IPIs stock vs lazy (T=6, Q=32).
 #   usage: svvptc-table.sh [TLBSCOPE]

@@ -63,11 +63,11 @@ tls diff --fail-on flush_ipis:10 "$nolat" "$stock" > /dev/null 2> "$tmp/u.err"
 same "a gate on an unknown value: exit 2" 2 $?
 check "... saying it cannot be judged" grep -q "cannot be judged" "$tmp/u.err"
 
-# corpus/README.md's stock-vs-lazy table is what corpus/diff-table.sh makes with diff
+# docs/corpus-lazy.md's stock-vs-lazy table is what corpus/diff-table.sh makes with diff
 got=$("$top/corpus/diff-table.sh" "$prog")
-want=$(awk '/^### The same, made with `tlbscope diff`/ { on = 1 } on && /^\| workload/ { t = 1 }
-	t && !/^\|/ { exit } t { print }' "$top/corpus/README.md")
-same "corpus/README's table = corpus/diff-table.sh" "$want" "$got"
+want=$(awk '/^## The same, made with `tlbscope diff`/ { on = 1 } on && /^\| workload/ { t = 1 }
+	t && !/^\|/ { exit } t { print }' "$top/docs/corpus-lazy.md")
+same "docs/corpus-lazy.md's table = corpus/diff-table.sh" "$want" "$got"
 
 # bad usage, bad input
 bad() { tls diff "$@" > /dev/null 2>&1; echo $?; }

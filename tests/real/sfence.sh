@@ -4,7 +4,7 @@
 # the total is unknown (null, with why), never 0, and the flush fences by the kernel's rules
 # are recounted here from `tlbscope events` (jq, apart from the C code).  The Svvptc runs
 # of the corpus (site probes, and the kernel's own count in counts.json from the counter
-# patch, corpus/README.md "Svvptc"): the total within 2 % of the kernel's, the flush causes
+# patch, docs/corpus-svvptc.md): the total within 2 % of the kernel's, the flush causes
 # equal to the rules' count, the what-if from the baseline within 15 % of the Svvptc run,
 # and Svvptc below the baseline.
 T=sfence
@@ -101,12 +101,12 @@ for base in "$ct"/*-aia-4cpu; do
 		awk -v a="$whatif" -v b="$real" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 0.15 * b) }'
 	check "$name: the Svvptc run executes fewer fences ($real < $want)" test "$real" -lt "$want"
 done
-# corpus/README.md's seeds' tables are what corpus/svvptc-table.sh makes with diff
+# docs/corpus-svvptc.md's seeds' tables are what corpus/svvptc-table.sh makes with diff
 got=$("$top/corpus/svvptc-table.sh" "$prog")
-want=$(awk '/^### The seeds. tables/ { on = 1; next } on && /^### / { exit }
+want=$(awk '/^## The seeds. tables/ { on = 1; next } on && /^## / { exit }
 	on && /^\|/ { if (gap && n) print ""; print; n++; gap = 0; next } on && n { gap = 1 }' \
-	"$top/corpus/README.md")
-same "corpus/README's seeds' tables = corpus/svvptc-table.sh" "$want" "$got"
+	"$top/docs/corpus-svvptc.md")
+same "docs/corpus-svvptc.md's seeds' tables = corpus/svvptc-table.sh" "$want" "$got"
 # the lazy seed's claim: mmapstress01 on the lazy kernel at (6, 32) sends >= 30 % fewer
 ms=$ct/mmapstress01-aia-4cpu/trace.dat
 msl=$ct/mmapstress01-lazy-t6q32-aia-4cpu/trace.dat
@@ -116,6 +116,6 @@ if [ -f "$ms" ] && [ -f "$msl" ]; then
 		awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b <= 0.7 * a) }'
 fi
 if [ "$pairs" -ge 3 ]; then ok "$pairs baseline/Svvptc pairs checked"
-elif [ "$pairs" = 0 ]; then skip "baseline/Svvptc pairs" "the corpus has no counts.json (corpus/README.md, make -C corpus svvptc)"
+elif [ "$pairs" = 0 ]; then skip "baseline/Svvptc pairs" "the corpus has no counts.json (docs/corpus-svvptc.md, make -C corpus svvptc)"
 else not_ok "only $pairs baseline/Svvptc pairs (3 wanted)"; fi
 echo "1..$n"
