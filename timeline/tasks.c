@@ -33,25 +33,6 @@ static bool comm_is_kthread(const char *comm)
 	return false;
 }
 
-/*
- * Every event asks for its task: a direct-mapped cache in front of the map.  A pid keeps
- * its index in tasks[] for the timeline's life and tasks[i].pid is always that pid, so a
- * slot is right exactly when the task it points at has the pid asked for.
- */
-struct task *tl_task_find(struct timeline *tl, int32_t pid)
-{
-	uint32_t *slot = &tl->task_cache[(uint32_t)pid % TASK_CACHE];
-	uint64_t *i;
-
-	if (*slot < tl->ntasks && tl->tasks[*slot].pid == pid)
-		return &tl->tasks[*slot];
-	i = u64map_find(&tl->pid_task, (uint32_t)pid);
-	if (!i)
-		return NULL;
-	*slot = (uint32_t)*i;
-	return &tl->tasks[*i];
-}
-
 struct task *tl_task_add(struct timeline *tl, int32_t pid)
 {
 	bool added;
@@ -383,5 +364,22 @@ void tl_do_tgid(struct timeline *tl, const struct ts_event *ev)
 		t->mm = tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts);
 	} else if (t->mm && tl->mms[t->mm].how == TL_HOW_GUESS_PID && tl->mms[t->mm].pid == tgid) {
 		tl->mms[t->mm].how = TL_HOW_TGID;	/* the guess was right: now it is known */
+	}
+}
+
+/* Learn the tgid of the current task from the trace's tgid column. */
+void tl_learn_tgid(struct timeline *tl, const struct ts_event *ev)
+{
+	struct task *t;
+
+	if (!(ev->flags & TS_F_TGID) || ev->pid <= 0 || ev->tgid <= 0)
+		return;
+	t = tl_task_find(tl, ev->pid);
+	if (!t || !t->tgid_guessed || t->kthread)
+		return;
+	t->tgid_guessed = false;
+	if (t->tgid != ev->tgid) {
+		t->tgid = ev->tgid;
+		t->mm = tl_process_mm(tl, ev->tgid, ev->comm, TL_HOW_TGID, ev->ts);
 	}
 }

@@ -122,19 +122,58 @@ enum { INITIAL_NONE, INITIAL_PENDING, INITIAL_DONE };
 
 #define TABLE_KTHREAD	(1ULL << 32)	/* task_table: the task is a kernel thread */
 
+/* Is an event of @cpu at @ts counted (in the filter's window and CPUs)? */
+static inline bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts)
+{
+	if (!tl->filtered)
+		return true;
+	if (ts < tl->filter.from || ts >= tl->filter.to)
+		return false;
+	/* cpu -1: not tied to a CPU, counted whatever CPUs are selected */
+	return !tl->filter.has_cpus || cpu < 0 || ts_cpumask_test(&tl->filter.cpus, cpu);
+}
+
+/*
+ * The state of CPU @cpu (0 <= cpu < TS_MAX_CPUS), which becomes a CPU of the trace.  The
+ * table is allocated whole in timeline_new() and never moves: a pointer into it stays valid
+ * while another CPU's state is taken (an IPI naming a target no event came from yet).
+ */
+static inline struct cpu_state *tl_cpu_get(struct timeline *tl, int cpu)
+{
+	if (cpu >= tl->ncpus)
+		tl->ncpus = cpu + 1;
+	return &tl->cpus[cpu];
+}
+
+/*
+ * Every event asks for its task: a direct-mapped cache in front of the map.  A pid keeps
+ * its index in tasks[] for the timeline's life and tasks[i].pid is always that pid, so a
+ * slot is right exactly when the task it points at has the pid asked for.
+ */
+static inline struct task *tl_task_find(struct timeline *tl, int32_t pid)
+{
+	uint32_t *slot = &tl->task_cache[(uint32_t)pid % TASK_CACHE];
+	uint64_t *i;
+
+	if (*slot < tl->ntasks && tl->tasks[*slot].pid == pid)
+		return &tl->tasks[*slot];
+	i = u64map_find(&tl->pid_task, (uint32_t)pid);
+	if (!i)
+		return NULL;
+	*slot = (uint32_t)*i;
+	return &tl->tasks[*i];
+}
+
 /* timeline.c */
-bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts);
-struct cpu_state *tl_cpu_get(struct timeline *tl, int cpu);
 void tl_account_interval(struct timeline *tl, int cpu, uint64_t now);
 void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx);
 
 /* ring.c */
 struct ts_event *tl_ring_next_on_cpu(struct timeline *tl, int cpu);
 bool tl_ring_request_follows(struct timeline *tl, int cpu);
-void tl_learn_tgid(struct timeline *tl, const struct ts_event *ev);
 
 /* tasks.c */
-struct task *tl_task_find(struct timeline *tl, int32_t pid);
+void tl_learn_tgid(struct timeline *tl, const struct ts_event *ev);
 struct task *tl_task_add(struct timeline *tl, int32_t pid);
 struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uint64_t ts);
 void tl_do_newtask(struct timeline *tl, struct ts_event *ev);

@@ -31,28 +31,6 @@ bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts)
 	return tl_counted(tl, cpu, ts);
 }
 
-bool tl_counted(const struct timeline *tl, int cpu, uint64_t ts)
-{
-	if (!tl->filtered)
-		return true;
-	if (ts < tl->filter.from || ts >= tl->filter.to)
-		return false;
-	/* cpu -1: not tied to a CPU, counted whatever CPUs are selected */
-	return !tl->filter.has_cpus || cpu < 0 || ts_cpumask_test(&tl->filter.cpus, cpu);
-}
-
-/*
- * The state of CPU @cpu (0 <= cpu < TS_MAX_CPUS), which becomes a CPU of the trace.  The
- * table is allocated whole in timeline_new() and never moves: a pointer into it stays valid
- * while another CPU's state is taken (an IPI naming a target no event came from yet).
- */
-struct cpu_state *tl_cpu_get(struct timeline *tl, int cpu)
-{
-	if (cpu >= tl->ncpus)
-		tl->ncpus = cpu + 1;
-	return &tl->cpus[cpu];
-}
-
 void tl_account_interval(struct timeline *tl, int cpu, uint64_t now)
 {
 	struct cpu_state *c = &tl->cpus[cpu];
@@ -510,4 +488,57 @@ uint64_t timeline_local_flushes(const struct timeline *tl, int cpu)
 	if (!c)
 		return 0;
 	return flush_events || c->local_flushes ? c->local_flushes : c->local_flushes_csd;
+}
+
+/* ---- the lookahead ring: events in, events out to tl_process() ---- */
+
+static void ring_pop(struct timeline *tl, tl_emit_fn emit, void *ctx)
+{
+	struct ts_event *ev = &tl->ring[tl->ring_head];
+
+	tl->ring_head = (tl->ring_head + 1) % tl->ring_cap;
+	tl->ring_len--;
+	tl_process(tl, ev, emit, ctx);
+}
+
+void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx)
+{
+	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH)
+		tl->evidence[ev->kind == TS_EV_IPI ? ev->u.ipi.src : ev->u.flush.src]
+			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
+	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit)
+		tl->saw_commit = true;
+	else if (ev->kind == TS_EV_LOAD_MM && !(ev->flags & TS_F_MM_GIVEN)) {
+		tl->saw_load_mm = true;
+		if (tl->ring_cap && ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS &&
+		    tl->initial[ev->cpu].state == INITIAL_NONE) {
+			tl->initial[ev->cpu].state = ev->u.load.prev ? INITIAL_PENDING :
+								       INITIAL_DONE;
+			tl->initial[ev->cpu].ptr = ev->u.load.prev;
+			tl->initial_pending += !!ev->u.load.prev;
+			tl_cpu_get(tl, ev->cpu);
+		}
+	}
+	if (ev->kind == TS_EV_TGID)
+		tl_table_learn(tl, ev);
+	if (!tl->ring_cap) {
+		tl_process(tl, ev, emit, ctx);
+		return;
+	}
+	if ((ev->flags & TS_F_TGID) && ev->pid > 0 && ev->tgid > 0)
+		*u64map_get(&tl->tgid_hint, (uint32_t)ev->pid, 0, NULL) = (uint32_t)ev->tgid;
+	if (tl->ring_len == tl->ring_cap)
+		ring_pop(tl, emit, ctx);
+	tl->ring[(tl->ring_head + tl->ring_len) % tl->ring_cap] = *ev;
+	tl->ring_len++;
+}
+
+void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx)
+{
+	while (tl->ring_len)
+		ring_pop(tl, emit, ctx);
+	for (int i = 0; i < tl->ncpus; i++)
+		tl_account_interval(tl, i, tl->last_ts);
+	for (int i = 0; i < tl->ncpus; i++)
+		tl->cpus[i].since = tl->last_ts;
 }

@@ -139,7 +139,11 @@ struct tuner {
 	struct tuner_window fixed[TUNER_MAX_WINDOWS];
 };
 
-void mm_reserve(struct tuner *t, uint32_t mm);
+/* Room in t->mm for @mm's slot */
+static inline void mm_reserve(struct tuner *t, uint32_t mm)
+{
+	ALLOC_GROW_ZERO(t->mm, mm + 1, t->nmm);
+}
 /* @p's TLB reach in mms, at most the recency stack's depth */
 int tuner_reach(const struct platform *p);
 /* The recommendation from counts @sc (whole trace or a window) and its ideal IPIs. */

@@ -32,11 +32,6 @@ static void cpus_reserve(struct tuner *t, int cpu)
 	t->ncpus = cpu + 1;
 }
 
-void mm_reserve(struct tuner *t, uint32_t mm)
-{
-	ALLOC_GROW_ZERO(t->mm, mm + 1, t->nmm);
-}
-
 struct tuner *tuner_new(const struct tuner_opts *o)
 {
 	struct tuner *t = xcalloc(1, sizeof(*t));
