@@ -97,7 +97,8 @@ static void find_base(struct tune_run *r, int *ti, int *qi)
 {
 	struct tuner_base b;
 
-	tuner_find_base(r->tu, &r->lk, r->lazy_kernel, r->o->has_base ? r->o->base : NULL, &b);
+	tuner_find_base(r->tu, &r->lk, r->lazy_kernel, r->o->has_base ? r->o->base : NULL,
+			r->cmdline, &b);
 	r->base_T_how = b.T_how;
 	r->base_Q_how = b.Q_how;
 	r->base_T_min = b.T_min;
@@ -202,6 +203,9 @@ void tune_run_trace_done(struct tune_run *r)
 	r->arch = timeline_arch_name(timeline_arch(r->tl, &r->arch_how));
 	free(r->uname);
 	r->uname = ts_source_info(r->src)->uname ? xstrdup(ts_source_info(r->src)->uname) : NULL;
+	free(r->cmdline);
+	r->cmdline = ts_source_info(r->src)->cmdline ? xstrdup(ts_source_info(r->src)->cmdline) :
+		     NULL;
 	r->lazy_kernel = timeline_lazy_kernel(r->tl);
 	r->observed = observed_ipis(r, &r->obs_how);
 }
@@ -226,6 +230,8 @@ json_t *tune_profile_json(const struct tune_run *r)
 	json_object_set_new(j, "kernel_queue_min",
 			    json_integer((json_int_t)r->lk.queue_min));
 	json_object_set_new(j, "lazy_kernel", json_boolean(r->lazy_kernel));
+	json_object_set_new(j, "cmdline", r->cmdline && utf8_valid(r->cmdline) ?
+			    json_string(r->cmdline) : json_null());
 	json_object_set_new(j, "cpus", json_integer(r->ncpus));
 	/* what the counts miss, so that a decision on the profile can say so */
 	json_object_set_new(j, "lost_events", json_integer((json_int_t)(r->aggregate ? r->lost :
@@ -246,7 +252,8 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 	const char *obs_how = NULL;
 	uint64_t evictions = 0, lost = 0, skipped = 0, queue_min = 0;
 	int64_t queue = -1;
-	bool lazy = true, shown = true;
+	bool lazy = true, shown = true, same_cmdline = true;
+	char *cmdline = NULL;	/* the inputs' kernel command line while they agree */
 	int ncpus = 1, ret = 0;
 	char err[TS_ERR_LEN];
 	static char obs_buf[64];
@@ -288,6 +295,9 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 			r->lk.queue_min = (uint64_t)json_integer_value(
 					      json_object_get(prof, "kernel_queue_min"));
 			r->lazy_kernel = json_is_true(json_object_get(prof, "lazy_kernel"));
+			free(r->cmdline);
+			r->cmdline = json_string_value(json_object_get(prof, "cmdline")) ?
+				xstrdup(json_string_value(json_object_get(prof, "cmdline"))) : NULL;
 			r->ncpus = (int)json_integer_value(json_object_get(prof, "cpus"));
 			lost += (uint64_t)json_integer_value(json_object_get(prof, "lost_events")) * w;
 			skipped += (uint64_t)json_integer_value(
@@ -334,6 +344,11 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 			queue = -2;
 		queue_min = r->lk.queue_min > queue_min ? r->lk.queue_min : queue_min;
 		lazy &= r->lazy_kernel;
+		/* one base for all inputs: their kernels' command lines must agree */
+		if (i == 0)
+			cmdline = r->cmdline ? xstrdup(r->cmdline) : NULL;
+		else if (!cmdline || !r->cmdline || strcmp(cmdline, r->cmdline))
+			same_cmdline = false;
 		ncpus = r->ncpus > ncpus ? r->ncpus : ncpus;
 		tuner_free(r->tu);
 		tuner_measure_free(r->meas);
@@ -351,6 +366,10 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 	r->skipped = skipped;
 	r->lazy_kernel = lazy;
 	r->ncpus = ncpus;
+	free(r->cmdline);
+	r->cmdline = same_cmdline ? cmdline : NULL;
+	if (!same_cmdline)
+		free(cmdline);
 	r->warm = true;
 	if (sum)
 		tuner_set_ncpus(sum, ncpus);
@@ -412,5 +431,6 @@ void tune_run_free(struct tune_run *r)
 	ts_source_close(r->src);
 	free(r->replay);
 	free(r->uname);
+	free(r->cmdline);
 	free(r->verify_diffs);
 }

@@ -64,6 +64,8 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(root, "format", json_text(info->format));
 		json_object_set_new(root, "detail", info->detail ? json_text(info->detail) : json_null());
 		json_object_set_new(root, "kernel", info->uname ? json_text(info->uname) : json_null());
+		json_object_set_new(root, "cmdline", info->cmdline ? json_text(info->cmdline) :
+				    json_null());
 		json_object_set_new(root, "cpus", json_integer(info->cpus ? info->cpus : timeline_cpus(tl)));
 		json_object_set_new(root, "first_ns", json_integer((json_int_t)first));
 		json_object_set_new(root, "last_ns", json_integer((json_int_t)last));
@@ -100,6 +102,8 @@ int cmd_info(int argc, char **argv)
 		printf("format:    %s%s%s%s\n", info->format, info->detail ? " (" : "",
 		       info->detail ? info->detail : "", info->detail ? ")" : "");
 		printf("kernel:    %s\n", info->uname ? info->uname : "unknown (not in this input)");
+		if (info->cmdline)
+			printf("cmdline:   %s\n", info->cmdline);
 		printf("cpus:      %d\n", info->cpus ? info->cpus : timeline_cpus(tl));
 		printf("span:      %s .. %s s (%s s)\n", a, b, d);
 		printf("events:    %llu\n", (unsigned long long)total);

@@ -489,6 +489,7 @@ int cmd_top(int argc, char **argv)
 	r.text_width = top_text_width(columns_env());
 	r.tl = timeline_new(r.src, NULL);
 	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
+	top_model_source(r.model, ts_source_info(r.src));
 	if (!o.batch) {
 		char why[160];
 

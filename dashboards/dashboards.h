@@ -26,6 +26,11 @@ struct top_model;
  */
 struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf);
 void top_model_free(struct top_model *m);
+/*
+ * The source the model is fed from (borrowed while it is open): its kernel's command
+ * line tells a lazy kernel's setting, the base of the advice, as tune reads it.
+ */
+void top_model_source(struct top_model *m, const struct ts_source_info *info);
 
 /* A timeline consumer (tl_emit_fn): feeds the tuner and the view's own state. */
 void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev);

@@ -49,6 +49,7 @@ struct top_model {
 	/* a lazy kernel's own evidence, for the base tune would use (tuner_find_base()) */
 	struct tuner_lazy_kernel lk;
 	bool lazy_kernel;
+	const struct ts_source_info *info;	/* the source's (its kernel's command line) */
 };
 
 /* Rendering helpers shared by the text and curses screens. */

@@ -251,6 +251,11 @@ const char *top_mm_name(struct timeline *tl, uint32_t mm)
 	return t ? t->name : "-";
 }
 
+void top_model_source(struct top_model *m, const struct ts_source_info *info)
+{
+	m->info = info;
+}
+
 void top_recommend(const struct top_model *m, struct top_rec *r)
 {
 	const struct tuner_counts *stock = tuner_model(m->tu, TUNER_STOCK_ASID);
@@ -269,7 +274,8 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	if (!m->first_ts)
 		return;
 	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */
-	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, &b);
+	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, m->info ? m->info->cmdline : NULL,
+			&b);
 	tuner_recommend(m->tu, &m->pf, &rec);
 	tuner_advise(m->tu, &m->pf, &rec, b.ti, b.qi, m->lazy_kernel, true, &a);
 	tuner_shown_point(&a, &rec, &ti, &qi);

@@ -247,6 +247,21 @@ static void live_close(struct ts_source *src)
 	free(l);
 }
 
+/* This machine's kernel command line, as a recording's marker carries it, or NULL. */
+static const char *this_cmdline(struct ts_source *src)
+{
+	char cmd[900];
+	FILE *f = fopen("/proc/cmdline", "re");
+	size_t n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	while (n && (cmd[n - 1] == '\n' || cmd[n - 1] == ' '))
+		n--;
+	cmd[n] = '\0';
+	return n ? ts_source_str(src, ts_source_intern(src, cmd)) : NULL;
+}
+
 static int live_open(struct ts_source *src)
 {
 	static const char *const systems[] = { "sched", "task", "ipi", "csd", "tlb", NULL };
@@ -303,6 +318,7 @@ static int live_open(struct ts_source *src)
 	snprintf(l->detail, sizeof(l->detail), "instance %s", tracefs_instance_get_name(l->inst));
 	src->info.detail = l->detail;
 	src->info.cpus = l->ncpus;
+	src->info.cmdline = this_cmdline(src);
 	return 0;
 }
 

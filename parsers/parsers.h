@@ -308,6 +308,11 @@ struct ts_source_info {
 	const char *format;	/* registry name: "trace.dat", "ftrace-text", ... */
 	const char *detail;	/* e.g. "trace.dat v7, buffer tsprobe", may be NULL */
 	const char *uname;	/* kernel release line where the input carries it, else NULL */
+	/*
+	 * the traced kernel's command line where the input carries it (tlbscope record's
+	 * "tlbscope-cmdline:" marker), else NULL
+	 */
+	const char *cmdline;
 	const char *arch;	/* the machine as the input states it apart ("x86_64"), else NULL */
 	int cpus;		/* CPUs the input declares (0 = unknown) */
 	bool has_tgid;		/* the input carries the tgid of every event's task */
@@ -333,6 +338,8 @@ struct ts_source_info {
 
 /* The text a task-table marker starts with (tlbscope-record(1)). */
 #define TS_TGID_MARKER	"tlbscope-tgid:"
+/* The text of the marker that carries the kernel's command line (tlbscope-record(1)). */
+#define TS_CMDLINE_MARKER	"tlbscope-cmdline:"
 
 /**
  * ts_source_open - open a trace of any supported format, detected from its content

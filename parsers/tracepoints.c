@@ -322,6 +322,28 @@ static const char *marker_text(const char *buf, const char *prefix)
 }
 
 /*
+ * `tlbscope record`'s line of the kernel's command line (tlbscope-record(1)),
+ * "tlbscope-cmdline: console=ttyS0 lazytlb.max_loaded_mm=12 ...": kept as the source's
+ * info.cmdline (the last one read), the event left an "other" one.
+ */
+static void cmdline_marker(struct ts_source *src, const char *buf)
+{
+	const char *p = marker_text(buf, TS_CMDLINE_MARKER);
+	char line[1024];
+	size_t n;
+
+	if (!p)
+		return;
+	p += strlen(TS_CMDLINE_MARKER);
+	p += strspn(p, " \t");
+	n = strcspn(p, "\n");
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+		n--;
+	snprintf(line, sizeof(line), "%.*s", (int)n, p);
+	src->info.cmdline = ts_source_str(src, ts_source_intern(src, line));
+}
+
+/*
  * A line of `tlbscope record`'s task table (tlbscope-record(1)):
  * "tlbscope-tgid: pid=123 tgid=100 comm=bash", kernel threads with "kthread=1" (then
  * tgid = pid).  Keys in any order, unknown ones passed over, comm last (it may hold
@@ -538,10 +560,12 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		break;
 	case TPK_PRINT: {
 		/* ftrace:print, a trace_marker write; tracefs names it by its writer */
-		char buf[256];
+		char buf[1024];
 
-		if (f->str(f->ctx, "buf", buf, sizeof(buf)) == 0)
+		if (f->str(f->ctx, "buf", buf, sizeof(buf)) == 0) {
 			tgid_marker(src, buf, ev);
+			cmdline_marker(src, buf);
+		}
 		break;
 	}
 	case TPK_TLB_FLUSH: {

@@ -204,6 +204,29 @@ static void wait_drained(struct rec *r, int cpu, int64_t limit, struct rec_table
 	t->pauses += waited;
 }
 
+/*
+ * The kernel's command line as one marker, "tlbscope-cmdline: ...", first in the table:
+ * the boot parameters a kernel takes (a lazy-flush kernel's lazytlb.*) are known nowhere
+ * else in the trace.  Returns the bytes written, 0 when there was nothing to write.
+ */
+static size_t cmdline_row(int fd)
+{
+	char line[1024], cmd[900];
+	FILE *f = fopen("/proc/cmdline", "re");
+	size_t n = f ? fread(cmd, 1, sizeof(cmd) - 1, f) : 0;
+	int len;
+
+	if (f)
+		fclose(f);
+	while (n && (cmd[n - 1] == '\n' || cmd[n - 1] == ' '))
+		n--;
+	cmd[n] = '\0';
+	if (!n || strchr(cmd, '\n'))
+		return 0;
+	len = snprintf(line, sizeof(line), "%s %s\n", TS_CMDLINE_MARKER, cmd);
+	return len > 0 && write(fd, line, (size_t)len) == len ? (size_t)len : 0;
+}
+
 int rec_task_table(struct rec *r, struct rec_table *t)
 {
 	uint64_t t0 = mono_ns(), burst = 0, limit;
@@ -230,6 +253,7 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 		return -1;
 	}
 	tracefs_put_tracing_file(file);
+	t->bytes += cmdline_row(fd);
 	proc = opendir("/proc");
 	if (!proc) {
 		rec_warning("%s: /proc: %s; no task table written", r->c.who, strerror(errno));

@@ -99,14 +99,54 @@ static void base_in_grid(const struct tuner *t, struct tuner_base *b)
 	b->qi = nearest(t->queues, t->o.nqueues, b->Q);
 }
 
+/* The value of boot parameter @key= in @cmdline (1..@max), else 0. */
+static int boot_param(const char *cmdline, const char *key, int max)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = cmdline; p && *p; p += strcspn(p, " ")) {
+		p += strspn(p, " ");
+		if (!strncmp(p, key, n) && p[n] == '=') {
+			char *end;
+			long v = strtol(p + n + 1, &end, 10);
+
+			if ((*end == ' ' || !*end) && v >= 1 && v <= max)
+				return (int)v;
+		}
+		if (!strncmp(p, "-- ", 3))
+			break;		/* the rest is init's, not the kernel's */
+	}
+	return 0;
+}
+
+void tuner_cmdline_base(const char *cmdline, int base[2])
+{
+	base[0] = boot_param(cmdline, "lazytlb.max_loaded_mm", TUNER_MAX_T);
+	base[1] = boot_param(cmdline, "lazytlb.flush_queue", TUNER_MAX_Q);
+}
+
 void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, bool lazy_kernel,
-		     const int *user, struct tuner_base *b)
+		     const int *user, const char *cmdline, struct tuner_base *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->T = user ? user[0] : LAZY_DEFAULT_T;
 	b->Q = user ? user[1] : LAZY_DEFAULT_Q;
 	b->T_how = b->Q_how = user ? "user" : "default";
 	if (user || !lazy_kernel) {
+		base_in_grid(t, b);
+		return;
+	}
+	if (cmdline) {
+		/* the kernel was told its setting at boot; without a parameter it runs its default */
+		int set[2];
+
+		tuner_cmdline_base(cmdline, set);
+		b->T = set[0] ? set[0] : LAZY_DEFAULT_T;
+		b->Q = set[1] ? set[1] : LAZY_DEFAULT_Q;
+		b->T_how = set[0] ? "the kernel's command line" :
+			   "the kernel's default (its command line sets none)";
+		b->Q_how = set[1] ? "the kernel's command line" :
+			   "the kernel's default (its command line sets none)";
 		base_in_grid(t, b);
 		return;
 	}

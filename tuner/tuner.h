@@ -445,17 +445,21 @@ void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *
 struct tuner_base {
 	int T, Q;
 	int ti, qi;			/* the grid's index of T and Q, else of the nearest */
-	const char *T_how, *Q_how;	/* "user", "trace", "trace (at least)", "default" */
+	const char *T_how, *Q_how;	/* "user", "the kernel's command line", "trace",
+					 * "trace (at least)", "default", ... */
 	int T_min, Q_min;		/* lower bounds the trace gives, 0 none */
 };
 /*
  * tuner_find_base - the setting the traced kernel runs: @user (T, Q) when given, else on
- * a lazy kernel the T whose evictions equal its own (at least the least T that evicts
- * nothing when it evicted none) and the Q its overflows show (at least its longest queue),
- * else the series' defaults.
+ * a lazy kernel its boot parameters when its command line @cmdline is known (NULL: not
+ * recorded; a parameter not given is the kernel's default), else the T whose evictions
+ * equal its own (at least the least T that evicts nothing when it evicted none) and the Q
+ * its overflows show (at least its longest queue), else the series' defaults.
  */
 void tuner_find_base(const struct tuner *t, const struct tuner_lazy_kernel *k, bool lazy_kernel,
-		     const int *user, struct tuner_base *b);
+		     const int *user, const char *cmdline, struct tuner_base *b);
+/* The lazy kernel's boot parameters in @cmdline: (lazytlb.max_loaded_mm, .flush_queue), 0 not given */
+void tuner_cmdline_base(const char *cmdline, int base[2]);
 
 #define TUNER_MAX_WINDOWS	8
 /*

@@ -561,22 +561,56 @@ static void test_find_base(void **state)
 	sw(f, 0, 3);		/* three mms on CPU 0: T=1, 2 evict, T=3 does not */
 	sw(f, 0, 1);
 	tuner_finish(f->t);
-	tuner_find_base(f->t, &k, false, NULL, &b);
+	tuner_find_base(f->t, &k, false, NULL, NULL, &b);
 	assert_int_equal(b.T, LAZY_DEFAULT_T);
 	assert_string_equal(b.T_how, "default");
-	tuner_find_base(f->t, &k, true, user, &b);
+	tuner_find_base(f->t, &k, true, user, NULL, &b);
 	assert_int_equal(b.T, 4);
 	assert_int_equal(b.Q, 64);
 	assert_string_equal(b.Q_how, "user");
-	tuner_find_base(f->t, &k, true, NULL, &b);
+	tuner_find_base(f->t, &k, true, NULL, NULL, &b);
 	assert_int_equal(b.T, 3);
 	assert_int_equal(b.T_min, 3);
 	assert_string_equal(b.T_how, "trace (at least)");
 	k.evictions = tuner_evictions_at(f->t, 2);	/* the kernel evicted as T=2 does */
-	tuner_find_base(f->t, &k, true, NULL, &b);
+	tuner_find_base(f->t, &k, true, NULL, NULL, &b);
 	assert_int_equal(b.T, 2);
 	assert_string_equal(b.T_how, "trace");
+	/* the kernel's command line tells its setting: it wins over what evictions suggest */
+	tuner_find_base(f->t, &k, true, NULL, "console=ttyS0 lazytlb.max_loaded_mm=12 "
+			"lazytlb.flush_queue=64 quiet", &b);
+	assert_int_equal(b.T, 12);
+	assert_int_equal(b.Q, 64);
+	assert_string_equal(b.T_how, "the kernel's command line");
+	/* a command line without them: the kernel runs its defaults */
+	tuner_find_base(f->t, &k, true, NULL, "console=ttyS0 quiet", &b);
+	assert_int_equal(b.T, LAZY_DEFAULT_T);
+	assert_int_equal(b.Q, LAZY_DEFAULT_Q);
+	assert_string_equal(b.T_how, "the kernel's default (its command line sets none)");
+	/* the user's --base still wins; a stock kernel ignores the parameters */
+	tuner_find_base(f->t, &k, true, user, "lazytlb.max_loaded_mm=12", &b);
+	assert_int_equal(b.T, 4);
+	tuner_find_base(f->t, &k, false, NULL, "lazytlb.max_loaded_mm=12", &b);
+	assert_int_equal(b.T, LAZY_DEFAULT_T);
 	tuner_lazy_kernel_reset(&k);
+}
+
+/* Boot parameters: in range, as whole words, not past the "--" that ends the kernel's. */
+static void test_cmdline_base(void **state)
+{
+	int b[2];
+
+	tuner_cmdline_base("lazytlb.max_loaded_mm=8 lazytlb.flush_queue=16", b);
+	assert_int_equal(b[0], 8);
+	assert_int_equal(b[1], 16);
+	tuner_cmdline_base("xlazytlb.max_loaded_mm=8 lazytlb.max_loaded_mm=99 lazytlb.flush_queue=x",
+			   b);
+	assert_int_equal(b[0], 0);	/* 99 is past the kernel's 64: not a setting it takes */
+	assert_int_equal(b[1], 0);
+	tuner_cmdline_base("quiet -- lazytlb.max_loaded_mm=8", b);
+	assert_int_equal(b[0], 0);
+	tuner_cmdline_base("", b);
+	assert_int_equal(b[0], 0);
 }
 
 int main(void)
@@ -598,6 +632,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_whatif_lazy_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear_at_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_base, setup, teardown),
+		cmocka_unit_test(test_cmdline_base),
 	};
 
 	return cmocka_run_group_tests_name("tuner", tests, NULL, NULL);

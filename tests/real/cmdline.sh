@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The traced kernel's command line: `record` writes it into the trace ("tlbscope-cmdline:"
+# marker, tlbscope-record(1)) and `info` shows it; on a lazy-flush kernel tune and top
+# --replay take its lazytlb.* boot parameters as the base (a parameter not given is the
+# kernel's default), where the trace alone can only bound T from below.  The lazy corpus
+# runs were recorded before the marker: their text (trace-cmd report) gets the marker line
+# with the run's own kernel command line, as its README records the QEMU -append.
+T=cmdline
+. "$(dirname "$0")/../lib.sh"
+command -v jq > /dev/null || { skip "all" "jq not installed"; exit 0; }
+command -v trace-cmd > /dev/null || { skip "all" "trace-cmd not installed"; exit 0; }
+
+# with_cmdline RUN OUT [CMDLINE]: RUN's text with a marker line of CMDLINE (default: the
+# run's own -append) at its first event's time
+with_cmdline() {
+	local dir=$top/corpus/traces/$1 cl=${3-}
+	[ $# -ge 3 ] || cl=$(grep -o -- '-append .*' "$dir/README.md" | head -1 | sed 's/^-append //; s/ *$//')
+	trace-cmd report "$dir/trace.dat" 2> /dev/null > "$tmp/plain.txt"
+	# after the "cpus=" line, before the first event, with that event's task, CPU and time
+	awk -v cl="$cl" 'NR == 2 && match($0, /\] +[0-9.]+:/) {
+		print substr($0, 1, RSTART + RLENGTH - 1) " print:                tracing_mark_write: tlbscope-cmdline: " cl }
+		{ print }' "$tmp/plain.txt" > "$2"
+}
+
+for run in forkexec-lazy-t12q64-aia-4cpu mmap-lazy-t2q4-aia-4cpu; do
+	[ -f "$top/corpus/traces/$run/trace.dat" ] || { skip "$run" "not in the corpus"; continue; }
+	T_run=$(echo "$run" | sed 's/.*-t\([0-9]*\)q.*/\1/')
+	Q_run=$(echo "$run" | sed 's/.*q\([0-9]*\)-.*/\1/')
+	with_cmdline "$run" "$tmp/$run.txt"
+	check "$run: info shows the kernel's command line" \
+		sh -c "'$prog' info --json '$tmp/$run.txt' 2> /dev/null | jq -r .cmdline | grep -q 'lazytlb.max_loaded_mm=$T_run '"
+	tls tune --json "$tmp/$run.txt" > "$tmp/$run.json" 2> /dev/null
+	same "$run: tune's base is the command line's T=$T_run Q=$Q_run" \
+		"$T_run $Q_run the kernel's command line" \
+		"$(jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"' "$tmp/$run.json")"
+	# the same text without the marker: the base is what the trace shows, not the setting
+	tls tune --json "$tmp/plain.txt" > "$tmp/$run.plain.json" 2> /dev/null
+	check "$run: without the command line the base is not said to come from it" \
+		sh -c "jq -r .recommendation.base.threshold_source '$tmp/$run.plain.json' | grep -vq 'command line'"
+	want=$(jq -r '.recommendation | if .threshold then "T=\(.threshold) Q=\(.queue) \(.verdict)" else .verdict end' "$tmp/$run.json")
+	got=$(tls top --replay "$tmp/$run.txt" --speed max -b 2> /dev/null | grep 'recommendation (' | tail -1 |
+		sed -n 's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) ([0-9.]* ms, \([a-z-]*\)).*/T=\1 Q=\2 \3/p
+			s/.*recommendation ([a-z0-9-]*): \([a-z-]*\) (the cheapest.*/\1/p')
+	same "$run: top --replay ends on tune's answer with the same base ($want)" "$want" "$got"
+done
+
+# a lazy kernel booted without lazytlb.*: it runs the series' defaults, and tune says so
+run=forkexec-lazy-t12q64-aia-4cpu
+if [ -f "$top/corpus/traces/$run/trace.dat" ]; then
+	with_cmdline "$run" "$tmp/none.txt" "console=ttyS0 earlycon=sbi"
+	same "a command line without lazytlb.*: the kernel's defaults 6, 32" \
+		"6 32 the kernel's default (its command line sets none)" \
+		"$(tls tune --json "$tmp/none.txt" 2> /dev/null | jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"')"
+fi
+
+# record writes this machine's command line into the trace
+if [ "$(id -u)" != 0 ]; then
+	skip "record writes the command line" "not root: cannot use tracefs"
+else
+	[ -d $tr/instances ] || mount -t tracefs nodev $tr 2> /dev/null
+	if [ ! -d $tr/instances ]; then
+		skip "record writes the command line" "tracefs is not available at $tr"
+	elif tls record -o "$tmp/rec.dat" -- true > /dev/null 2> "$tmp/rec.err"; then
+		same "record: the trace carries /proc/cmdline (info --json .cmdline)" \
+			"$(sed 's/ *$//' /proc/cmdline)" \
+			"$(tls info --json "$tmp/rec.dat" 2> /dev/null | jq -r .cmdline)"
+	else
+		not_ok "record -- true failed: $(head -3 "$tmp/rec.err")"
+	fi
+fi
+echo "1..$n"
