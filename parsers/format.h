@@ -96,6 +96,7 @@ static inline int32_t ts_pid(int64_t v)
 	return v >= 0 && v < TS_PID_LIMIT ? (int32_t)v : INT32_MIN;
 }
 
+/* reader.c: what a reader uses of its source */
 /* Record the failure message "<file>: <fmt...>"; always returns -1. */
 int ts_source_fail(struct ts_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -109,6 +110,8 @@ void ts_source_skip(struct ts_source *src, const char *fmt, ...)
  * *@failed = true).
  */
 char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed);
+/* Read more input into the line buffer; 0 ok (maybe eof), -1 read error (said). */
+int ts_source_fill(struct ts_source *src);
 
 /*
  * How a format hands a tracepoint's fields to the decoder.  Each getter returns 0 when the

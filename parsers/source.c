@@ -25,98 +25,6 @@ static const struct ts_format *const formats[] = {
 };
 
 #define PROBE_LEN	65536
-/*
- * The longest line the text formats take: an ftrace line is a few hundred bytes and a JSON
- * line a few KiB; past this the input is not what it claims, and buffering it whole would
- * make memory follow the file.
- */
-#define LINE_MAX_LEN	(1 << 20)
-
-int ts_source_fail(struct ts_source *src, const char *fmt, ...)
-{
-	size_t n;
-	va_list ap;
-
-	/* "<file>: <message>", the file name first as every message of tlbscope has it */
-	n = strlcpy_ts(src->err, src->display, sizeof(src->err));
-	if (n + 2 >= sizeof(src->err))
-		return -1;
-	memcpy(src->err + n, ": ", 3);
-	va_start(ap, fmt);
-	vsnprintf(src->err + n + 2, sizeof(src->err) - n - 2, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void ts_source_skip(struct ts_source *src, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!src->skipped++) {
-		va_start(ap, fmt);
-		vsnprintf(src->first_skip, sizeof(src->first_skip), fmt, ap);
-		va_end(ap);
-	}
-}
-
-/* Read more input into the line buffer; 0 ok (maybe eof), -1 read error. */
-static int fill(struct ts_source *src)
-{
-	ssize_t n;
-
-	if (src->line_start) {
-		memmove(src->buf, src->buf + src->line_start, src->buf_len - src->line_start);
-		src->buf_len -= src->line_start;
-		src->line_start = 0;
-	}
-	ALLOC_GROW(src->buf, src->buf_len + 65536 + 1, src->buf_alloc);
-	do
-		n = read(src->fd, src->buf + src->buf_len, 65536);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return ts_source_fail(src, "read error: %s", strerror(errno));
-	if (!n)
-		src->eof = true;
-	src->buf_len += n;
-	return 0;
-}
-
-char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed)
-{
-	*failed = false;
-	for (;;) {
-		char *start = src->buf + src->line_start;
-		size_t avail = src->buf_len - src->line_start;
-		char *nl = avail ? memchr(start, '\n', avail) : NULL;
-
-		if (nl || (src->eof && avail)) {
-			size_t l = nl ? (size_t)(nl - start) : avail;
-
-			/* the buffer always has one spare byte past buf_len (see fill()) */
-			start[l] = '\0';
-			if (l && start[l - 1] == '\r')
-				start[--l] = '\0';
-			src->line_start += nl ? l + 1 + (start[l] == '\r') : avail;
-			if (nl && start + l + 1 <= nl)	/* a stripped \r moved the end */
-				src->line_start = (size_t)(nl - src->buf) + 1;
-			src->lineno++;
-			*len = l;
-			return start;
-		}
-		if (src->eof)
-			return NULL;
-		if (avail > LINE_MAX_LEN) {
-			ts_source_fail(src, "line %llu: longer than %d KiB, not a trace line",
-				       (unsigned long long)src->lineno + 1, LINE_MAX_LEN >> 10);
-			*failed = true;
-			return NULL;
-		}
-		if (fill(src)) {
-			*failed = true;
-			return NULL;
-		}
-	}
-}
 
 /*
  * Copy a stream (stdin, a pipe, a FIFO; its first bytes already in src->buf) to an unlinked
@@ -148,7 +56,7 @@ static int spool_input(struct ts_source *src)
 			break;
 		src->buf_len = off = 0;
 		src->line_start = 0;
-		if (fill(src)) {
+		if (ts_source_fill(src)) {
 			close(fd);
 			return -1;
 		}
@@ -191,7 +99,7 @@ struct ts_source *ts_source_open(const char *path, char *err)
 	}
 	/* Fill the probe window: formats are recognized by content only. */
 	while (!src->eof && src->buf_len < PROBE_LEN)
-		if (fill(src))
+		if (ts_source_fill(src))
 			goto out_fail;
 	if (!src->buf_len) {
 		ts_source_fail(src, "empty input");
