@@ -4,6 +4,7 @@
  * weakens it, as one finished struct tune_run.  It prints nothing: cli/cmd-tune.c reads the
  * traces and says what went wrong, cli/tune-*.c render the result.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +420,19 @@ int tune_run_finish(struct tune_run *r)
 		r->same_quarters = r->nwin ? tuner_windows_agree(r->tu, &r->pf, r->nwin, pti, pqi) :
 				   0;
 	}
+	r->quarters_T[0] = r->quarters_Q[0] = INT_MAX;
+	r->quarters_T[1] = r->quarters_Q[1] = 0;
+	for (int k = 0; k < r->nwin; k++) {
+		int wT = r->o->T[r->win[k].small_ti], wQ = r->o->Q[r->win[k].small_qi];
+
+		r->quarters_T[0] = wT < r->quarters_T[0] ? wT : r->quarters_T[0];
+		r->quarters_T[1] = wT > r->quarters_T[1] ? wT : r->quarters_T[1];
+		r->quarters_Q[0] = wQ < r->quarters_Q[0] ? wQ : r->quarters_Q[0];
+		r->quarters_Q[1] = wQ > r->quarters_Q[1] ? wQ : r->quarters_Q[1];
+	}
+	r->kernel_masks = !r->tl;
+	for (int c = 0; r->tl && c < timeline_cpus(r->tl); c++)
+		r->kernel_masks |= timeline_cpu(r->tl, c)->kmask_requests > 0;
 	return r->verify_bad;
 }
 

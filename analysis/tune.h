@@ -61,6 +61,8 @@ struct tune_run {
 	const char *arch_how;	/* what showed it */
 	bool riscv;		/* the advice is for RISC-V (arch riscv or unknown) */
 	int same_quarters;	/* quarters whose choice is the advised point */
+	int quarters_T[2], quarters_Q[2];	/* the range of the quarters' own choices */
+	bool kernel_masks;	/* a request carried the kernel's own cpumask (or a sum) */
 	uint64_t span_ns;	/* of the counted part of the trace, 0 unknown */
 	struct tuner_rec win[4];		/* each quarter of the trace */
 	uint64_t until[4];

@@ -100,34 +100,17 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
  * a grid flat within the band around it (a range, not a point).
  */
 
-/* Did any request carry the kernel's own cpumask (a __flush_tlb_range probe with its mask)? */
-static bool kernel_masks(const struct tune_run *r)
-{
-	uint64_t n = 0;
-
-	for (int c = 0; r->tl && c < timeline_cpus(r->tl); c++)
-		n += timeline_cpu(r->tl, c)->kmask_requests;
-	return n > 0 || !r->tl;
-}
-
 static void honesty(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec)
 {
 	size_t n = strlen(buf);
-	int same = r->same_quarters, lo = INT_MAX, hi = 0, qlo = INT_MAX, qhi = 0;
+	int same = r->same_quarters;
 
-	for (int k = 0; k < r->nwin; k++) {
-		int wT = r->o->T[r->win[k].small_ti], wQ = r->o->Q[r->win[k].small_qi];
-
-		lo = wT < lo ? wT : lo;
-		hi = wT > hi ? wT : hi;
-		qlo = wQ < qlo ? wQ : qlo;
-		qhi = wQ > qhi ? wQ : qhi;
-	}
 	if (r->nwin && same < r->nwin && n < len)
 		n += snprintf(buf + n, len - n, " The quarters of the trace disagree (the point is "
 			      "within %.0f %% of the best in %d of %d; they chose T=%d..%d, "
 			      "Q=%d..%d): read it as a range, not an exact value.", 100 * TUNER_BAND,
-			      same, r->nwin, lo, hi, qlo, qhi);
+			      same, r->nwin, r->quarters_T[0], r->quarters_T[1], r->quarters_Q[0],
+			      r->quarters_Q[1]);
 	if (rec->nflat > 1 && n < len)
 		snprintf(buf + n, len - n, " The grid is flat around it: %d points within %.0f %% "
 			 "of the cheapest, T=%d..%d and Q=%d..%d, are as good.", rec->nflat,
@@ -598,7 +581,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			if (widened && observed && fabs(sd) <= 0.5)
 				say(4, "  - ", "so the difference is the history before the trace began: "
 				    "the model's per-request masks match the kernel's");
-			else if (!widened && observed && fabs(diff) <= 0.5 && !kernel_masks(r))
+			else if (!widened && observed && fabs(diff) <= 0.5 && !r->kernel_masks)
 				say(4, "  - ", "the model predicts the kernel's flush IPIs (the trace has no "
 				    "kernel cpumask to compare request by request: n/a)");
 			else if (!widened && observed && fabs(diff) <= 0.5)
