@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * tlbscope export [--format chrome]: the trace for a trace viewer.  One track per
+ * tlbscope export [--format chrome|perfetto]: the trace for a trace viewer.  One track per
  * CPU with a slice for every stretch a task ran (process and mm with it) and for every idle
  * stretch, an instant for every flush request and every flush IPI (on the sender's track,
  * with a flow arrow to the target's, ending where the target entered the flush handler when
  * the trace shows it, else at the send), and counters of flush IPIs/s and of the lazy
- * model's deferrals/s: analysis/'s export model decides all of it, export-chrome.c writes it.  Times are ns after the first event (with --abs, of the
+ * model's deferrals/s: analysis/'s export model decides all of it, export-chrome.c and
+ * export-perfetto.c write it.  Times are ns after the first event (with --abs, of the
  * trace clock); --from/--to/-C select as report's do.
  *
  * Which IPIs are counted is decided on the whole trace (timeline_ipi_source()), so the
@@ -28,11 +29,14 @@
 #include "probes.h"
 
 static const char export_usage[] =
-	"usage: tlbscope export [--format chrome] [-o FILE] [--abs] [-C LIST] [--from T]\n"
-	"                       [--to T] [--interval T] [--threshold T] [--queue Q] TRACE\n"
+	"usage: tlbscope export [--format chrome|perfetto] [-o FILE] [--abs] [-C LIST]\n"
+	"                       [--from T] [--to T] [--interval T] [--threshold T] [--queue Q]\n"
+	"                       TRACE\n"
 	"\n"
 	"  --format chrome    the Trace Event Format (JSON) of ui.perfetto.dev and\n"
-	"                     chrome://tracing (the default, and the one format)\n"
+	"                     chrome://tracing (the default)\n"
+	"  --format perfetto  Perfetto's protobuf trace (binary, under half the JSON's\n"
+	"                     size; not written to a terminal)\n"
 	"  -o, --output FILE  write there (default standard output)\n"
 	"  --abs              timestamps of the trace clock, as report prints them (default:\n"
 	"                     after the first event; otherData.first_ts_ns gives it)\n"
@@ -48,7 +52,7 @@ static const char export_usage[] =
 	"  -h, --help         this text\n";
 
 /* the formats: one renderer each, the first the default */
-static const struct export_renderer *const renderers[] = { &export_chrome };
+static const struct export_renderer *const renderers[] = { &export_chrome, &export_perfetto };
 
 struct export_opts {
 	struct common_opts c;
@@ -94,7 +98,7 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 				if (!strcmp(v, renderers[i]->name))
 					o->format = renderers[i];
 			if (!o->format)
-				return error("export: --format: '%s' is not chrome\n%s",
+				return error("export: --format: '%s' is not chrome or perfetto\n%s",
 					     v, export_usage), -1;
 			break;
 		case 'o':
@@ -230,6 +234,8 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	r = export_draw_all(&o, src, out, name, &mo, &n);
+	if (!r && out != stdout && (fflush(out) || ferror(out)))
+		r = error("export: %s: %s", o.output, strerror(errno ? errno : EIO));
 	if (!r)
 		fprintf(stderr, "tlbscope: export: %llu slices, %llu flush requests, %llu flush IPIs "
 			"(%s)\n", (unsigned long long)n.slices, (unsigned long long)n.requests,

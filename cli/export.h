@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to tlbscope export: the renderers (export-chrome.c).
+ * Internal to tlbscope export: the renderers of export-chrome.c and export-perfetto.c.
  * cmd-export.c runs analysis/'s export model and hands each thing it draws to the chosen
  * format's renderer, which writes its bytes and nothing else.
  */
@@ -37,6 +37,6 @@ struct export_renderer {
 	bool binary;			/* refused on a terminal */
 };
 
-extern const struct export_renderer export_chrome;
+extern const struct export_renderer export_chrome, export_perfetto;
 
 #endif
