@@ -8,6 +8,7 @@ interned id defined on the sequence before use (the first packet clears the stat
 event on a described track, slices begun and ended in turn on each track, flows begun
 once and ended once.
   usage: pftrace.py TRACE.pftrace [--bytes]   (--bytes: bytes by kind of event too)"""
+import struct
 import sys
 from collections import Counter, defaultdict
 
@@ -59,6 +60,8 @@ def main():
     open_slice = {}        # uuid -> open?
     flows_begun, flows_ended = set(), set()
     slices = Counter()     # per track name
+    sums = Counter()       # counter values per track
+    first = None           # ns: the earliest slice begin
     for f, wt, pkt in fields(data):
         if f != 1 or wt != 2:
             bad.append("a Trace field other than packet: %d" % f)
@@ -116,6 +119,11 @@ def main():
                 if open_slice.get(uuid):
                     bad.append("a slice begun on %s inside another" % track)
                 open_slice[uuid] = True
+                ts = p.get(8, [None])[0]
+                if ts is None:
+                    bad.append("a slice begin without a timestamp")
+                elif first is None or ts < first:
+                    first = ts
                 slices[track] += 1
                 out["slices"] += 1
                 out["slices_" + (cat or "?")] += 1
@@ -131,6 +139,8 @@ def main():
                 out["counter " + track] += 1
                 if 44 not in ev:
                     bad.append("a counter without its value")
+                else:
+                    sums[track] += struct.unpack("<d", ev[44][0].to_bytes(8, "little"))[0]
             for fid in ev.get(47, []):
                 if fid in flows_begun:
                     bad.append("flow %d begun twice" % fid)
@@ -147,6 +157,10 @@ def main():
     out["flows_ended"] = len(flows_ended)
     for k in sorted(out):
         print("%s\t%d" % (k, out[k]))
+    if first is not None:
+        print("first_slice_ns\t%d" % first)
+    for t in sorted(sums):
+        print("sum of %s\t%.0f" % (t, sums[t]))
     for t in sorted(slices):
         print("slices on %s\t%d" % (t, slices[t]))
     for k in sorted(size):
