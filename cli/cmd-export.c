@@ -31,12 +31,13 @@
 static const char export_usage[] =
 	"usage: tlbscope export [--format chrome|perfetto] [-o FILE] [--abs] [-C LIST]\n"
 	"                       [--from T] [--to T] [--interval T] [--threshold T] [--queue Q]\n"
-	"                       TRACE\n"
+	"                       [--uncompressed] TRACE\n"
 	"\n"
 	"  --format chrome    the Trace Event Format (JSON) of ui.perfetto.dev and\n"
 	"                     chrome://tracing (the default)\n"
-	"  --format perfetto  Perfetto's protobuf trace (binary, under half the JSON's\n"
-	"                     size; not written to a terminal)\n"
+	"  --format perfetto  Perfetto's protobuf trace (binary, its packets deflated in\n"
+	"                     chunks: a tenth of the JSON or less; not to a terminal)\n"
+	"  --uncompressed     perfetto: no packet deflated (for protoc --decode_raw)\n"
 	"  -o, --output FILE  write there (default standard output)\n"
 	"  --abs              timestamps of the trace clock, as report prints them (default:\n"
 	"                     after the first event; otherData.first_ts_ns gives it)\n"
@@ -61,16 +62,19 @@ struct export_opts {
 	uint64_t interval_ns;
 	int T, Q;
 	bool abs;
+	bool uncompressed;
 };
 
 static int export_parse(struct export_opts *o, int argc, char **argv)
 {
-	enum { OPT_FORMAT = OPT_COMMON_END, OPT_INTERVAL, OPT_THRESHOLD, OPT_QUEUE, OPT_ABS };
+	enum { OPT_FORMAT = OPT_COMMON_END, OPT_INTERVAL, OPT_THRESHOLD, OPT_QUEUE, OPT_ABS,
+	       OPT_UNCOMPRESSED };
 	static const struct cli_option opts[] = {
 		{ "format", OPT_FORMAT, true }, { "output", 'o', true }, COMMON_OPTS_FILTER,
 		{ "abs", OPT_ABS, false },
 		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
-		{ "queue", OPT_QUEUE, true }, PROBE_MAP_OPT, STRICT_OPT, { NULL }
+		{ "queue", OPT_QUEUE, true }, { "uncompressed", OPT_UNCOMPRESSED, false },
+		PROBE_MAP_OPT, STRICT_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -107,6 +111,9 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 		case OPT_ABS:
 			o->abs = true;
 			break;
+		case OPT_UNCOMPRESSED:
+			o->uncompressed = true;
+			break;
 		case OPT_INTERVAL:
 			if (parse_duration_ns(v, &o->interval_ns) || o->interval_ns < 1000)
 				return error("export: --interval: '%s' is not a time of at least 1us",
@@ -122,6 +129,8 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 				return -1;
 		}
 	}
+	if (o->uncompressed && o->format != &export_perfetto)
+		return error("export: --uncompressed is an option of --format perfetto"), -1;
 	if (!o->c.input)
 		return error("export: no trace given\n%s", export_usage), -1;
 	return 0;
@@ -152,7 +161,7 @@ static int export_draw_all(struct export_opts *o, struct ts_source *src, FILE *o
 		.ipi_source = m.scan.ipi_source >= 0 ?
 			timeline_ipi_source_name(m.scan.ipi_source) : NULL,
 		.first_ts = m.scan.first_ts, .base = m.base, .entries = m.scan.entries,
-		.T = o->T, .Q = o->Q, .ncpus = m.scan.ncpus,
+		.T = o->T, .Q = o->Q, .ncpus = m.scan.ncpus, .uncompressed = o->uncompressed,
 	};
 	void *model, *rs;
 	int r;

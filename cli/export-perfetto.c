@@ -8,9 +8,12 @@
  * categories, annotation names and string values are interned: a string's first use in
  * the sequence carries it with an id, later ones the id alone.  The tables are cleared
  * (and the sequence says so) when they grow past INTERN_MAX, so memory stays flat.
+ * Unless --uncompressed, packets go out in chunks of CHUNK_MAX bytes, each deflated (zlib)
+ * into one packet's compressed_packets, as Perfetto's own tracing service writes them.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "../lib/lib.h"
 #include "export.h"
@@ -23,7 +26,7 @@ enum {
 	TRACE_PACKET = 1,
 	/* TracePacket */
 	PKT_TIMESTAMP = 8, PKT_SEQUENCE_ID = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12,
-	PKT_SEQUENCE_FLAGS = 13, PKT_TRACK_DESCRIPTOR = 60,
+	PKT_SEQUENCE_FLAGS = 13, PKT_COMPRESSED = 50, PKT_TRACK_DESCRIPTOR = 60,
 	/* TrackDescriptor */
 	TD_UUID = 1, TD_NAME = 2, TD_PARENT = 5, TD_COUNTER = 8, TD_CHILD_ORDERING = 11,
 	TD_SIBLING_RANK = 12,
@@ -45,6 +48,9 @@ enum { ORDER_EXPLICIT = 3 };
 
 #define SEQUENCE_ID	1
 #define INTERN_MAX	16384		/* strings of all tables together before a clear */
+/* packets deflated together: a reader wants each compressed packet under 512 KiB */
+#define CHUNK_MAX	(256 * 1024)
+#define DEFLATE_LEVEL	1		/* fast: level 6 takes three times as long for a fifth less */
 
 /* track uuids, unique in the trace and small (a byte for CPUs 0..126): CPU n's is n + 1 */
 #define UUID_CPU	1ULL
@@ -67,6 +73,10 @@ static const int tab_field[NTABS] = {
 struct perfetto {
 	FILE *out;
 	struct pb pkt, ev, interned[NTABS];	/* the packet being built, its event, new strings */
+	bool deflate;
+	struct pb chunk;		/* packets, framed as a Trace, waiting to be deflated */
+	uint8_t *zbuf;			/* the deflated chunk */
+	uLongf zalloc;
 	struct strtab *tab[NTABS];
 	uint32_t strings;		/* in all tables */
 	uint8_t described[TS_MAX_CPUS];	/* CPU tracks whose descriptor is written */
@@ -157,21 +167,57 @@ static void pb_close(struct pb *p, size_t at)
 	memcpy(p->b + at, v, k);
 }
 
-/* The packet built in @f->pkt, as a field of the Trace, to the output. */
-static void packet_write(struct perfetto *f)
+/* @len bytes of a packet to the output, as a field of the Trace */
+static void trace_packet(FILE *out, const void *b, size_t len)
 {
-	struct pb *p = &f->pkt;
 	uint8_t head[11];
 	size_t n = 0;
 
 	head[n++] = TRACE_PACKET << 3 | WT_LEN;
-	for (uint64_t x = p->n; ; x >>= 7) {
+	for (uint64_t x = len; ; x >>= 7) {
 		head[n++] = (uint8_t)((x & 0x7f) | (x >= 0x80 ? 0x80 : 0));
 		if (x < 0x80)
 			break;
 	}
-	fwrite(head, 1, n, f->out);
-	fwrite(p->b, 1, p->n, f->out);
+	fwrite(head, 1, n, out);
+	fwrite(b, 1, len, out);
+}
+
+/*
+ * The chunk's packets as one packet holding them deflated.  A chunk that would not
+ * deflate (never seen: only on an allocation failure inside zlib) goes out as it is.
+ */
+static void chunk_flush(struct perfetto *f)
+{
+	struct pb *c = &f->chunk;
+	uLongf len = f->zalloc;
+	struct pb z = { 0 };
+
+	if (!c->n)
+		return;
+	if (compress2(f->zbuf, &len, c->b, c->n, DEFLATE_LEVEL) != Z_OK) {
+		fwrite(c->b, 1, c->n, f->out);
+		c->n = 0;
+		return;
+	}
+	pb_bytes(&z, PKT_COMPRESSED, f->zbuf, len);
+	trace_packet(f->out, z.b, z.n);
+	free(z.b);
+	c->n = 0;
+}
+
+/* The packet built in @f->pkt to the output, or to the chunk being filled. */
+static void packet_write(struct perfetto *f)
+{
+	struct pb *p = &f->pkt;
+
+	if (!f->deflate) {
+		trace_packet(f->out, p->b, p->n);
+	} else {
+		if (f->chunk.n + p->n + 11 > CHUNK_MAX)
+			chunk_flush(f);
+		pb_bytes(&f->chunk, TRACE_PACKET, p->b, p->n);
+	}
 	p->n = 0;
 }
 
@@ -249,6 +295,11 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 	struct perfetto *f = xcalloc(1, sizeof(*f));
 
 	f->out = out;
+	f->deflate = !h->uncompressed;
+	if (f->deflate) {
+		f->zalloc = compressBound(CHUNK_MAX);
+		f->zbuf = xmalloc(f->zalloc);
+	}
 	for (int t = 0; t < NTABS; t++)
 		f->tab[t] = strtab_new();
 	track_descriptor(f, UUID_ROOT, "CPUs", true);
@@ -410,6 +461,9 @@ static void perfetto_end(void *state, bool complete)
 {
 	struct perfetto *f = state;
 
+	chunk_flush(f);		/* what was drawn, also of an input that failed midway */
+	free(f->chunk.b);
+	free(f->zbuf);
 	free(f->pkt.b);
 	free(f->ev.b);
 	for (int t = 0; t < NTABS; t++) {

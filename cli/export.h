@@ -11,7 +11,7 @@
 
 #include "../analysis/analysis.h"
 
-/* What a renderer writes before the first thing drawn; strings borrowed. */
+/* What a renderer writes before the first thing drawn, and how; strings borrowed. */
 struct export_header {
 	const char *trace;		/* the input as given ("-" for stdin) */
 	const char *format;		/* the input's format */
@@ -21,6 +21,7 @@ struct export_header {
 	bool entries;			/* arrows end at handler entries (else at the send) */
 	int T, Q;			/* the lazy model's point */
 	int ncpus;			/* CPU tracks 0..ncpus-1 */
+	bool uncompressed;		/* perfetto: packets as they are, none deflated */
 };
 
 /*

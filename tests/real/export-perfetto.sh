@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # tlbscope export --format perfetto on real traces (riscv AIA ones whose targets' handler
 # entries are traced, SBI ones, lazy kernels; this machine's x86 captures), decoded by
-# tests/tools/pftrace.py (its own reading of the wire format, checking interning, tracks,
-# slice nesting and flows) and, when installed, by protoc --decode_raw: the flush IPIs and
+# tests/tools/pftrace.py (its own reading of the wire format, inflating compressed packets,
+# checking interning, tracks, slice nesting and flows) and, when installed, by protoc
+# --decode_raw (of --uncompressed output): the flush IPIs and
 # requests `report` counts, a slice per switch (+1) on each CPU, every flow begun ended,
 # and the same drawing as the Chrome JSON.
 T=export-perfetto
@@ -51,8 +52,15 @@ check_one() {
 	got=$(printf '%s\t%s\t%s' "$(val "$d" slices)" "$(val "$d" flows_begun)" \
 		"$(($(val "$d" "counter flush IPIs/s") + $(val "$d" "counter lazy deferrals/s")))")
 	same "$name: slices, flows, counter points = the Chrome JSON's" "$want" "$got"
+	# deflated in chunks (the default) or not, the same packets
+	tls export --format perfetto --uncompressed -o "$tmp/u.pftrace" "$t" 2> /dev/null
+	check "$name: deflated in chunks, under a third of the plain packets' bytes" \
+		[ "$(val "$d" compressed_packets)" -gt 0 -a \
+		$(($(wc -c < "$p") * 3)) -lt "$(wc -c < "$tmp/u.pftrace")" ]
+	same "$name: --uncompressed: the same packets" "$(grep -v '^compressed_packets' "$d")" \
+		"$(dec "$tmp/u.pftrace")"
 	if [ -n "$has_protoc" ]; then
-		got=$(protoc --decode_raw < "$p" 2> "$tmp/protoc.err" | grep -c '^1 {')
+		got=$(protoc --decode_raw < "$tmp/u.pftrace" 2> "$tmp/protoc.err" | grep -c '^1 {')
 		same "$name: protoc --decode_raw reads as many packets" "$(val "$d" packets)" "$got"
 	fi
 }
@@ -120,6 +128,8 @@ same "17000 tasks' names and mms: the tables cleared past 16384 strings, ids sti
 	"$([ "$(val "$tmp/big.txt" state_cleared)" -gt 1 ] && echo "cleared again"), $(val "$tmp/big.txt" slices) slices$(grep '^bad' "$tmp/big.txt")"
 
 # bad usage and bad output
+tls export --uncompressed "$h" > /dev/null 2> "$tmp/u.err"
+same "--uncompressed without --format perfetto: exit 2" 2 $?
 tls export --format perfetto -o "$tmp/no/such/dir/x.pftrace" "$h" > /dev/null 2> "$tmp/o.err"
 same "-o in a missing directory: exit 2" 2 $?
 check "... and the message says why" grep -q "x.pftrace: No such file or directory" "$tmp/o.err"

@@ -6,10 +6,11 @@ them) and print what it holds as "key value" lines, for tests/real/export.sh to 
 with report and the Chrome JSON.  Checks as it goes, each failure a "bad ..." line: every
 interned id defined on the sequence before use (the first packet clears the state), every
 event on a described track, slices begun and ended in turn on each track, flows begun
-once and ended once.
+once and ended once.  A packet of compressed_packets is inflated and read in its place.
   usage: pftrace.py TRACE.pftrace [--bytes]   (--bytes: bytes by kind of event too)"""
 import struct
 import sys
+import zlib
 from collections import Counter, defaultdict
 
 TYPES = {1: "begin", 2: "end", 3: "instant", 4: "counter"}
@@ -48,6 +49,23 @@ def fields(b):
         yield f, wt, v
 
 
+def packets(data, out, bad):
+    """The Trace's packets, those of compressed_packets inflated in their place."""
+    for f, wt, pkt in fields(data):
+        if f != 1 or wt != 2:
+            bad.append("a Trace field other than packet: %d" % f)
+            continue
+        inner = [v for pf, _, v in fields(pkt) if pf == 50]
+        if not inner:
+            yield pkt
+            continue
+        out["compressed_packets"] += 1
+        if len(pkt) >= 512 * 1024:
+            bad.append("a compressed packet of 512 KiB or more")
+        for blob in inner:
+            yield from packets(zlib.decompress(blob), out, bad)
+
+
 def main():
     data = open(sys.argv[1], "rb").read()
     by_bytes = "--bytes" in sys.argv
@@ -62,10 +80,7 @@ def main():
     slices = Counter()     # per track name
     sums = Counter()       # counter values per track
     first = None           # ns: the earliest slice begin
-    for f, wt, pkt in fields(data):
-        if f != 1 or wt != 2:
-            bad.append("a Trace field other than packet: %d" % f)
-            continue
+    for pkt in packets(data, out, bad):
         p = defaultdict(list)
         for pf, _, v in fields(pkt):
             p[pf].append(v)
