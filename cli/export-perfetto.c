@@ -129,6 +129,8 @@ static void pb_bytes(struct pb *p, int field, const void *data, size_t len)
 {
 	pb_varint(p, (uint64_t)field << 3 | WT_LEN);
 	pb_varint(p, len);
+	if (!len)
+		return;
 	pb_room(p, len);
 	memcpy(p->b + p->n, data, len);
 	p->n += len;
@@ -367,6 +369,8 @@ static void event_write(struct perfetto *f, uint64_t ts, bool interned)
 	if (fresh) {
 		at = pb_open(p, PKT_INTERNED);
 		for (int t = 0; t < NTABS; t++) {
+			if (!f->interned[t].n)
+				continue;
 			pb_room(p, f->interned[t].n);
 			memcpy(p->b + p->n, f->interned[t].b, f->interned[t].n);
 			p->n += f->interned[t].n;
