@@ -36,7 +36,7 @@ struct analysis_ops {
 struct export_scan {
 	int ipi_source;		/* timeline_ipi_source() of the trace, -1 none */
 	uint64_t first_ts;	/* ns, trace clock: the first event */
-	int ncpus;		/* CPUs of the trace (the input's count, or the highest seen + 1) */
+	int ncpus;		/* CPUs: the input's count, or the highest seen + 1 */
 	bool entries;		/* targets entering the flush handler are traced */
 };
 
@@ -45,12 +45,12 @@ extern const struct analysis_ops export_scan_ops;
 void export_scan_get(const void *state, struct export_scan *out);
 
 enum export_what {
-	EXPORT_SLICE,		/* what ran on @cpu (a task, or idle) from @ts to u.slice.end */
-	EXPORT_REQUEST,		/* a flush request made on @cpu at @ts */
-	EXPORT_IPI,		/* a flush IPI at @ts, on the sender's track (the target's when the
-				 * sender is unknown); a flow begins there when u.ipi.flow != 0 */
+	EXPORT_SLICE,	/* what ran on @cpu (a task, or idle) from @ts to u.slice.end */
+	EXPORT_REQUEST,	/* a flush request made on @cpu at @ts */
+	EXPORT_IPI,	/* a flush IPI at @ts, on the sender's track (the target's when the
+			 * sender is unknown); a flow begins there when u.ipi.flow != 0 */
 	EXPORT_FLOW_END,	/* flow u.flow_end.id ends on @cpu's track at @ts */
-	EXPORT_COUNTER,		/* u.counter.which's value from @ts on */
+	EXPORT_COUNTER,	/* u.counter.which's value from @ts on */
 };
 
 enum export_counter { EXPORT_IPIS_PER_S, EXPORT_DEFERRALS_PER_S };
@@ -83,7 +83,7 @@ struct export_draw {
 		} ipi;
 		struct {
 			uint64_t id;
-			bool at_entry;		/* at the target's handler entry, else at the send */
+			bool at_entry;	/* at the target's handler entry, else at the send */
 		} flow_end;
 		struct {
 			enum export_counter which;

@@ -50,7 +50,7 @@ enum { ORDER_EXPLICIT = 3 };
 #define INTERN_MAX	16384		/* strings of all tables together before a clear */
 /* packets deflated together: a reader wants each compressed packet under 512 KiB */
 #define CHUNK_MAX	(256 * 1024)
-#define DEFLATE_LEVEL	1		/* fast: level 6 takes three times as long for a fifth less */
+#define DEFLATE_LEVEL	1	/* fast: level 6 takes three times as long for a fifth less */
 
 /* track uuids, unique in the trace and small (a byte for CPUs 0..126): CPU n's is n + 1 */
 #define UUID_CPU	1ULL
@@ -72,7 +72,8 @@ static const int tab_field[NTABS] = {
 
 struct perfetto {
 	FILE *out;
-	struct pb pkt, ev, interned[NTABS];	/* the packet being built, its event, new strings */
+	struct pb pkt, ev;		/* the packet being built, its event */
+	struct pb interned[NTABS];	/* strings the event interned first, per table */
 	bool deflate;
 	struct pb chunk;		/* packets, framed as a Trace, waiting to be deflated */
 	uint8_t *zbuf;			/* the deflated chunk */
