@@ -29,7 +29,7 @@ enum {
 	PKT_SEQUENCE_FLAGS = 13, PKT_COMPRESSED = 50, PKT_TRACK_DESCRIPTOR = 60,
 	/* TrackDescriptor */
 	TD_UUID = 1, TD_NAME = 2, TD_PARENT = 5, TD_COUNTER = 8, TD_CHILD_ORDERING = 11,
-	TD_SIBLING_RANK = 12,
+	TD_SIBLING_RANK = 12, TD_DESCRIPTION = 14,
 	/* CounterDescriptor */
 	CD_UNIT_NAME = 6,
 	/* TrackEvent */
@@ -254,16 +254,20 @@ static uint64_t intern(struct perfetto *f, int t, const char *s)
 	return id;
 }
 
-static void track_descriptor(struct perfetto *f, uint64_t uuid, const char *name, bool first)
+/* A track's descriptor; the root's (@description not NULL) is the sequence's first packet. */
+static void track_descriptor(struct perfetto *f, uint64_t uuid, const char *name,
+			     const char *description)
 {
 	size_t at;
 
 	pb_uint(&f->pkt, PKT_SEQUENCE_ID, SEQUENCE_ID);
-	if (first)
+	if (description)
 		pb_uint(&f->pkt, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	at = pb_open(&f->pkt, PKT_TRACK_DESCRIPTOR);
 	pb_uint(&f->pkt, TD_UUID, uuid);
 	pb_str(&f->pkt, TD_NAME, name);
+	if (description)
+		pb_str(&f->pkt, TD_DESCRIPTION, description);
 	if (uuid == UUID_ROOT) {
 		pb_uint(&f->pkt, TD_CHILD_ORDERING, ORDER_EXPLICIT);
 	} else {
@@ -290,12 +294,37 @@ static void describe_cpu(struct perfetto *f, int cpu)
 		return;
 	f->described[cpu] = 1;
 	snprintf(name, sizeof(name), "CPU %d", cpu);
-	track_descriptor(f, UUID_CPU + (uint64_t)cpu, name, false);
+	track_descriptor(f, UUID_CPU + (uint64_t)cpu, name, NULL);
+}
+
+/* What the Chrome JSON's otherData says, as a sentence: the root track's description. */
+static char *describe_trace(const struct export_header *h)
+{
+	static const char fmt[] = "tlbscope export of %s (%s): flush IPIs of %s, arrows ending "
+		"%s; the lazy model's deferrals at T=%d Q=%d; the first event at %llu ns of the "
+		"trace clock, times %s";
+	char rel[64], *s;
+	int n;
+
+	if (h->base)
+		snprintf(rel, sizeof(rel), "after it (%llu ns subtracted)",
+			 (unsigned long long)h->base);
+	else
+		snprintf(rel, sizeof(rel), "of the trace clock");
+	n = snprintf(NULL, 0, fmt, h->trace, h->format, h->ipi_source ? h->ipi_source :
+		     "no evidence", h->entries ? "at handler entries" : "at the send", h->T, h->Q,
+		     (unsigned long long)h->first_ts, rel);
+	s = xmalloc((size_t)n + 1);
+	snprintf(s, (size_t)n + 1, fmt, h->trace, h->format, h->ipi_source ? h->ipi_source :
+		 "no evidence", h->entries ? "at handler entries" : "at the send", h->T, h->Q,
+		 (unsigned long long)h->first_ts, rel);
+	return s;
 }
 
 static void *perfetto_begin(FILE *out, const struct export_header *h)
 {
 	struct perfetto *f = xcalloc(1, sizeof(*f));
+	char *about = describe_trace(h);
 
 	f->out = out;
 	f->deflate = !h->uncompressed;
@@ -305,9 +334,10 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 	}
 	for (int t = 0; t < NTABS; t++)
 		f->tab[t] = strtab_new();
-	track_descriptor(f, UUID_ROOT, "CPUs", true);
-	track_descriptor(f, UUID_IPIS, "flush IPIs/s", false);
-	track_descriptor(f, UUID_DEFERRALS, "lazy deferrals/s", false);
+	track_descriptor(f, UUID_ROOT, "CPUs", about);
+	free(about);
+	track_descriptor(f, UUID_IPIS, "flush IPIs/s", NULL);
+	track_descriptor(f, UUID_DEFERRALS, "lazy deferrals/s", NULL);
 	for (int c = 0; c < h->ncpus; c++)
 		describe_cpu(f, c);
 	return f;

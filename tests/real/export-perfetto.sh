@@ -88,9 +88,20 @@ if command -v trace-cmd > /dev/null; then
 else
 	skip "arrows at handler entries" "needs trace-cmd"
 fi
-# standard input: copied aside and read twice; the output names no file, so the same bytes
-tls export --format perfetto - < "$h" > "$tmp/stdin.pftrace" 2> /dev/null
-check "stdin gives the bytes the file gives" cmp -s "$tmp/h.pftrace" "$tmp/stdin.pftrace"
+# standard input: copied aside and read twice, the same output but the name
+tls export --format perfetto --uncompressed "$h" > "$tmp/file.pftrace" 2> /dev/null
+tls export --format perfetto --uncompressed - < "$h" > "$tmp/stdin.pftrace" 2> /dev/null
+same "stdin gives what the file gives (but its name)" \
+	"$(python3 -c 'import sys; print(len(sys.argv[1]) - 1)' "$h")" \
+	"$(($(wc -c < "$tmp/file.pftrace") - $(wc -c < "$tmp/stdin.pftrace")))"
+same "... the same packets" "$(dec "$tmp/file.pftrace" | grep -v ^description)" \
+	"$(dec "$tmp/stdin.pftrace" | grep -v ^description)"
+# what the JSON's otherData says, in the root track's description
+tls export --format chrome -o "$tmp/h.json" "$h" 2> /dev/null
+t0=$(jq .otherData.first_ts_ns "$tmp/h.json")
+same "the description names the trace, the IPI evidence, where arrows end, the first event" \
+	"tlbscope export of $h (trace.dat): flush IPIs of csd_queue_cpu, arrows ending at handler entries; the lazy model's deferrals at T=6 Q=32; the first event at $t0 ns of the trace clock, times after it ($t0 ns subtracted)" \
+	"$(awk -F'\t' '$1 == "description" { print $2 }' "$tmp/h.txt")"
 # --abs: packet times of the trace clock, the first slice at the first event
 tls export --format chrome --abs -o "$tmp/abs.json" "$h" 2> /dev/null
 tls export --format perfetto --abs -o "$tmp/abs.pftrace" "$h" 2> /dev/null

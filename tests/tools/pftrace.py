@@ -80,6 +80,7 @@ def main():
     slices = Counter()     # per track name
     sums = Counter()       # counter values per track
     first = None           # ns: the earliest slice begin
+    description = None     # of the track that has one (the root)
     for pkt in packets(data, out, bad):
         p = defaultdict(list)
         for pf, _, v in fields(pkt):
@@ -102,6 +103,8 @@ def main():
             d = dict((tf, tv) for tf, _, tv in fields(td))
             tracks[d[1]] = d[2].decode()
             out["tracks"] += 1
+            if 14 in d:
+                description = d[14].decode()
         for te in p.get(11, []):
             ev = defaultdict(list)
             for ef, _, v in fields(te):
@@ -174,6 +177,8 @@ def main():
         print("%s\t%d" % (k, out[k]))
     if first is not None:
         print("first_slice_ns\t%d" % first)
+    if description is not None:
+        print("description\t%s" % description)
     for t in sorted(sums):
         print("sum of %s\t%.0f" % (t, sums[t]))
     for t in sorted(slices):
