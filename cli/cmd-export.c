@@ -136,7 +136,11 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* One pass of @ops over @src (borrowed): its state (to free with ops->free), NULL on failure. */
+/*
+ * One pass of @ops over @src (borrowed), finished when the input was read to its end (*@r
+ * 0; else the exit status, the message printed).  Returns the state, to free with
+ * @ops->free.
+ */
 static void *export_pass(const struct common_opts *c, struct ts_source *src,
 			 const struct analysis_ops *ops, const void *opts, int *r)
 {

@@ -50,7 +50,7 @@ enum { ORDER_EXPLICIT = 3 };
 #define INTERN_MAX	16384		/* strings of all tables together before a clear */
 /* packets deflated together: a reader wants each compressed packet under 512 KiB */
 #define CHUNK_MAX	(256 * 1024)
-#define DEFLATE_LEVEL	1	/* fast: level 6 takes three times as long for a fifth less */
+#define DEFLATE_LEVEL	1	/* level 6: the export half again as long, a fifth smaller */
 
 /* track uuids, unique in the trace and small (a byte for CPUs 0..126): CPU n's is n + 1 */
 #define UUID_CPU	1ULL
