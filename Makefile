@@ -152,7 +152,8 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 unit: $(BUILD)/tests/extract
 $(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/record/tracedat-write.o \
 		$(BUILD)/record/session.o $(BUILD)/record/events.o $(BUILD)/record/btf.o \
-		$(BUILD)/record/stream.o $(BUILD)/record/kprobe-drops.o $(CORE_OBJ)
+		$(BUILD)/record/stream.o $(BUILD)/record/kprobe-drops.o $(BUILD)/record/messages.o \
+		$(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PC_LIBS) -lm

@@ -6,6 +6,7 @@
 
 #include "../tuner/tuner.h"
 #include "explain.h"
+#include "export.h"
 
 /* report's account of sfence.vma (tuner/sfence.c): @opts a struct sfence_opts */
 static void *sfence_new_op(struct ts_source *src, const void *opts)
@@ -22,7 +23,9 @@ static const struct analysis_ops sfence_analysis = {
 	.name = "sfence", .new = sfence_new_op, .feed = sfence_feed, .free = sfence_free_op,
 };
 
-const struct analysis_ops *const analysis_table[] = { &explain_analysis, &sfence_analysis, NULL };
+const struct analysis_ops *const analysis_table[] = {
+	&explain_analysis, &sfence_analysis, &export_scan_ops, &export_model_ops, NULL
+};
 
 void *analysis_set_add(struct analysis_set *s, const char *name, struct ts_source *src,
 		       const void *opts)

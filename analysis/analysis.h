@@ -24,7 +24,10 @@ struct analysis_ops {
 	void (*free)(void *state);
 };
 
-/* Every analysis of the table, by name: explain, sfence (report's account of fences) */
+/*
+ * Every analysis of the table, by name: explain, sfence (report's account of fences),
+ * export-scan and export (export's two passes, export.h)
+ */
 extern const struct analysis_ops *const analysis_table[];
 
 /*

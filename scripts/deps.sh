@@ -6,7 +6,8 @@
 # lacks (valgrind on riscv64), or that cannot be installed (no network), is named and left
 # out, and that target or test says it is skipped.
 #   usage: deps.sh [fuzz|check]   (both add clang and its sanitizer/libFuzzer runtime:
-#   required by 'make fuzz', optional for the fuzz smoke of 'make check')
+#   required by 'make fuzz', optional for the fuzz smoke of 'make check'; check adds
+#   protobuf-compiler, optional: protoc decodes export's Perfetto output in the tests)
 set -e
 
 # library and tool packages; the tools are what the real-trace tests compare against,
@@ -18,15 +19,18 @@ jq xz-utils bc python3 strace linux-perf parallel"
 # for `make valgrind` only
 OPTIONAL="valgrind"
 FUZZ_PKGS="clang libclang-rt-dev"
+# for make check only: a second decoder of export --format perfetto's output
+CHECK_PKGS="protobuf-compiler"
 case "${1:-}" in
 fuzz) PKGS="$PKGS $FUZZ_PKGS" ;;
-check) OPTIONAL="$OPTIONAL $FUZZ_PKGS" ;;
+check) OPTIONAL="$OPTIONAL $FUZZ_PKGS $CHECK_PKGS" ;;
 esac
 
 # what an optional package is for, as the messages say it
 needed_by() {
 	case $1 in
 	valgrind) echo "make valgrind skips without it" ;;
+	protobuf-compiler) echo "tests/real/export-perfetto.sh skips its protoc --decode_raw check" ;;
 	*) echo "the fuzz smoke of make check skips without it" ;;
 	esac
 }
