@@ -358,6 +358,8 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 	r->lost_share = r->lost ? (double)r->lost / (double)(r->lost + recorded) : 0;
 	r->span_ns = timeline_last_ts(tl) - timeline_first_ts(tl);
 	r->text_timestamps = text_timestamps(ts_source_info(src));
+	if (r->probes.nmi_drop && !r->t.requests)
+		r->requests_unknown = "the kernel dropped every kprobe event: Evidence says why";
 	kernel_check(src, tl, r);
 	summarize(r, tl, f, x);
 	return r;

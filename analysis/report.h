@@ -101,6 +101,11 @@ struct report_result {
 	int lossy_cpus;			/* CPUs past REPORT_LOSSY_SHARE (or losses of unknown size) */
 	uint64_t span_ns;		/* first to last event */
 	bool text_timestamps;		/* times as a text printed them (microseconds) */
+	/*
+	 * why flush requests and local flushes are unknown rather than 0 (kprobe events the
+	 * kernel dropped, none from elsewhere), NULL when they are counted
+	 */
+	const char *requests_unknown;
 	struct report_check check;
 	struct report_summary sum;
 	char why[256];			/* storage of t.kmask_unknown */

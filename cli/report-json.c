@@ -110,9 +110,11 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 	json_object_set_new(j, "switches", jint(t.switches));
 	json_object_set_new(j, "mm_switches", jint(t.mm_switches));
 	json_object_set_new(j, "mms", jint(t.mms));
-	json_object_set_new(j, "flush_requests", jint(t.requests));
+	json_object_set_new(j, "flush_requests", known(!r->requests_unknown, t.requests));
 	json_object_set_new(j, "flush_ipis", isrc >= 0 ? jint(t.ipis) : json_null());
-	json_object_set_new(j, "local_flushes", jint(t.local));
+	json_object_set_new(j, "local_flushes", known(!r->requests_unknown, t.local));
+	if (r->requests_unknown)
+		json_object_set_new(j, "requests_unknown", json_string(r->requests_unknown));
 	json_object_set_new(j, "kernel_flush_targets", known(!t.kmask_unknown, t.kernel_targets));
 	json_object_set_new(root, "totals", j);
 
@@ -127,8 +129,8 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 			      "mms", known(seen, c->mms),
 			      "flush_ipis_sent", known(isrc >= 0 && seen, c->ipis_sent),
 			      "flush_ipis_received", known(isrc >= 0, c->ipis_recv),
-			      "local_flushes", known(seen, c->local),
-			      "flush_requests", known(seen, c->requests),
+			      "local_flushes", known(seen && !r->requests_unknown, c->local),
+			      "flush_requests", known(seen && !r->requests_unknown, c->requests),
 			      "kthread_ns", known(seen, c->kthread_ns),
 			      "idle_ns", known(seen, c->idle_ns), "lost_events", jint(c->lost));
 		if (!seen)

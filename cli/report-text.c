@@ -103,10 +103,65 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl,
 	}
 }
 
+/*
+ * A summary line of "name count" items that stops at 80 columns: the first item always,
+ * the next ones while they fit with the unit after them.
+ */
+#define SUMMARY_WIDTH	80
+struct top_line {
+	char buf[SUMMARY_WIDTH * 4 + 1];	/* room for names in UTF-8 */
+	size_t len;
+	int cols, items;
+};
+
+static struct top_line top_line_start(const char *head)
+{
+	struct top_line l = { .cols = (int)strlen(head) };
+
+	l.len = (size_t)snprintf(l.buf, sizeof(l.buf), "%s", head);
+	return l;
+}
+
+static void top_line_add(struct top_line *l, const char *name, uint64_t n)
+{
+	char item[SUMMARY_WIDTH * 4];
+	int w = snprintf(item, sizeof(item), "%s %s %llu", l->items ? "," : "", name,
+			 (unsigned long long)n);
+	int cols = 0;
+
+	for (const char *p = item; *p; p++)
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+	/* the unit (" requests") must still fit after it */
+	if (w < 0 || (l->items && l->cols + cols + 9 > SUMMARY_WIDTH) ||
+	    l->len + (size_t)w >= sizeof(l->buf))
+		return;
+	memcpy(l->buf + l->len, item, (size_t)w + 1);
+	l->len += (size_t)w;
+	l->cols += cols;
+	l->items++;
+}
+
+static void top_line_end(const struct top_line *l, const char *unit)
+{
+	printf("%s %s\n", l->buf, unit);
+}
+
 /* "p1 init" of an address space: its name and the command of its process */
 static void mm_label(char *buf, size_t len, const struct tl_mm *m)
 {
 	snprintf(buf, len, "%s %s", m ? m->name : "?", m ? m->comm : "?");
+}
+
+/* The input checks in one summary line, when any record failed one (stderr says which). */
+static void checks_warning(struct ts_source *src)
+{
+	uint64_t skipped = 0, kept = 0;
+
+	for (int c = 0; c < TS_CHK__COUNT; c++)
+		*(ts_check_skips(c) ? &skipped : &kept) += ts_source_checked(src, c, NULL);
+	if (skipped || kept)
+		printf("  warning: input checks skipped %llu records, kept %llu as found "
+		       "(stderr)\n", (unsigned long long)skipped, (unsigned long long)kept);
 }
 
 /* A rate when the time counted is known, else nothing (the count stands alone). */
@@ -133,10 +188,7 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 
 	printf("\nSummary (%s%s", arch == TL_ARCH_UNKNOWN ? "arch unknown" :
 	       timeline_arch_name(arch), arch == TL_ARCH_UNKNOWN ? "" : " kernel");
-	if (r->source >= 0)
-		printf("; flush IPIs counted from %s)\n", timeline_ipi_source_name(r->source));
-	else
-		printf("; no flush IPI evidence)\n");
+	printf(")\n");
 	if (r->lossy_cpus)
 		printf("  warning: %llu events lost (%.1f %%%s): counts, times and rates are "
 		       "lower bounds\n", (unsigned long long)r->lost, 100.0 * r->lost_share,
@@ -145,7 +197,10 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		printf("  warning: %d CPU%s recorded nothing: n/a in the tables\n", r->unobserved,
 		       r->unobserved > 1 ? "s" : "");
 	rate(a, sizeof(a), s->rates_known, s->requests_per_s);
-	printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
+	if (r->requests_unknown)
+		printf("  flush requests         n/a  (kprobe events dropped)\n");
+	else
+		printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
 	if (r->source >= 0) {
 		rate(a, sizeof(a), s->rates_known, s->ipis_per_s);
 		if (t->mm_switches)
@@ -153,6 +208,7 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		else
 			b[0] = '\0';
 		printf("  flush IPIs      %10llu  (%s%s)\n", (unsigned long long)t->ipis, a, b);
+		printf("    counted from  %s\n", timeline_ipi_source_name(r->source));
 		if (t->ipis && arch != TL_ARCH_X86)
 			printf("    to CPUs not running the mm: %llu (%.1f %%), what lazy flushing "
 			       "queues\n", (unsigned long long)s->not_running,
@@ -161,35 +217,39 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		printf("  flush IPIs             n/a  (no csd, ipi or tlb_flush event names a "
 		       "flush)\n");
 	}
-	printf("  local flushes   %10llu\n", (unsigned long long)t->local);
+	if (r->requests_unknown)
+		printf("  local flushes          n/a  (kprobe events dropped)\n");
+	else
+		printf("  local flushes   %10llu\n", (unsigned long long)t->local);
 	printf("  switches        %10llu  (%llu changed the mm; %llu address spaces)\n",
 	       (unsigned long long)t->switches, (unsigned long long)t->mm_switches,
 	       (unsigned long long)t->mms);
 	if (s->ncallers) {
-		printf("  top callers    ");
+		struct top_line l = top_line_start("  top callers    ");
+
 		for (int i = 0; i < s->ncallers; i++) {
 			const struct explain_caller *c = &x->callers[s->callers[i]];
 
-			printf("%s %s %llu", i ? "," : "", c->name, (unsigned long long)
-			       (r->source >= 0 ? c->ipis : c->requests));
+			top_line_add(&l, c->name, r->source >= 0 ? c->ipis : c->requests);
 		}
-		printf(" %s\n", r->source >= 0 ? "IPIs" : "requests");
+		top_line_end(&l, r->source >= 0 ? "IPIs" : "requests");
 	}
 	if (s->nmms) {
-		printf("  top processes  ");
+		struct top_line l = top_line_start("  top processes  ");
+
 		for (int i = 0; i < s->nmms; i++) {
 			const struct tl_mm *m = r->mms[i];
 
 			mm_label(a, sizeof(a), m);
-			printf("%s %s %llu", i ? "," : "", a, (unsigned long long)
-			       (r->source >= 0 ? m->ipis_caused[r->source] : m->flush_requests));
+			top_line_add(&l, a, r->source >= 0 ? m->ipis_caused[r->source] :
+				     m->flush_requests);
 		}
-		printf(" %s\n", r->source >= 0 ? "IPIs" : "requests");
+		top_line_end(&l, r->source >= 0 ? "IPIs" : "requests");
 	}
 	if (r->source >= 0 && x->nworst) {
 		format_ns(a, sizeof(a), x->worst[0].start);
 		mm_label(b, sizeof(b), x->worst[0].top_mm);
-		printf("  worst 10 ms     %10llu  IPIs at %s s, most from %s\n",
+		printf("  worst 10 ms     %llu IPIs at %s s, most from %s\n",
 		       (unsigned long long)x->worst[0].ipis, a, b);
 	}
 	switch (r->check.kind) {
@@ -214,7 +274,7 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 	}
 	if (r->probes.nmi_drop)
 		printf("  warning: the kprobe events were dropped (Evidence says why)\n");
-	source_checks_line(src, "  ");
+	checks_warning(src);
 	if (arch != TL_ARCH_X86)
 		printf("  next: tlbscope tune TRACE (MAX_LOADED_MM and queue to set)\n");
 }
@@ -258,7 +318,10 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 	printf("  mm switches        %12llu\n", (unsigned long long)t.mm_switches);
 	printf("  address spaces     %12llu  (%llu identified by guesses)\n",
 	       (unsigned long long)t.mms, (unsigned long long)t.guessed);
-	printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
+	if (r->requests_unknown)
+		printf("  flush requests              n/a  (%s)\n", r->requests_unknown);
+	else
+		printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
 	if (!t.kmask_unknown)
 		printf("  kernel flush targets %10llu  (remote CPUs in the kernel's masks of %llu "
 		       "requests)\n", (unsigned long long)t.kernel_targets,
@@ -270,7 +333,10 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		       (unsigned long long)t.ipis, timeline_ipi_source_name(isrc));
 	else
 		printf("  flush IPIs                  n/a  (no flush IPI evidence in this trace)\n");
-	printf("  local flushes      %12llu\n", (unsigned long long)t.local);
+	if (r->requests_unknown)
+		printf("  local flushes               n/a  (the same)\n");
+	else
+		printf("  local flushes      %12llu\n", (unsigned long long)t.local);
 	printf("  lost events        %12llu%s\n", (unsigned long long)lost,
 	       marks ? "  (plus sub-buffers that lost an unknown number)" : "");
 
@@ -300,6 +366,10 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 			/* nothing recorded on it: only what others sent it (column 5) is known */
 			for (int k = 1; k < 10 && !c->seen; k++)
 				row[k] = k == 5 ? row[k] : "n/a";
+			if (r->requests_unknown)
+				row[6] = row[7] = "n/a";
+			if (r->source < 0)
+				row[4] = row[5] = "n/a";	/* no IPI evidence: not 0 */
 			table_add(tab, row);
 		}
 		table_print(tab, stdout, "  ");
@@ -334,8 +404,14 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 			snprintf(v[0], 40, "%s", m->name);
 			snprintf(v[1], 40, "%d", m->pid);
 			snprintf(v[2], 40, "%s", m->comm);
-			snprintf(v[3], 40, "%llu", (unsigned long long)m->flush_requests);
-			snprintf(v[4], 40, "%llu", (unsigned long long)(isrc >= 0 ? m->ipis_caused[isrc] : 0));
+			if (r->requests_unknown)
+				snprintf(v[3], 40, "n/a");
+			else
+				snprintf(v[3], 40, "%llu", (unsigned long long)m->flush_requests);
+			if (isrc >= 0)
+				snprintf(v[4], 40, "%llu", (unsigned long long)m->ipis_caused[isrc]);
+			else
+				snprintf(v[4], 40, "n/a");
 			snprintf(v[5], 40, "%d", ts_cpumask_weight(&m->ran_on));
 			snprintf(v[6], 40, "%llu", (unsigned long long)m->switches_in);
 			snprintf(v[7], 40, "%s", timeline_how_name(m->how));

@@ -15,12 +15,16 @@ widest() { LC_ALL=C.UTF-8 wc -L < "$1"; }
 inputs=""
 for d in "$top"/corpus/traces/*/; do inputs="$inputs $d/trace.dat"; done
 inputs="$inputs $fx/x86-hackbench.dat $fx/x86-lost.dat $fx/x86-threads-tgid.dat"
-tall="" wide=""
+inputs="$inputs $top/corpus/debian/traces/*/trace.dat"
+tall="" wide="" summary=""
 for f in $inputs; do
 	name=${f#$top/}
 	tls report -q "$f" > "$tmp/r" 2> /dev/null
 	tls tune -q "$f" > "$tmp/t" 2> /dev/null
 	[ "$(screen_lines "$tmp/r")" -le 24 ] || tall="$tall report:$name($(screen_lines "$tmp/r"))"
+	# the summary itself is 80 columns (the header names the file, as long as it is)
+	w=$(sed -n '/^Summary/,$p' "$tmp/r" | LC_ALL=C.UTF-8 wc -L)
+	[ "$w" -le 80 ] || summary="$summary $name($w)"
 	[ "$(screen_lines "$tmp/t")" -le 24 ] || tall="$tall tune:$name($(screen_lines "$tmp/t"))"
 	for cmd in "report" "report --top 0" "tune" "tune -v" "info" "probes"; do
 		# shellcheck disable=SC2086 # the command's words
@@ -30,6 +34,7 @@ for f in $inputs; do
 done
 check "report -q and tune -q fit 24 rows of 80 columns on every input${tall:+ (not:$tall)}" \
 	[ -z "$tall" ]
+check "report's summary: no line over 80 columns${summary:+ (over:$summary)}" [ -z "$summary" ]
 check "report, tune (-v), info and probes: no line over 100 columns${wide:+ (over:$wide)}" \
 	[ -z "$wide" ]
 
