@@ -463,6 +463,8 @@ static int check_v7(struct cur *c)
 		return tdc_bad(c, "compression '%s' at offset %llu is not supported (zstd, zlib or "
 			   "none)", algo, (unsigned long long)at);
 	c->compressed = c->algo != Z_NONE;
+	if (c->layout)
+		c->layout->algo = c->algo;
 	while (next) {
 		uint64_t id, flags, desc, size;
 
@@ -529,6 +531,7 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 		layout->version = c.version;
 		layout->big = endian;
 		layout->lsize = lsize;
+		layout->size = c.size;
 	}
 	snprintf(where, sizeof(where), "header at offset %llu", (unsigned long long)c.off);
 	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, where))

@@ -32,17 +32,22 @@ enum { Z_NONE, Z_ZSTD, Z_ZLIB };
 /*
  * Where each buffer's per-CPU ring-buffer data lies, as the checks found it (the parent's
  * walk), for a reader of the sub-buffers themselves (tracedat.c).  @direct is false when
- * the file says something that reader does not do as libtracecmd does: compressed data or
- * options, or timestamps the library corrects (options DATE, OFFSET, TIME_SHIFT, GUEST,
- * TSC2NSEC).
+ * the file says something that reader does not do as libtracecmd does: compressed options,
+ * or timestamps the library corrects (options DATE, OFFSET, TIME_SHIFT, GUEST, TSC2NSEC).
  */
 struct tdc_buffer {
 	char name[64];			/* "" the top level */
 	uint32_t page_size;
+	bool compressed;		/* its CPUs' data in compressed chunks */
 	int ncpus;			/* entries in cpu[], in the file's order */
 	struct tdc_cpu {
-		uint64_t cpu, off, size;
-		bool unchecked;		/* sub-buffers after the first left to the reader */
+		uint64_t cpu, off, size;	/* compressed: off is the chunk count's */
+		uint64_t usize;		/* compressed: the bytes its chunks inflate to */
+		/*
+		 * sub-buffers after the first, or chunks after the first, left to the
+		 * reader
+		 */
+		bool unchecked;
 	} *cpu;
 };
 
@@ -58,6 +63,8 @@ struct tdc_layout {
 	int version;			/* 6 or 7, for the messages */
 	bool big;			/* big-endian file */
 	int lsize;			/* bytes in the recorded kernel's long */
+	int algo;			/* Z_*: the file's compression */
+	uint64_t size;			/* the file's bytes */
 	int nbuf;
 	struct tdc_buffer *buf;
 };
@@ -109,6 +116,19 @@ int tdc_check_printk(struct cur *c, const char *where, const char *text, uint64_
 int tdc_check_section_ref(struct cur *c, uint16_t id);
 
 /* tracedat-data.c */
+/*
+ * The compressed chunk @i of @buffer's CPU @cpu whose header is at *@at, the CPU's data
+ * ending at @end: its sizes bounded, and with @inflate inflated into c->out (c->out_len
+ * bytes, 8 more allocated: ringbuf.h's walk reads past a sub-buffer) and the commits of its
+ * sub-buffers checked, numbered from *@page.  *@at and *@page move past it either way.
+ * 0, or -1 with the message on c->src.
+ */
+int tdc_chunk_read(struct cur *c, const char *buffer, uint64_t cpu, uint64_t i, uint64_t *at,
+		   uint64_t end, uint32_t page_size, uint64_t *page, bool inflate);
+/* A reader's cursor on the file of @l (fd @fd): its sizes and compression; release it with
+ * tdc_cur_release(). */
+void tdc_cur_init(struct cur *c, struct ts_source *src, int fd, const struct tdc_layout *l);
+void tdc_cur_release(struct cur *c);
 /* One CPU's data: inside the file, whole sub-buffers (inflated when compressed), sane commits */
 int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
 		       uint64_t size, uint32_t page_size, bool compressed);
