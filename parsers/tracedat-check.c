@@ -245,9 +245,114 @@ static void note(struct cur *c, const char *fmt, ...)
 		c->note_fd = -1;
 }
 
-/* An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the child. */
+bool tdc_wants_formats(const struct cur *c)
+{
+	return c->tep || (c->layout && c->layout->meta.want);
+}
+
+/* The number after @key at the start of a line of @text (@len bytes), or -1. */
+static long line_num(const char *text, uint64_t len, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = text, *end = text + len;
+
+	for (; p && p + klen < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL) {
+		char num[16];
+		size_t n = 0;
+
+		if (memcmp(p, key, klen))
+			continue;
+		for (p += klen; p < end && *p == ' '; p++)
+			;
+		while (p < end && n < sizeof(num) - 1 && *p >= '0' && *p <= '9')
+			num[n++] = *p++;
+		num[n] = '\0';
+		return n ? strtol(num, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+/* Where common_type is in a record, from a format's line for it; false if it has none. */
+static bool common_type_of(const char *text, uint64_t len, int *off, int *size)
+{
+	static const char key[] = " common_type;";
+	const char *end = text + len, *p = text;
+	long o, z;
+
+	while (p < end && (p = memchr(p, ' ', (size_t)(end - p)))) {
+		if ((size_t)(end - p) >= sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1)) {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+			uint64_t n = (uint64_t)((eol ? eol : end) - p);
+			char line[128];
+
+			if (n >= sizeof(line))
+				return false;
+			memcpy(line, p, n);
+			line[n] = '\0';
+			if (sscanf(line, " common_type;\toffset:%ld;\tsize:%ld;", &o, &z) != 2 ||
+			    o < 0 || o > 64 || (z != 1 && z != 2 && z != 4))
+				return false;
+			*off = (int)o;
+			*size = (int)z;
+			return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+/* The event name of a format's first line "name: NAME" into @buf ("" none). */
+static void format_name(const char *text, uint64_t len, char *buf, size_t size)
+{
+	const char *eol = memchr(text, '\n', (size_t)len);
+	size_t n = (size_t)((eol ? eol : text + len) - text);
+
+	buf[0] = '\0';
+	if (n < 6 || memcmp(text, "name: ", 6) || n - 6 >= size)
+		return;
+	memcpy(buf, text + 6, n - 6);
+	buf[n - 6] = '\0';
+}
+
+/* A format noted in the meta: its text kept, its ID, name, whether a kprobe's. */
+static void meta_format(struct tdc_meta *m, const char *sys, const char *text, uint64_t len,
+			uint64_t off)
+{
+	size_t slen = strlen(sys) + 1, nlen;
+	struct tdc_format *f;
+	char name[128];
+
+	format_name(text, len, name, sizeof(name));
+	nlen = strlen(name) + 1;
+	ALLOC_GROW(m->fmt, m->nfmt + 1, m->fmt_alloc);
+	f = &m->fmt[m->nfmt++];
+	ALLOC_GROW(m->arena, m->arena_len + slen + nlen + len + 1, m->arena_alloc);
+	f->sys = m->arena_len;
+	memcpy(m->arena + m->arena_len, sys, slen);
+	f->name = m->arena_len + slen;
+	memcpy(m->arena + f->name, name, nlen);
+	f->text = f->name + nlen;
+	memcpy(m->arena + f->text, text, len);
+	m->arena[f->text + len] = '\0';
+	m->arena_len += slen + nlen + len + 1;
+	f->known = tp_known(name);
+	f->len = len;
+	f->at = off;
+	f->id = (int)line_num(text, len, "ID:");
+	f->probe = memmem(text, len, "__probe_ip", 10) != NULL;
+	f->parsed = false;
+	if (m->type_off < 0 && !common_type_of(text, len, &m->type_off, &m->type_size))
+		m->type_off = -1;
+}
+
+/*
+ * An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the
+ * child, or noted in the layout's meta.
+ */
 int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off)
 {
+	if (c->layout && c->layout->meta.want)
+		meta_format(&c->layout->meta, sys, text, len, off);
 	if (!c->tep)
 		return 0;
 	note(c, "the event format of system '%s' at offset %llu", sys, (unsigned long long)off);
@@ -256,12 +361,51 @@ int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t l
 	return 0;
 }
 
+void tdc_text_note(struct cur *c, struct tdc_text *t, bool z, uint64_t off, uint64_t zsize,
+		   uint64_t pos, uint64_t len)
+{
+	(void)c;
+	*t = (struct tdc_text){ .found = true, .z = z, .off = off, .zsize = zsize, .pos = pos,
+				.len = len };
+}
+
+char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
+		    const struct tdc_text *t, const char *what)
+{
+	struct cur c;
+	char *buf = xmalloc(t->len + 1);
+
+	if (!t->z) {
+		if (pread(fd, buf, t->len, (off_t)t->off) != (ssize_t)t->len) {
+			free(buf);
+			ts_source_fail(src, "cannot read %s at offset %llu", what,
+				       (unsigned long long)t->off);
+			return NULL;
+		}
+		buf[t->len] = '\0';
+		return buf;
+	}
+	tdc_cur_init(&c, src, fd, l);
+	c.off = t->off + 16;	/* past the section's header */
+	if (tdc_check_zsection(&c, t->zsize, what) || c.out_len < t->pos + t->len) {
+		if (!src->err[0])
+			ts_source_fail(src, "%s: its section no longer inflates as it did", what);
+		free(buf);
+		tdc_cur_release(&c);
+		return NULL;
+	}
+	memcpy(buf, c.out + t->pos, t->len);
+	buf[t->len] = '\0';
+	tdc_cur_release(&c);
+	return buf;
+}
+
 /* An event format of @len bytes at the cursor (v6), skipped over. */
 static int format_at(struct cur *c, const char *sys, uint64_t len)
 {
 	uint64_t at = c->off;
 
-	if (!c->tep)
+	if (!tdc_wants_formats(c))
 		return skip(c, len, "event format");
 	if (len > MAX_FORMAT)
 		return tdc_bad(c, "event format of system '%s' at offset %llu: %llu bytes", sys,
@@ -337,8 +481,18 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 				 (unsigned long long)start - 6);
 			if (tdc_num(c, 4, &n, where) || check_cpus(c, n, where))
 				return -1;
+			if (c->layout)	/* the library takes the last */
+				c->layout->meta.cpus = (int)n;
 			if (cpus && n > *cpus)
 				*cpus = n;
+		} else if (id == OPT_UNAME && c->layout) {
+			char *u = c->layout->meta.uname;
+			size_t n = size < sizeof(c->layout->meta.uname) - 1 ? (size_t)size :
+				   sizeof(c->layout->meta.uname) - 1;
+
+			if (get(c, u, n, "option UNAME"))
+				return -1;
+			u[n] = '\0';
 		} else if (id == OPT_BUFFER && c->version == 6) {
 			if (bufs->n == MAX_V6_BUFFERS)
 				return tdc_bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
@@ -417,8 +571,11 @@ static int check_v6(struct cur *c)
 			if (tdc_num(c, 8, &n, "event format") || format_at(c, sys, n))
 				return -1;
 	}
-	if (tdc_num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
-	    tdc_num(c, 4, &n, "trace_printk formats"))
+	if (tdc_num(c, 4, &n, "kallsyms"))
+		return -1;
+	if (c->layout)
+		tdc_text_note(c, &c->layout->meta.kallsyms, false, c->off, 0, 0, n);
+	if (skip(c, n, "kallsyms") || tdc_num(c, 4, &n, "trace_printk formats"))
 		return -1;
 	snprintf(where, sizeof(where), "trace_printk formats at offset %llu",
 		 (unsigned long long)c->off);
@@ -426,9 +583,15 @@ static int check_v6(struct cur *c)
 		return tdc_bad(c, "%s: %llu bytes", where, (unsigned long long)n);
 	ALLOC_GROW(c->in, n + 1, c->in_alloc);
 	if (get(c, c->in, n, "trace_printk formats") || tdc_check_printk(c, where, c->in, n) ||
-	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
+	    tdc_num(c, 8, &n, "saved command lines"))
+		return -1;
+	if (c->layout)
+		tdc_text_note(c, &c->layout->meta.cmdlines, false, c->off, 0, 0, n);
+	if (skip(c, n, "saved command lines") ||
 	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
+	if (c->layout)
+		c->layout->meta.cpus = (int)cpus;
 	if (c->off <= c->size - 10 && !differs_at(c, "options  ", 10)) {
 		c->off += 10;
 		if (check_options(c, c->size, &cpus, &bufs, &next))
@@ -527,6 +690,7 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	c.big = endian;
 	c.lsize = lsize;
 	if (layout) {
+		layout->meta.type_off = -1;
 		layout->direct = true;
 		layout->version = c.version;
 		layout->big = endian;

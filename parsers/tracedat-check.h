@@ -12,11 +12,13 @@
 
 #include <zstd.h>
 
+#include <event-parse.h>
+
 #include "format.h"
 
 /* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
 enum {
-	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
+	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_UNAME = 5, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
 	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
 	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_KALLSYMS = 19,
 	OPT_PRINTK = 20, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
@@ -51,6 +53,45 @@ struct tdc_buffer {
 	} *cpu;
 };
 
+/*
+ * Text of the file kept or located by the checks for a reader that builds its own
+ * libtraceevent handle (tracedat-tep.c) instead of libtracecmd's open, which parses every
+ * event format and all of kallsyms for the dozen events a trace uses.
+ */
+struct tdc_format {		/* one event format, its text in tdc_meta.arena */
+	uint64_t sys, text, len;	/* arena offsets of its system's name and its text */
+	uint64_t name;		/* arena offset of its "name:" ("" none) */
+	uint64_t at;		/* where it is in the file (its compressed section's), for messages */
+	int id;			/* its "ID:" (-1 none) */
+	bool probe;		/* it has a __probe_ip field: a kprobe, parsed before any record */
+	bool known;		/* the decoder reads its fields (tp_known()): parsed at once */
+	bool parsed;
+};
+
+struct tdc_text {		/* a section's text, located: read when first asked for */
+	bool found;
+	bool z;			/* in the compressed section at @off (its header) */
+	uint64_t off;		/* the text, or the compressed section's header */
+	uint64_t zsize;		/* compressed: the section's bytes after its header */
+	uint64_t pos, len;	/* the text's place in the (inflated) content, and bytes */
+};
+
+struct tdc_meta {
+	bool want;		/* set by the caller: collect all this */
+	char *arena;		/* format texts and system names, NUL-terminated */
+	size_t arena_len, arena_alloc;
+	struct tdc_format *fmt;
+	size_t nfmt, fmt_alloc;
+	int32_t *byid;		/* fmt[] index by ID, -1 none (tracedat-tep.c's) */
+	size_t nbyid;
+	int type_off, type_size;	/* common_type in a record, from the first format (-1 unknown) */
+	char header_page[1024];
+	uint64_t header_page_len;	/* 0: none seen */
+	struct tdc_text kallsyms, cmdlines;
+	char uname[256];	/* option UNAME ("" none) */
+	int cpus;		/* the CPU count libtracecmd would give (0 unknown) */
+};
+
 struct tdc_layout {
 	/*
 	 * Set by the caller: the checks look at each CPU's first sub-buffer only (the one
@@ -67,6 +108,7 @@ struct tdc_layout {
 	uint64_t size;			/* the file's bytes */
 	int nbuf;
 	struct tdc_buffer *buf;
+	struct tdc_meta meta;
 };
 
 void tdc_layout_release(struct tdc_layout *l);
@@ -106,8 +148,19 @@ int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what);
 bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len);
 uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes);
 
-/* An event format of @len bytes at @off (for the messages): parsed in the child, else passed. */
+/*
+ * An event format of @len bytes at @off (for the messages): parsed in the child, noted in the
+ * layout's meta when it wants it, else passed.
+ */
 int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off);
+/* Does the caller want the text of formats (the child's parse, or the layout's meta)? */
+bool tdc_wants_formats(const struct cur *c);
+/* Where the text of kallsyms or cmdlines (@t) is: see struct tdc_text. */
+void tdc_text_note(struct cur *c, struct tdc_text *t, bool z, uint64_t off, uint64_t zsize,
+		   uint64_t pos, uint64_t len);
+/* The text @t located, read (inflated) into a new NUL-terminated buffer, or NULL (message on @src). */
+char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
+		    const struct tdc_text *t, const char *what);
 
 /* tracedat-sections.c: 0, or -1 with the message on the source; @where names the text */
 int tdc_check_header_page(struct cur *c, const char *where, const char *text, uint64_t len);
@@ -134,5 +187,20 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 		       uint64_t size, uint32_t page_size, bool compressed);
 /* A compressed section's content at the cursor (@size bytes): sizes, then a block that inflates */
 int tdc_check_zsection(struct cur *c, uint64_t size, const char *what);
+
+/*
+ * tracedat-tep.c: the reader's libtraceevent handle built from the layout's meta, formats
+ * parsed as their records come.  tdc_tep_possible(): the meta has what it takes.
+ * tdc_tep_new(): a new handle (tep_free() it), or NULL with the message on @src.
+ * tdc_tep_event(): the event of @rec, whose type is @type (-1: read here), its format
+ * parsed if it was not.  tdc_tep_load(): the saved command lines, or kallsyms (@syms), into
+ * @tep; 0 or -1.
+ */
+bool tdc_tep_possible(const struct tdc_layout *l);
+struct tep_handle *tdc_tep_new(struct ts_source *src, struct tdc_layout *l);
+struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
+				struct tep_handle *tep, const struct tep_record *rec, int type);
+int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
+		 bool syms);
 
 #endif

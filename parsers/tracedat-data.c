@@ -220,6 +220,14 @@ void tdc_layout_release(struct tdc_layout *l)
 		free(l->buf);
 		l->buf = NULL;
 		l->nbuf = 0;
+		free(l->meta.arena);
+		free(l->meta.fmt);
+		free(l->meta.byid);
+		l->meta.arena = NULL;
+		l->meta.fmt = NULL;
+		l->meta.byid = NULL;
+		l->meta.nbyid = 0;
+		l->meta.nfmt = l->meta.fmt_alloc = l->meta.arena_len = l->meta.arena_alloc = 0;
 	}
 }
 

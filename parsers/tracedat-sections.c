@@ -63,6 +63,10 @@ int tdc_check_header_page(struct cur *c, const char *where, const char *text, ui
 	if (!ts || !commit)
 		return tdc_bad(c, "%s: no %s field where sub-buffers have it", where,
 			   ts ? "commit" : "8-byte timestamp");
+	if (c->layout) {	/* shorter than sizeof(buf), itself no bigger than this */
+		memcpy(c->layout->meta.header_page, text, len);
+		c->layout->meta.header_page_len = len;
+	}
 	return 0;
 }
 
@@ -113,6 +117,7 @@ struct sect {
 	unsigned int id;
 	uint64_t off;		/* the section's header in the file, for the messages */
 	const char *mem;	/* the inflated content (borrowed); NULL: in the file at @start */
+	uint64_t zsize;		/* compressed: the section's bytes after its header */
 	uint64_t start;
 	uint64_t len, pos;	/* the content's bytes; the walk's place in them */
 };
@@ -192,7 +197,7 @@ static int sect_format(struct sect *s, const char *sys, uint64_t len)
 	uint64_t at = s->mem ? s->off : s->start + s->pos;
 	const char *text;
 
-	if (!c->tep)
+	if (!tdc_wants_formats(c))
 		return sect_get(s, NULL, len, "event format");
 	if (s->mem) {
 		text = s->mem + s->pos;
@@ -296,6 +301,10 @@ static int check_sized(struct sect *s, int bytes)
 	if (n > sect_left(s))
 		return sect_bad(s, "%llu bytes, past the section's end (%llu bytes left)",
 				(unsigned long long)n, (unsigned long long)sect_left(s));
+	if (c->layout && s->id != OPT_PRINTK)
+		tdc_text_note(c, s->id == OPT_KALLSYMS ? &c->layout->meta.kallsyms :
+			      &c->layout->meta.cmdlines, s->mem, s->mem ? s->off : s->start + s->pos,
+			      s->zsize, s->pos, n);
 	if (s->id != OPT_PRINTK)
 		return 0;
 	if (s->mem) {
@@ -338,6 +347,7 @@ int tdc_check_section_ref(struct cur *c, uint16_t id)
 		char what[48];
 
 		snprintf(what, sizeof(what), "section %u (%s)", id, section_names[id]);
+		s.zsize = s.len;
 		if (tdc_check_zsection(c, s.len, what))
 			return -1;
 		s.mem = c->out;

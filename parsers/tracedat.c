@@ -62,6 +62,9 @@ struct tracedat {
 		uint64_t znext, zend, zleft, zindex;
 		struct tep_record rec;		/* the next record (data NULL: drained) */
 	} *dc;
+	bool own;			/* tep built here (tracedat-tep.c), no libtracecmd handle */
+	bool comms_loaded;		/* own: the saved command lines parsed */
+	bool late_error;		/* own: kallsyms could not be read (message on src) */
 	struct cur zcur;		/* compressed: the reading of chunks (one inflater) */
 	bool zdirect;			/* the buffer read directly is compressed */
 	uint32_t chunk_size;
@@ -83,13 +86,18 @@ struct tracedat {
 };
 
 /* The command name of @pid as the file's cmdlines give it ("<...>" unknown). */
-static const char *comm_of(struct tracedat *td, int pid)
+static const char *comm_of(struct ts_source *src, struct tracedat *td, int pid)
 {
 	typeof(td->comms[0]) *c = &td->comms[(unsigned)pid % 4096];
 	const char *comm;
 
 	if (c->pid == pid && pid)
 		return c->comm;
+	if (td->own && !td->comms_loaded) {
+		td->comms_loaded = true;
+		if (tdc_tep_load(src, src->fd, &td->layout, td->tep, false))
+			td->late_error = true;
+	}
 	comm = tep_data_comm_from_pid(td->tep, pid);
 	c->pid = pid;
 	memset(c->comm, 0, TS_COMM_LEN);	/* copied whole per record: no stale bytes */
@@ -324,17 +332,123 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 	return 1;
 }
 
-static int open_file(struct ts_source *src)
+static void direct_release(struct tracedat *td)
 {
-	struct tracedat *td = xcalloc(1, sizeof(*td));
+	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
+		free(td->dc[cpu].chunk);
+	free(td->dc);
+	td->dc = NULL;
+	tdc_cur_release(&td->zcur);
+}
+
+/* tep-fields.c's hooks: an event's format parsed as its first record comes, kallsyms once */
+static struct tep_event *own_event(void *ctx, struct tep_record *rec, int type)
+{
+	struct ts_source *src = ctx;
+	struct tracedat *td = src->priv;
+
+	return tdc_tep_event(src, &td->layout, td->tep, rec, type);
+}
+
+static void own_syms(void *ctx)
+{
+	struct ts_source *src = ctx;
+	struct tracedat *td = src->priv;
+
+	if (tdc_tep_load(src, src->fd, &td->layout, td->tep, true))
+		td->late_error = true;
+}
+
+/*
+ * Does buffer @name (as the layout has it) have a record on some CPU?  Read directly into
+ * td->dc and td->heads.  1 yes, 0 no, -1 error, -2 not readable directly.
+ */
+static int own_buffer(struct ts_source *src, struct tracedat *td, const char *name)
+{
+	const struct tdc_buffer *b = NULL;
+	int r;
+
+	direct_release(td);
+	memset(td->heads, 0, td->ncpus * sizeof(*td->heads));
+	strlcpy_ts(td->buffer_name, name, sizeof(td->buffer_name));
+	for (int i = 0; i < td->layout.nbuf && !b; i++)
+		if (!strcmp(td->layout.buf[i].name, name))
+			b = &td->layout.buf[i];
+	if (!b)		/* a top level of no CPUs (v7): empty */
+		return 0;
+	td->page_size = (int)b->page_size;
+	r = direct_open(src, td);
+	if (r <= 0)
+		return r < 0 ? -1 : -2;
+	for (int i = 0; i < td->ncpus; i++)
+		if (td->heads[i])
+			return 1;
+	return 0;
+}
+
+/*
+ * Open the file without libtracecmd: the handle from the checks' meta (tracedat-tep.c),
+ * the buffer libtracecmd would choose (the top level unless it is empty and an instance
+ * has records, the first such) read directly.  1 done, 0 the file needs libtracecmd, -1
+ * error.
+ */
+static int own_open(struct ts_source *src, struct tracedat *td)
+{
+	const struct tdc_layout *l = &td->layout;
+	bool top = false;
+	int r;
+
+	for (int i = 0; i < l->nbuf; i++)
+		top |= !l->buf[i].name[0];
+	if (!tdc_tep_possible(l) || !l->direct || (!top && (l->version != 7 || !l->nbuf)))
+		return 0;
+	td->tep = tdc_tep_new(src, &td->layout);
+	if (!td->tep)
+		return -1;
+	td->own = true;
+	td->ncpus = l->meta.cpus;
+	td->bigendian = l->big;
+	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
+	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
+	r = own_buffer(src, td, "");
+	for (int i = 0; r == 0 && i < l->nbuf; i++) {
+		/* an instance named twice is the library's to choose */
+		for (int j = 0; j < i && l->buf[i].name[0]; j++)
+			if (!strcmp(l->buf[j].name, l->buf[i].name))
+				r = -2;
+		if (l->buf[i].name[0] && r == 0)
+			r = own_buffer(src, td, l->buf[i].name);
+	}
+	if (r == 0)	/* no buffer has records: the top level, as the library leaves it */
+		r = own_buffer(src, td, "") == -2 ? -2 : 0;
+	if (r == -1)
+		return -1;
+	if (r == -2) {
+		/* back to the library: nothing read, nothing said */
+		direct_release(td);
+		free(td->heads);
+		free(td->lost_told);
+		td->heads = NULL;
+		td->lost_told = NULL;
+		tep_free(td->tep);
+		td->tep = NULL;
+		td->own = false;
+		td->buffer_name[0] = '\0';
+		return 0;
+	}
+	td->fields.lazy_event = own_event;
+	td->fields.lazy_syms = own_syms;
+	td->fields.lazy_ctx = src;
+	src->info.uname = l->meta.uname[0] ? l->meta.uname : NULL;
+	return 1;
+}
+
+/* The file as libtracecmd opens it, its records read directly if they can be. */
+static int library_open(struct ts_source *src, struct tracedat *td)
+{
 	char path[64];
 	int ninst;
 
-	src->priv = td;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	td->layout.defer_pages = true;
-	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
-		return -1;
 	tracedat_guard(src, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
 	if (src->spooled) {
 		/* stdin or a FIFO was spooled to an unlinked temporary file */
@@ -393,11 +507,29 @@ static int open_file(struct ts_source *src)
 			td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
 		break;
 	}
+	src->info.uname = tracecmd_get_uname(td->top);
+	return 0;
+}
+
+static int open_file(struct ts_source *src)
+{
+	struct tracedat *td = xcalloc(1, sizeof(*td));
+	int r = 0;
+
+	src->priv = td;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	td->layout.defer_pages = true;
+	td->layout.meta.want = !getenv("TLBSCOPE_TRACEDAT_LIBRARY");
+	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
+		return -1;
+	if (td->layout.meta.want)
+		r = own_open(src, td);
+	if (r < 0 || (!r && library_open(src, td)))
+		return -1;
 	snprintf(td->detail, sizeof(td->detail), "%s%s", td->buffer_name[0] ? "buffer " : "",
 		 td->buffer_name[0] ? td->buffer_name : "top-level buffer");
 	src->info.detail = td->detail;
 	src->info.cpus = td->ncpus;
-	src->info.uname = tracecmd_get_uname(td->top);
 	list_kprobes(src, td);
 	src->info.kprobes_defined = td->kprobes;
 	src->info.nkprobes_defined = td->nkprobes;
@@ -473,7 +605,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	}
 	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
 	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
-	comm = ev->pid == 0 ? "<idle>" : comm_of(td, ev->pid);
+	comm = ev->pid == 0 ? "<idle>" : comm_of(src, td, ev->pid);
 	memcpy(ev->comm, comm, ev->pid == 0 ? sizeof("<idle>") : TS_COMM_LEN);
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
 				  .bigendian = td->bigendian, .event = event,
@@ -484,6 +616,8 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       (unsigned long long)td->nrecords, rec->offset, why);
 		return -1;
 	}
+	if (td->late_error)
+		return -1;
 	td->lost_told[cpu] = false;
 	if (td->dc) {
 		struct direct_cpu *c = &td->dc[cpu];
@@ -507,10 +641,9 @@ static void tracedat_close(struct ts_source *src)
 		return;
 	for (int cpu = 0; td->heads && !td->dc && cpu < td->ncpus; cpu++)
 		tracecmd_free_record(td->heads[cpu]);
-	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
-		free(td->dc[cpu].chunk);
-	free(td->dc);
-	tdc_cur_release(&td->zcur);
+	direct_release(td);
+	if (td->own)
+		tep_free(td->tep);
 	tdc_layout_release(&td->layout);
 	free(td->heads);
 	free(td->lost_told);

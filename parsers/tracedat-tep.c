@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The libtraceevent handle of a trace.dat, built from what the checks found (struct
+ * tdc_meta) instead of by libtracecmd's open, which parses every event format the kernel
+ * has and all of kallsyms: on this machine 1,600 formats and 5 MB of symbols, three
+ * quarters of `tlbscope report`, for the dozen events a trace holds.  Here the header page,
+ * the formats of the tracepoints the decoder knows by name (tp_known()) and of kprobes (the
+ * probe list needs them before any record) are parsed at once, every other format when its
+ * first record comes, the saved command lines and kallsyms when first asked for; each with
+ * libtracecmd's call, so the handle is the one it would build.  Each parse runs under
+ * tracedat-guard.c's guard, naming what it parses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "../lib/lib.h"
+#include "tracedat-check.h"
+
+/* Format @i of the meta through libtraceevent, guarded (a format it rejects is its business). */
+static void parse_format(struct ts_source *src, struct tdc_meta *m, struct tep_handle *tep,
+			 size_t i)
+{
+	struct tdc_format *f = &m->fmt[i];
+	const char *sys = m->arena + f->sys;
+
+	if (f->parsed)
+		return;
+	f->parsed = true;
+	tracedat_guard(src, "the event format of system '%s' at offset %llu", sys,
+		       (unsigned long long)f->at);
+	tep_parse_event(tep, m->arena + f->text, f->len, sys);
+	tracedat_unguard();
+}
+
+/*
+ * Formats by ID for the lazy parse.  Parsed now: a kprobe's (its arguments are mapped before
+ * any record) and a known tracepoint's (a corrupt one is found before any output), one
+ * whose ID another shares or that a record's type cannot hold, and all of them when the
+ * formats do not say where a record's type is.
+ */
+static void index_formats(struct ts_source *src, struct tdc_meta *m, struct tep_handle *tep)
+{
+	int max = -1;
+
+	for (size_t i = 0; i < m->nfmt; i++)
+		if (m->fmt[i].id > max && m->fmt[i].id <= 0xffff)
+			max = m->fmt[i].id;
+	m->nbyid = (size_t)(max + 1);
+	m->byid = xmalloc((m->nbyid ? m->nbyid : 1) * sizeof(*m->byid));
+	for (size_t i = 0; i < m->nbyid; i++)
+		m->byid[i] = -1;
+	for (size_t i = 0; i < m->nfmt; i++) {
+		int id = m->fmt[i].id;
+
+		if (id < 0 || id > 0xffff || m->type_off < 0) {
+			parse_format(src, m, tep, i);
+		} else if (m->byid[id] >= 0) {
+			parse_format(src, m, tep, (size_t)m->byid[id]);
+			parse_format(src, m, tep, i);
+		} else {
+			m->byid[id] = (int32_t)i;
+		}
+	}
+	for (size_t i = 0; i < m->nfmt; i++)
+		if (m->fmt[i].probe || m->fmt[i].known)
+			parse_format(src, m, tep, i);
+}
+
+bool tdc_tep_possible(const struct tdc_layout *l)
+{
+	return l->meta.want && l->meta.header_page_len && l->meta.cpus > 0 &&
+	       l->meta.cpus <= TS_MAX_CPUS;
+}
+
+struct tep_handle *tdc_tep_new(struct ts_source *src, struct tdc_layout *l)
+{
+	struct tdc_meta *m = &l->meta;
+	struct tep_handle *tep = tep_alloc();
+
+	if (!tep) {
+		ts_source_fail(src, "out of memory");
+		return NULL;
+	}
+	tep_set_file_bigendian(tep, l->big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN :
+				TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, l->lsize);
+	tep_set_cpus(tep, m->cpus);
+	tracedat_guard(src, "the header_page format");
+	tep_parse_header_page(tep, m->header_page, (int)m->header_page_len, l->lsize);
+	tracedat_unguard();
+	index_formats(src, m, tep);
+	return tep;
+}
+
+struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
+				struct tep_handle *tep, const struct tep_record *rec, int type)
+{
+	struct tdc_meta *m = &l->meta;
+
+	if (type < 0) {
+		/* the first record: its type where the formats say, before libtraceevent knows */
+		uint64_t v = 0;
+
+		if (m->type_off >= 0 && m->type_off + m->type_size <= rec->size) {
+			memcpy(&v, (const char *)rec->data + m->type_off, (size_t)m->type_size);
+			if (l->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__))
+				v = m->type_size == 2 ? __builtin_bswap16((uint16_t)v) :
+				    m->type_size == 4 ? __builtin_bswap32((uint32_t)v) : v;
+			type = (int)v;
+		}
+	}
+	if (type >= 0 && (size_t)type < m->nbyid && m->byid[type] >= 0)
+		parse_format(src, m, tep, (size_t)m->byid[type]);
+	/* libtraceevent learns where the common fields are from its first event: give it one */
+	for (size_t i = 0; !tep_get_events_count(tep) && i < m->nfmt; i++)
+		parse_format(src, m, tep, i);
+	return type >= 0 ? tep_find_event(tep, type) : NULL;
+}
+
+int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
+		 bool syms)
+{
+	const struct tdc_text *t = syms ? &l->meta.kallsyms : &l->meta.cmdlines;
+	const char *what = syms ? "kallsyms" : "the saved command lines";
+	char *text;
+
+	if (!t->found || (syms && !t->len))
+		return 0;
+	text = tdc_text_read(src, fd, l, t, what);
+	if (!text)
+		return -1;
+	tracedat_guard(src, "%s", what);
+	if (syms)
+		tep_parse_kallsyms(tep, text);
+	else
+		tep_parse_saved_cmdlines(tep, text);
+	tracedat_unguard();
+	free(text);
+	return 0;
+}
