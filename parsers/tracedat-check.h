@@ -84,6 +84,7 @@ struct tdc_meta {
 	size_t nfmt, fmt_alloc;
 	int32_t *byid;		/* fmt[] index by ID, -1 none (tracedat-tep.c's) */
 	size_t nbyid;
+	struct tdc_ksyms *ksyms;	/* kallsyms as tracedat-tep.c reads them, NULL not */
 	int type_off, type_size;	/* common_type in a record, from the first format (-1 unknown) */
 	char header_page[1024];
 	uint64_t header_page_len;	/* 0: none seen */
@@ -202,5 +203,14 @@ struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
 				struct tep_handle *tep, const struct tep_record *rec, int type);
 int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
 		 bool syms);
+/*
+ * kallsyms as tracedat-tep.c reads them: tdc_ksyms_new() a table of @text (copied), NULL
+ * when a line's shape is for libtraceevent's own parse; tdc_ksyms_find() the name of the
+ * function that holds *@addr (set to its start), as tep_find_function() gives it after
+ * tep_parse_kallsyms(), or NULL; tdc_ksyms_free() after tep_free() of a handle it served.
+ */
+struct tdc_ksyms *tdc_ksyms_new(const char *text);
+const char *tdc_ksyms_find(const struct tdc_ksyms *k, unsigned long long *addr);
+void tdc_ksyms_free(struct tdc_ksyms *k);
 
 #endif

@@ -121,6 +121,164 @@ struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
 	return type >= 0 ? tep_find_event(tep, type) : NULL;
 }
 
+/*
+ * kallsyms without tep_parse_kallsyms(): that scans each of its ~170,000 lines with sscanf()
+ * and copies each name twice (two thirds of a capture's `report`, for the few functions its
+ * records name).  Here the lines are read in place, and tep_find_function() answers through
+ * a resolver from the table libtraceevent would build: the functions it keeps (no '$' name,
+ * no absolute 'A'/'a' symbol), in the order its list and glibc's stable merge sort leave
+ * them (by address; of one address, the last listed first), looked up with its own
+ * comparison.  A line of any other shape than "HEX TYPE NAME..." leaves it all to
+ * tep_parse_kallsyms(), whose sscanf() reads such lines in its own ways.
+ */
+struct ksym {
+	unsigned long long addr;
+	const char *name;
+};
+
+struct tdc_ksyms {
+	char *text;		/* the names, NUL-terminated in place */
+	struct ksym *map;	/* n + 1: a last of address 0, as libtraceevent's */
+	size_t n;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* libtraceevent's func_bcmp(): the function that holds the address */
+static int ksym_bcmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr == y->addr || (x->addr > y->addr && x->addr < (y + 1)->addr))
+		return 0;
+	return x->addr < y->addr ? -1 : 1;
+}
+
+const char *tdc_ksyms_find(const struct tdc_ksyms *k, unsigned long long *addr)
+{
+	struct ksym key = { .addr = *addr };
+	struct ksym *f = k->n ? bsearch(&key, k->map, k->n, sizeof(*k->map), ksym_bcmp) : NULL;
+
+	if (!f)
+		return NULL;
+	*addr = f->addr;
+	return f->name;
+}
+
+static char *ksym_resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	*modp = NULL;
+	return (char *)tdc_ksyms_find(priv, addrp);
+}
+
+static bool ksym_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static void ksyms_reverse(struct ksym *a, size_t n)
+{
+	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+		struct ksym t = a[i];
+
+		a[i] = a[j];
+		a[j] = t;
+	}
+}
+
+/* Each line of @text into @k; false at a line of another shape. */
+static bool ksyms_read(char *text, struct tdc_ksyms *k)
+{
+	size_t alloc = 0;
+	bool sorted = true;
+
+	for (char *p = text, *eol; *p; p = eol) {
+		unsigned long long addr = 0;
+		char *name, type;
+		int digits = 0;
+
+		eol = strchr(p, '\n');
+		eol = eol ? eol + 1 : p + strlen(p);
+		if (*p == '\n')
+			continue;	/* strtok_r() passes over empty lines */
+		for (; digits < 17; p++, digits++) {
+			int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ?
+				*p - 'a' + 10 : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+
+			if (v < 0)
+				break;
+			addr = addr << 4 | (unsigned)v;
+		}
+		if (!digits || digits > 16 || p[0] != ' ' || !p[1] || ksym_space(p[1]) ||
+		    p[2] != ' ' || !p[3] || ksym_space(p[3]))
+			return false;
+		type = p[1];
+		name = p + 3;
+		for (p = name; *p && !ksym_space(*p); p++)
+			;
+		if (name[0] == '$' || type == 'A' || type == 'a')
+			continue;
+		if (*p)		/* the name ends at its first blank: a module (ignored) after it */
+			*p = '\0';
+		ALLOC_GROW(k->map, k->n + 2, alloc);
+		sorted &= !k->n || k->map[k->n - 1].addr <= addr;
+		k->map[k->n++] = (struct ksym){ .addr = addr, .name = name };
+	}
+	if (sorted) {
+		/* the list's order (last line first), stably sorted: each run of one address reversed */
+		for (size_t i = 0, j; i < k->n; i = j) {
+			for (j = i + 1; j < k->n && k->map[j].addr == k->map[i].addr; j++)
+				;
+			ksyms_reverse(k->map + i, j - i);
+		}
+	} else {
+		ksyms_reverse(k->map, k->n);
+		qsort(k->map, k->n, sizeof(*k->map), ksym_cmp);
+	}
+	ALLOC_GROW(k->map, k->n + 1, alloc);
+	k->map[k->n] = (struct ksym){ .addr = 0, .name = NULL };
+	return true;
+}
+
+struct tdc_ksyms *tdc_ksyms_new(const char *text)
+{
+	struct tdc_ksyms *k = xcalloc(1, sizeof(*k));
+
+	k->text = xmalloc(strlen(text) + 1);
+	strcpy(k->text, text);
+	if (ksyms_read(k->text, k))
+		return k;
+	tdc_ksyms_free(k);
+	return NULL;
+}
+
+void tdc_ksyms_free(struct tdc_ksyms *k)
+{
+	if (!k)
+		return;
+	free(k->text);
+	free(k->map);
+	free(k);
+}
+
+/* kallsyms' @text into @tep: through tdc_ksyms, or libtraceevent's parse of it. */
+static void ksyms_load(struct tdc_meta *m, struct tep_handle *tep, const char *text)
+{
+	struct tdc_ksyms *k = tdc_ksyms_new(text);
+
+	if (k && !tep_set_function_resolver(tep, ksym_resolve, k)) {
+		m->ksyms = k;
+		return;
+	}
+	tdc_ksyms_free(k);
+	tep_parse_kallsyms(tep, text);
+}
+
 int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
 		 bool syms)
 {
@@ -135,7 +293,7 @@ int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep
 		return -1;
 	tracedat_guard(src, "%s", what);
 	if (syms)
-		tep_parse_kallsyms(tep, text);
+		ksyms_load(&l->meta, tep, text);
 	else
 		tep_parse_saved_cmdlines(tep, text);
 	tracedat_unguard();

@@ -644,6 +644,8 @@ static void tracedat_close(struct ts_source *src)
 	direct_release(td);
 	if (td->own)
 		tep_free(td->tep);
+	tdc_ksyms_free(td->layout.meta.ksyms);
+	td->layout.meta.ksyms = NULL;
 	tdc_layout_release(&td->layout);
 	free(td->heads);
 	free(td->lost_told);
