@@ -10,6 +10,8 @@ KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-hu
   header-page-byte no-header-info data-section-flags cpu-twice option-short printk-no-colon
   chunk-garbage-late (CPU 1's second chunk)
   cpus-reversed (not a corruption: the BUFFER option lists its CPUs last first, as a file may)
+  cpu-unlisted (not a corruption: the BUFFER option leaves out its next-to-last CPU, as a file
+  of a CPU never online does)
 The section kinds edit a compressed section's inflated content and write it zstd-compressed
 again at the end of the file, its option pointing there.
 """
@@ -189,6 +191,11 @@ def main():
             off += 8 + struct.unpack_from("<I", d, off)[0]
             for k in range(16):
                 d[off + 8 + 20 + k] ^= 0x5A
+        elif kind == "cpu-unlisted":
+            p, cpus = v7_buffer_cpus(d, secs)
+            n = len(cpus)
+            struct.pack_into("<I", d, p, n - 1)
+            d[p + 4 + 20 * (n - 2):p + 4 + 20 * (n - 1)] = d[p + 4 + 20 * (n - 1):p + 4 + 20 * n]
         elif kind == "cpus-reversed":
             p, cpus = v7_buffer_cpus(d, secs)
             n = len(cpus)
