@@ -15,7 +15,7 @@
 
 #include "../lib/lib.h"
 #include "ringbuf.h"
-#include "tracedat-check.h"
+#include "tracedat-data.h"
 
 /*
  * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events

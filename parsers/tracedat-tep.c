@@ -13,11 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
 #include "../lib/lib.h"
-#include "tracedat-check.h"
+#include "tracedat-tep.h"
 
 /* Format @i of the meta through libtraceevent, guarded (a format it rejects is its business). */
 static void parse_format(struct ts_source *src, struct tdc_meta *m, struct tep_handle *tep,
@@ -299,4 +300,35 @@ int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep
 	tracedat_unguard();
 	free(text);
 	return 0;
+}
+
+char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
+		    const struct tdc_text *t, const char *what)
+{
+	struct cur c;
+	char *buf = xmalloc(t->len + 1);
+
+	if (!t->z) {
+		if (pread(fd, buf, t->len, (off_t)t->off) != (ssize_t)t->len) {
+			free(buf);
+			ts_source_fail(src, "cannot read %s at offset %llu", what,
+				       (unsigned long long)t->off);
+			return NULL;
+		}
+		buf[t->len] = '\0';
+		return buf;
+	}
+	tdc_cur_init(&c, src, fd, l);
+	c.off = t->off + 16;	/* past the section's header */
+	if (tdc_check_zsection(&c, t->zsize, what) || c.out_len < t->pos + t->len) {
+		if (!src->err[0])
+			ts_source_fail(src, "%s: its section no longer inflates as it did", what);
+		free(buf);
+		tdc_cur_release(&c);
+		return NULL;
+	}
+	memcpy(buf, c.out + t->pos, t->len);
+	buf[t->len] = '\0';
+	tdc_cur_release(&c);
+	return buf;
 }

@@ -19,7 +19,8 @@
 
 #include "../lib/lib.h"
 #include "ringbuf.h"
-#include "tracedat-check.h"
+#include "tracedat-data.h"
+#include "tracedat-tep.h"
 
 /*
  * Exported by libtracecmd (1.2 and later) but absent from its public header: the uname

@@ -30,4 +30,36 @@ for d in $order; do
 	done
 done
 check "no layer includes one above it${up:+ (up:$up)}" [ -z "$up" ]
+
+# no two files of a folder include each other's headers, directly or through another
+# header: two files that need each other are one concern cut in half (STYLE.md)
+includes() {	# the headers of FILE's folder it includes, through headers too
+	local f=$1 seen=" " h dir
+	dir=$(dirname "$f")
+	local todo=$f
+	while [ -n "$todo" ]; do
+		set -- $todo
+		f=$1
+		shift
+		todo=$*
+		for h in $(sed -n 's/^#include "\([^./][^"]*\.h\)"/\1/p' "$f"); do
+			case $seen in *" $h "*) continue ;; esac
+			seen="$seen$h "
+			[ -f "$dir/$h" ] && todo="$todo $dir/$h"
+		done
+	done
+	echo "$seen"
+}
+circles=""
+for c in lib/*.c parsers/*.c timeline/*.c tuner/*.c analysis/*.c record/*.c dashboards/*.c cli/*.c; do
+	[ -f "${c%.c}.h" ] || continue
+	mine=$(includes "$c")
+	for d in "$(dirname "$c")"/*.c; do
+		[ "$d" != "$c" ] && [ -f "${d%.c}.h" ] || continue
+		[[ "$d" > "$c" ]] || continue
+		case $mine in *" $(basename "${d%.c}.h") "*) ;; *) continue ;; esac
+		case $(includes "$d") in *" $(basename "${c%.c}.h") "*) circles="$circles $c<->$d" ;; esac
+	done
+done
+check "no two files include each other's headers${circles:+ (both ways:$circles)}" [ -z "$circles" ]
 echo "1..$n"

@@ -19,7 +19,7 @@
 #include <event-parse.h>
 
 #include "../../lib/lib.h"
-#include "../../parsers/tracedat-check.h"
+#include "../../parsers/tracedat-tep.h"
 
 /* Every address near each symbol of @text: both readings must name the same function. */
 static void compare(const char *text)

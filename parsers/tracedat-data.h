@@ -1,35 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to the trace.dat checks: tracedat-check.c walks the headers, tracedat-sections.c
- * the content of their sections, tracedat-data.c the ring-buffer data they point at
- * (sub-buffers, compressed chunks).
+ * The ring-buffer data of a trace.dat (tracedat-data.c): where each buffer's per-CPU data
+ * lies and what a reader needs of the headers (struct tdc_layout, filled by the checks'
+ * walk), the checks of sub-buffers and compressed chunks, and the reading of a chunk.
  */
-#ifndef TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
-#define TLBSCOPE_PARSERS_TRACEDAT_CHECK_H
+#ifndef TLBSCOPE_PARSERS_TRACEDAT_DATA_H
+#define TLBSCOPE_PARSERS_TRACEDAT_DATA_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
-#include <zstd.h>
-
-#include <event-parse.h>
-
-#include "format.h"
-
-/* option ids of trace-cmd.dat(5) that carry numbers the library uses to size or seek */
-enum {
-	OPT_DONE = 0, OPT_DATE = 1, OPT_BUFFER = 3, OPT_UNAME = 5, OPT_OFFSET = 7, OPT_CPUCOUNT = 8,
-	OPT_TIME_SHIFT = 12, OPT_GUEST = 13, OPT_TSC2NSEC = 14, OPT_STRINGS = 15,
-	OPT_HEADER_INFO = 16, OPT_FTRACE_EVENTS = 17, OPT_EVENT_FORMATS = 18, OPT_KALLSYMS = 19,
-	OPT_PRINTK = 20, OPT_CMDLINES = 21, OPT_BUFFER_TEXT = 22,
-};
-#define SEC_FL_COMPRESS	1		/* a v7 section's flag: its content is compressed */
-#define MAX_STRING	4096		/* system, buffer and clock names */
-#define MAX_FORMAT	(1u << 20)	/* one event's format text */
-#define MAX_RATIO	4096		/* no block inflates more than this */
-#define MAX_BLOCK	(64u << 20)	/* nor past this (trace-cmd writes ~40 KiB chunks) */
-
-enum { Z_NONE, Z_ZSTD, Z_ZLIB };
+#include "tracedat-cur.h"
 
 /*
  * Where each buffer's per-CPU ring-buffer data lies, as the checks found it (the parent's
@@ -123,53 +101,6 @@ int tdc_check_subbuffer(struct ts_source *src, const struct tdc_layout *l, const
 int tdc_check_subbuffers(struct ts_source *src, int fd, const struct tdc_layout *l,
 			 const char *buffer);
 
-struct cur {
-	struct ts_source *src;
-	int fd;
-	uint64_t size;		/* the file's */
-	uint64_t off;		/* where the next read starts */
-	bool big;		/* big-endian file */
-	int version;
-	uint32_t page_size;
-	int lsize;		/* bytes in the recorded kernel's long */
-	bool compressed;	/* v7: CPU data in compressed chunks, not whole sub-buffers */
-	int algo;		/* Z_* */
-	ZSTD_DCtx *zstd;
-	struct tep_handle *tep;	/* in the child: event formats parsed one by one */
-	int note_fd;		/* in the child: where it says what it reads next */
-	char *in, *out;		/* compressed block read, inflated (reused) */
-	size_t in_alloc, out_alloc, out_len;
-	struct tdc_layout *layout;	/* in the parent: where the data lies, NULL not asked */
-	bool header_info;	/* v7: an option HEADER_INFO was seen (the library needs one) */
-};
-
-/* tracedat-check.c: reading the file at the cursor, bounded by its size */
-int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what);
-bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len);
-uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes);
-
-/*
- * An event format of @len bytes at @off (for the messages): parsed in the child, noted in the
- * layout's meta when it wants it, else passed.
- */
-int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off);
-/* Does the caller want the text of formats (the child's parse, or the layout's meta)? */
-bool tdc_wants_formats(const struct cur *c);
-/* Where the text of kallsyms or cmdlines (@t) is: see struct tdc_text. */
-void tdc_text_note(struct cur *c, struct tdc_text *t, bool z, uint64_t off, uint64_t zsize,
-		   uint64_t pos, uint64_t len);
-/* The text @t located, read (inflated) into a new NUL-terminated buffer, or NULL (message on @src). */
-char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
-		    const struct tdc_text *t, const char *what);
-
-/* tracedat-sections.c: 0, or -1 with the message on the source; @where names the text */
-int tdc_check_header_page(struct cur *c, const char *where, const char *text, uint64_t len);
-int tdc_check_printk(struct cur *c, const char *where, const char *text, uint64_t len);
-/* v7: the section whose offset the option @id at the cursor gives (the cursor passes it) */
-int tdc_check_section_ref(struct cur *c, uint16_t id);
-
-/* tracedat-data.c */
 /*
  * The compressed chunk @i of @buffer's CPU @cpu whose header is at *@at, the CPU's data
  * ending at @end: its sizes bounded, and with @inflate inflated into c->out (c->out_len
@@ -188,29 +119,5 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 		       uint64_t size, uint32_t page_size, bool compressed);
 /* A compressed section's content at the cursor (@size bytes): sizes, then a block that inflates */
 int tdc_check_zsection(struct cur *c, uint64_t size, const char *what);
-
-/*
- * tracedat-tep.c: the reader's libtraceevent handle built from the layout's meta, formats
- * parsed as their records come.  tdc_tep_possible(): the meta has what it takes.
- * tdc_tep_new(): a new handle (tep_free() it), or NULL with the message on @src.
- * tdc_tep_event(): the event of @rec, whose type is @type (-1: read here), its format
- * parsed if it was not.  tdc_tep_load(): the saved command lines, or kallsyms (@syms), into
- * @tep; 0 or -1.
- */
-bool tdc_tep_possible(const struct tdc_layout *l);
-struct tep_handle *tdc_tep_new(struct ts_source *src, struct tdc_layout *l);
-struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
-				struct tep_handle *tep, const struct tep_record *rec, int type);
-int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
-		 bool syms);
-/*
- * kallsyms as tracedat-tep.c reads them: tdc_ksyms_new() a table of @text (copied), NULL
- * when a line's shape is for libtraceevent's own parse; tdc_ksyms_find() the name of the
- * function that holds *@addr (set to its start), as tep_find_function() gives it after
- * tep_parse_kallsyms(), or NULL; tdc_ksyms_free() after tep_free() of a handle it served.
- */
-struct tdc_ksyms *tdc_ksyms_new(const char *text);
-const char *tdc_ksyms_find(const struct tdc_ksyms *k, unsigned long long *addr);
-void tdc_ksyms_free(struct tdc_ksyms *k);
 
 #endif
