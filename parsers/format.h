@@ -195,6 +195,16 @@ struct tep_field_cache {
 			bool sign;
 		} plan[TEP_PLAN_FIELDS];
 	} ev[TEP_EVENT_CACHE];
+	/*
+	 * For a reader whose handle parses formats and symbols when first needed (trace.dat):
+	 * lazy_event(lazy_ctx, rec, type) the event of a type the handle does not know yet
+	 * (type -1: the first record, before the handle knows any), lazy_syms(lazy_ctx) once
+	 * before the first symbol is looked up.  NULL: the handle has everything.
+	 */
+	struct tep_event *(*lazy_event)(void *ctx, struct tep_record *rec, int type);
+	void (*lazy_syms)(void *ctx);
+	void *lazy_ctx;
+	bool syms_asked;
 	/* where records hold common_type and common_pid (tep-fields.c), once asked */
 	bool common_asked, common_ok;
 	bool common_big;		/* the file's byte order (tep_is_file_bigendian()) */
@@ -230,6 +240,8 @@ struct ts_probe *ts_probe_resolve(struct ts_source *src, const char *name, uint3
 				  const struct tp_fields *f);
 void ts_probe_release_all(struct ts_source *src);
 
+/* Is @name a tracepoint tp_decode() reads fields of by its name? */
+bool tp_known(const char *name);
 /*
  * tp_decode - fill @ev's kind and payload from tracepoint @name's fields
  * @ev must already hold ts, cpu, pid, tgid, comm.  Unknown tracepoints become

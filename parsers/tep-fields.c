@@ -207,6 +207,10 @@ static int sym_of(struct tep_fields *c, const char *name, const char **fn,
 	*slot = NULL;
 	if (!f || read_field(c, f, &addr))
 		return -1;
+	if (c->cache && c->cache->lazy_syms && !c->cache->syms_asked) {
+		c->cache->syms_asked = true;
+		c->cache->lazy_syms(c->cache->lazy_ctx);
+	}
 	if (!c->cache) {
 		*fn = tep_find_function(c->tep, addr);
 		return 0;
@@ -362,6 +366,9 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 	unsigned long long v;
 	int type;
 
+	/* libtraceevent learns the common fields from its first event: let the reader parse one */
+	if (!cache->common_asked && cache->lazy_event && !tep_get_events_count(tep))
+		cache->lazy_event(cache->lazy_ctx, rec, -1);
 	if (common_layout(cache, tep) && cache->type_off + cache->type_size <= rec->size) {
 		load_num((const char *)rec->data + cache->type_off, cache->type_size,
 			 cache->common_big, &v);
@@ -374,6 +381,8 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 		slot->type = type;
 		slot->used = true;
 		slot->event = tep_find_event(tep, type);
+		if (!slot->event && cache->lazy_event)
+			slot->event = cache->lazy_event(cache->lazy_ctx, rec, type);
 		slot->plan_names = NULL;	/* another event's plan */
 	}
 	return slot->event;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The structure of a trace.dat, checked before libtracecmd sees it.  The library trusts the
+ * The structure of a trace.dat, checked before any library sees it.  libtracecmd trusts the
  * file: a CPU count of 0 or 10^9, a sub-buffer size of 3, an options chain that points past
  * the end or a CPU's data that does, and it crashes or allocates what the number says.  This
  * walks the headers of versions 6 and 7 (trace-cmd.dat(5), trace-cmd.dat.v7(5)) with every
- * count and offset bounded by the file's size, and names the part that is wrong; the data
- * they point at is tracedat-data.c's, the content of the sections of header formats, event
- * formats, kallsyms and the like tracedat-sections.c's.  The text only the libraries can
+ * count and offset bounded by the file's size (tracedat-cur.c's reads), and names the part
+ * that is wrong; the data they point at is tracedat-data.c's, the content of the sections of
+ * header formats, event formats, kallsyms and the like tracedat-sections.c's.  On the way
+ * it notes what a reader needs (struct tdc_layout).  The text only the libraries can
  * parse they parse first in a child process, which may die without harm; or, in a program
  * that asked for it, in its own process under tracedat-guard.c's guard.
  */
@@ -26,103 +27,12 @@
 #include <trace-cmd.h>
 
 #include "../lib/lib.h"
-#include "tracedat-check.h"
+#include "tracedat-cur.h"
+#include "tracedat-data.h"
+#include "tracedat-sections.h"
 
 #define MAX_OPTION_SECTIONS	64	/* a chain longer than this loops */
 
-
-/* Names read from a corrupt file reach a message on one line: control characters as '?'. */
-static char *printable(char *s)
-{
-	for (char *p = s; *p; p++)
-		if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f)
-			*p = '?';
-	return s;
-}
-
-int tdc_bad(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-int tdc_bad(struct cur *c, const char *fmt, ...)
-{
-	char msg[TS_ERR_LEN - 64];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, printable(msg));
-}
-
-static int get(struct cur *c, void *buf, size_t n, const char *what)
-{
-	ssize_t r;
-
-	if (c->off > c->size || n > c->size - c->off)
-		return tdc_bad(c, "%s at offset %llu runs past the end of the file (%llu bytes)", what,
-			   (unsigned long long)c->off, (unsigned long long)c->size);
-	r = pread(c->fd, buf, n, (off_t)c->off);
-	if (r != (ssize_t)n)
-		return ts_source_fail(c->src, "read error at offset %llu: %s",
-				      (unsigned long long)c->off, r < 0 ? strerror(errno) : "short read");
-	c->off += n;
-	return 0;
-}
-
-uint64_t tdc_swap(const struct cur *c, uint64_t v, int bytes)
-{
-	uint64_t r = 0;
-
-	if (!c->big)
-		return v;
-	for (int i = 0; i < bytes; i++)
-		r = r << 8 | ((v >> (8 * i)) & 0xff);
-	return r;
-}
-
-/* A little- or big-endian number of @bytes (2, 4, 8) at the cursor. */
-int tdc_num(struct cur *c, int bytes, uint64_t *v, const char *what)
-{
-	uint64_t raw = 0;
-
-	if (get(c, &raw, bytes, what))	/* x86 and riscv hosts are little-endian */
-		return -1;
-	*v = tdc_swap(c, raw, bytes);
-	return 0;
-}
-
-static int skip(struct cur *c, uint64_t n, const char *what)
-{
-	if (c->off > c->size || n > c->size - c->off)
-		return tdc_bad(c, "%s at offset %llu: %llu bytes, past the end of the file (%llu bytes)",
-			   what, (unsigned long long)c->off, (unsigned long long)n,
-			   (unsigned long long)c->size);
-	c->off += n;
-	return 0;
-}
-
-/* A NUL-terminated string at the cursor, at most MAX_STRING bytes; copied to @buf. */
-static int cstr(struct cur *c, char *buf, size_t len, const char *what)
-{
-	char tmp[MAX_STRING];
-	uint64_t avail = c->off < c->size ? c->size - c->off : 0;
-	size_t n = avail < sizeof(tmp) ? (size_t)avail : sizeof(tmp);
-	ssize_t r = n ? pread(c->fd, tmp, n, (off_t)c->off) : 0;
-	char *nul = r > 0 ? memchr(tmp, '\0', (size_t)r) : NULL;
-
-	if (!nul)
-		return tdc_bad(c, "%s at offset %llu: no terminated string", what,
-			   (unsigned long long)c->off);
-	c->off += (uint64_t)(nul - tmp) + 1;
-	if (buf)
-		strlcpy_ts(buf, tmp, len);
-	return 0;
-}
-
-/* Does [@off, @off + @len) lie inside the file? */
-bool tdc_inside(const struct cur *c, uint64_t off, uint64_t len)
-{
-	return off <= c->size && len <= c->size - off;
-}
 
 static int check_cpus(struct cur *c, uint64_t cpus, const char *where)
 {
@@ -159,7 +69,7 @@ static int check_data_v6(struct cur *c, const char *buffer, uint64_t cpus)
 {
 	char kind[10];
 
-	if (get(c, kind, sizeof(kind), "data section"))
+	if (tdc_get(c, kind, sizeof(kind), "data section"))
 		return -1;
 	if (!memcmp(kind, "latency  ", 10))
 		return 0;
@@ -181,8 +91,8 @@ static int check_buffer_v7(struct cur *c, uint64_t at, uint64_t end, bool compre
 	struct cur z = *c;
 
 	snprintf(where, sizeof(where), "option BUFFER at offset %llu", (unsigned long long)at);
-	if (tdc_num(c, 8, &off, where) || cstr(c, name, sizeof(name), where) ||
-	    cstr(c, NULL, 0, where) || tdc_num(c, 4, &ps, where) || tdc_num(c, 4, &cpus, where))
+	if (tdc_num(c, 8, &off, where) || tdc_cstr(c, name, sizeof(name), where) ||
+	    tdc_cstr(c, NULL, 0, where) || tdc_num(c, 4, &ps, where) || tdc_num(c, 4, &cpus, where))
 		return -1;
 	if (!tdc_inside(c, off, 16))
 		return tdc_bad(c, "buffer '%s': data section at offset %llu is past the end of the file",
@@ -219,55 +129,18 @@ static int check_buffer_v7(struct cur *c, uint64_t at, uint64_t end, bool compre
 	return 0;
 }
 
-/*
- * In the child of tracedat_check(): say what is read next, so that the parent can name it
- * if the library dies reading it.  A no-op in the parent.
- */
-static void note(struct cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(struct cur *c, const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	if (c->note_fd < 0)
-		return;
-	buf[0] = 'A';
-	va_start(ap, fmt);
-	n = vsnprintf(buf + 1, sizeof(buf) - 2, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	n = n + 1 > (int)sizeof(buf) - 2 ? (int)sizeof(buf) - 2 : n + 1;
-	buf[n] = '\n';
-	if (write(c->note_fd, buf, n + 1) < 0)
-		c->note_fd = -1;
-}
-
-/* An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the child. */
-int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off)
-{
-	if (!c->tep)
-		return 0;
-	note(c, "the event format of system '%s' at offset %llu", sys, (unsigned long long)off);
-	/* a format libtraceevent rejects is its business; one it dies on is ours */
-	tep_parse_event(c->tep, text, len, sys);
-	return 0;
-}
-
 /* An event format of @len bytes at the cursor (v6), skipped over. */
 static int format_at(struct cur *c, const char *sys, uint64_t len)
 {
 	uint64_t at = c->off;
 
-	if (!c->tep)
-		return skip(c, len, "event format");
+	if (!tdc_wants_formats(c))
+		return tdc_skip(c, len, "event format");
 	if (len > MAX_FORMAT)
 		return tdc_bad(c, "event format of system '%s' at offset %llu: %llu bytes", sys,
 			   (unsigned long long)at, (unsigned long long)len);
 	ALLOC_GROW(c->in, len + 1, c->in_alloc);
-	if (get(c, c->in, len, "event format"))
+	if (tdc_get(c, c->in, len, "event format"))
 		return -1;
 	return tdc_format_text(c, sys, c->in, len, at);
 }
@@ -337,13 +210,23 @@ static int check_options(struct cur *c, uint64_t end, uint64_t *cpus, struct v6_
 				 (unsigned long long)start - 6);
 			if (tdc_num(c, 4, &n, where) || check_cpus(c, n, where))
 				return -1;
+			if (c->layout)	/* the library takes the last */
+				c->layout->meta.cpus = (int)n;
 			if (cpus && n > *cpus)
 				*cpus = n;
+		} else if (id == OPT_UNAME && c->layout) {
+			char *u = c->layout->meta.uname;
+			size_t n = size < sizeof(c->layout->meta.uname) - 1 ? (size_t)size :
+				   sizeof(c->layout->meta.uname) - 1;
+
+			if (tdc_get(c, u, n, "option UNAME"))
+				return -1;
+			u[n] = '\0';
 		} else if (id == OPT_BUFFER && c->version == 6) {
 			if (bufs->n == MAX_V6_BUFFERS)
 				return tdc_bad(c, "more than %d buffer instances", MAX_V6_BUFFERS);
 			if (tdc_num(c, 8, &bufs->off[bufs->n], "option BUFFER") ||
-			    cstr(c, bufs->name[bufs->n], sizeof(bufs->name[0]), "option BUFFER"))
+			    tdc_cstr(c, bufs->name[bufs->n], sizeof(bufs->name[0]), "option BUFFER"))
 				return tdc_bad(c, "option BUFFER at offset %llu: malformed",
 					   (unsigned long long)start - 6);
 			bufs->n++;
@@ -384,7 +267,7 @@ static int check_v6(struct cur *c)
 	for (int i = 0; i < 2; i++) {
 		static const char *const names[] = { "header_page", "header_event" };
 
-		if (cstr(c, name, sizeof(name), names[i]) || strcmp(name, names[i]))
+		if (tdc_cstr(c, name, sizeof(name), names[i]) || strcmp(name, names[i]))
 			return tdc_bad(c, "no %s section at offset %llu", names[i],
 				   (unsigned long long)c->off);
 		if (tdc_num(c, 8, &n, names[i]))
@@ -392,11 +275,11 @@ static int check_v6(struct cur *c)
 		if (i == 0 && n < MAX_STRING) {
 			char text[MAX_STRING];
 
-			if (get(c, text, n, names[i]) || tdc_check_header_page(c, names[i], text, n))
+			if (tdc_get(c, text, n, names[i]) || tdc_check_header_page(c, names[i], text, n))
 				return -1;
 		} else if (i == 0) {
 			return tdc_bad(c, "header_page: %llu bytes, not a format", (unsigned long long)n);
-		} else if (skip(c, n, names[i])) {
+		} else if (tdc_skip(c, n, names[i])) {
 			return -1;
 		}
 	}
@@ -410,25 +293,34 @@ static int check_v6(struct cur *c)
 	for (uint64_t i = 0; i < count; i++) {
 		uint64_t events;
 
-		if (cstr(c, sys, sizeof(sys), "event system name") ||
+		if (tdc_cstr(c, sys, sizeof(sys), "event system name") ||
 		    tdc_num(c, 4, &events, "event system"))
 			return -1;
 		for (uint64_t e = 0; e < events; e++)
 			if (tdc_num(c, 8, &n, "event format") || format_at(c, sys, n))
 				return -1;
 	}
-	if (tdc_num(c, 4, &n, "kallsyms") || skip(c, n, "kallsyms") ||
-	    tdc_num(c, 4, &n, "trace_printk formats"))
+	if (tdc_num(c, 4, &n, "kallsyms"))
+		return -1;
+	if (c->layout)
+		tdc_text_note(&c->layout->meta.kallsyms, false, c->off, 0, 0, n);
+	if (tdc_skip(c, n, "kallsyms") || tdc_num(c, 4, &n, "trace_printk formats"))
 		return -1;
 	snprintf(where, sizeof(where), "trace_printk formats at offset %llu",
 		 (unsigned long long)c->off);
 	if (n > MAX_BLOCK)
 		return tdc_bad(c, "%s: %llu bytes", where, (unsigned long long)n);
 	ALLOC_GROW(c->in, n + 1, c->in_alloc);
-	if (get(c, c->in, n, "trace_printk formats") || tdc_check_printk(c, where, c->in, n) ||
-	    tdc_num(c, 8, &n, "saved command lines") || skip(c, n, "saved command lines") ||
+	if (tdc_get(c, c->in, n, "trace_printk formats") || tdc_check_printk(c, where, c->in, n) ||
+	    tdc_num(c, 8, &n, "saved command lines"))
+		return -1;
+	if (c->layout)
+		tdc_text_note(&c->layout->meta.cmdlines, false, c->off, 0, 0, n);
+	if (tdc_skip(c, n, "saved command lines") ||
 	    tdc_num(c, 4, &cpus, "CPU count") || check_cpus(c, cpus, "header"))
 		return -1;
+	if (c->layout)
+		c->layout->meta.cpus = (int)cpus;
 	if (c->off <= c->size - 10 && !differs_at(c, "options  ", 10)) {
 		c->off += 10;
 		if (check_options(c, c->size, &cpus, &bufs, &next))
@@ -450,8 +342,8 @@ static int check_v7(struct cur *c)
 	char algo[32];
 	int sections = 0;
 
-	if (cstr(c, algo, sizeof(algo), "compression name") ||
-	    cstr(c, NULL, 0, "compression version") ||
+	if (tdc_cstr(c, algo, sizeof(algo), "compression name") ||
+	    tdc_cstr(c, NULL, 0, "compression version") ||
 	    tdc_num(c, 8, &next, "first options offset"))
 		return -1;
 	first = next;
@@ -463,6 +355,8 @@ static int check_v7(struct cur *c)
 		return tdc_bad(c, "compression '%s' at offset %llu is not supported (zstd, zlib or "
 			   "none)", algo, (unsigned long long)at);
 	c->compressed = c->algo != Z_NONE;
+	if (c->layout)
+		c->layout->algo = c->algo;
 	while (next) {
 		uint64_t id, flags, desc, size;
 
@@ -511,13 +405,13 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	if (fstat(fd, &st))
 		return ts_source_fail(src, "cannot stat: %s", strerror(errno));
 	c.size = (uint64_t)st.st_size;
-	if (get(&c, magic, sizeof(magic), "magic") || cstr(&c, ver, sizeof(ver), "version"))
+	if (tdc_get(&c, magic, sizeof(magic), "magic") || tdc_cstr(&c, ver, sizeof(ver), "version"))
 		return -1;
 	if (strcmp(ver, "6") && strcmp(ver, "7"))
 		return ts_source_fail(src, "trace.dat version '%s' at offset 10 is not supported "
-				      "(6 and 7 are)", printable(ver));
+				      "(6 and 7 are)", tdc_printable(ver));
 	c.version = ver[0] - '0';
-	if (get(&c, &endian, 1, "endianness") || get(&c, &lsize, 1, "long size"))
+	if (tdc_get(&c, &endian, 1, "endianness") || tdc_get(&c, &lsize, 1, "long size"))
 		return -1;
 	if (endian > 1 || (lsize != 4 && lsize != 8))
 		return tdc_bad(&c, "header at offset %llu: endianness %u and long size %u (expected "
@@ -525,10 +419,12 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	c.big = endian;
 	c.lsize = lsize;
 	if (layout) {
+		layout->meta.type_off = -1;
 		layout->direct = true;
 		layout->version = c.version;
 		layout->big = endian;
 		layout->lsize = lsize;
+		layout->size = c.size;
 	}
 	snprintf(where, sizeof(where), "header at offset %llu", (unsigned long long)c.off);
 	if (tdc_num(&c, 4, &ps, "page size") || check_page_size(&c, ps, where))
@@ -585,7 +481,7 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 		w = write(note_fd, "O\n", 2);
 		_exit(w != 2);
 	}
-	note(&c, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
+	tdc_note(&c, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
@@ -597,7 +493,7 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 		for (int i = 0; i < nb; i++) {
 			struct tracecmd_input *b;
 
-			note(&c, "buffer instance %d with libtracecmd", i);
+			tdc_note(&c, "buffer instance %d with libtracecmd", i);
 			b = tracecmd_buffer_instance_handle(h, i);
 			for (int cpu = 0; b && cpu < tep_get_cpus(tracecmd_get_tep(b)); cpu++)
 				tracecmd_free_record(tracecmd_read_cpu_first(b, cpu));

@@ -15,7 +15,7 @@
 
 #include "../lib/lib.h"
 #include "ringbuf.h"
-#include "tracedat-check.h"
+#include "tracedat-data.h"
 
 /*
  * A sub-buffer's header: a timestamp (8 bytes), then commit (a long): the bytes of events
@@ -85,7 +85,9 @@ static int check_zblock(struct cur *c, uint64_t off, uint64_t zsize, uint64_t us
 		return tdc_bad(c, "%s at offset %llu: compressed, but the file names no compression",
 			   what, (unsigned long long)off);
 	ALLOC_GROW(c->in, zsize, c->in_alloc);
-	ALLOC_GROW(c->out, usize, c->out_alloc);
+	/* 8 bytes more: ringbuf.h's walk reads up to 8 bytes past a sub-buffer */
+	ALLOC_GROW(c->out, usize + 8, c->out_alloc);
+	memset(c->out + usize, 0, 8);
 	if (pread(c->fd, c->in, zsize, (off_t)off) != (ssize_t)zsize)
 		return tdc_bad(c, "%s at offset %llu: cannot read %llu bytes", what,
 			   (unsigned long long)off, (unsigned long long)zsize);
@@ -126,17 +128,51 @@ int tdc_check_zsection(struct cur *c, uint64_t size, const char *what)
 	return check_zblock(c, c->off, zsize, usize, what);
 }
 
-/*
- * A compressed CPU's data: a count, then chunks of (compressed size, size, bytes), each in
- * the CPU's region (whose size, as trace-cmd writes it, leaves out the 4-byte count), each a whole number of sub-buffers, none inflating past MAX_RATIO: the
- * library allocates (and writes to a temporary file) what the sizes say.
- */
-static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
-			uint64_t size, uint32_t page_size)
+int tdc_chunk_read(struct cur *c, const char *buffer, uint64_t cpu, uint64_t i, uint64_t *at,
+		   uint64_t end, uint32_t page_size, uint64_t *page, bool inflate)
 {
 	struct cur z = *c;
-	uint64_t count, end = off + 4 + size, page = 0;
+	uint64_t zsize, usize;
 	char what[128];
+
+	z.off = *at;
+	if (end - z.off < 8 || tdc_num(&z, 4, &zsize, "chunk") || tdc_num(&z, 4, &usize, "chunk"))
+		return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu runs past "
+			   "the CPU's data", buffer, (unsigned long long)cpu,
+			   (unsigned long long)i, (unsigned long long)*at);
+	if (zsize > end - z.off || usize % page_size)
+		return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu: %llu bytes "
+			   "inflating to %llu", buffer, (unsigned long long)cpu,
+			   (unsigned long long)i, (unsigned long long)*at,
+			   (unsigned long long)zsize, (unsigned long long)usize);
+	*at = z.off + zsize;
+	if (!inflate) {
+		*page += usize / page_size;
+		return 0;
+	}
+	snprintf(what, sizeof(what), "buffer '%.64s', cpu %llu, chunk %llu", buffer,
+		 (unsigned long long)cpu, (unsigned long long)i);
+	if (check_zblock(c, z.off, zsize, usize, what))
+		return -1;
+	for (uint64_t p = 0; p < usize / page_size; p++, (*page)++)
+		if (check_page(c, (unsigned char *)c->out + p * page_size, page_size, buffer,
+			       cpu, *page))
+			return -1;
+	return 0;
+}
+
+/*
+ * A compressed CPU's data: a count, then chunks of (compressed size, size, bytes), each in
+ * the CPU's region (whose size, as trace-cmd writes it, leaves out the 4-byte count), each
+ * a whole number of sub-buffers, none inflating past MAX_RATIO: the library allocates what
+ * the sizes say.  With @first_only the chunks after the first are only bounded, their
+ * inflating left to the reader.  *@usize: the bytes they inflate to.
+ */
+static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_t off,
+			uint64_t size, uint32_t page_size, bool first_only, uint64_t *usize)
+{
+	struct cur z = *c;
+	uint64_t count, at, end = off + 4 + size, page = 0;
 
 	z.off = off;
 	if (!tdc_inside(c, off, size + 4) || tdc_num(&z, 4, &count, "compressed chunk count"))
@@ -146,28 +182,12 @@ static int check_chunks(struct cur *c, const char *buffer, uint64_t cpu, uint64_
 		return tdc_bad(c, "buffer '%s', cpu %llu: %llu compressed chunks do not fit in %llu "
 			   "bytes", buffer, (unsigned long long)cpu, (unsigned long long)count,
 			   (unsigned long long)size);
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t at = z.off, zsize, usize;
-
-		if (end - z.off < 8 || tdc_num(&z, 4, &zsize, "chunk") || tdc_num(&z, 4, &usize, "chunk"))
-			return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu runs past "
-				   "the CPU's data", buffer, (unsigned long long)cpu,
-				   (unsigned long long)i, (unsigned long long)at);
-		if (zsize > end - z.off || usize % page_size)
-			return tdc_bad(c, "buffer '%s', cpu %llu: chunk %llu at offset %llu: %llu bytes "
-				   "inflating to %llu", buffer, (unsigned long long)cpu,
-				   (unsigned long long)i, (unsigned long long)at,
-				   (unsigned long long)zsize, (unsigned long long)usize);
-		snprintf(what, sizeof(what), "buffer '%.64s', cpu %llu, chunk %llu", buffer,
-			 (unsigned long long)cpu, (unsigned long long)i);
-		if (check_zblock(c, z.off, zsize, usize, what))
+	at = z.off;
+	for (uint64_t i = 0; i < count; i++)
+		if (tdc_chunk_read(c, buffer, cpu, i, &at, end, page_size, &page,
+				   !first_only || !i))
 			return -1;
-		for (uint64_t p = 0; p < usize / page_size; p++, page++)
-			if (check_page(c, (unsigned char *)c->out + p * page_size, page_size, buffer,
-				       cpu, page))
-				return -1;
-		z.off += zsize;
-	}
+	*usize = page * page_size;
 	return 0;
 }
 
@@ -177,19 +197,19 @@ static void layout_add(struct tdc_layout *l, const char *buffer, uint64_t cpu, u
 {
 	struct tdc_buffer *b = l->nbuf ? &l->buf[l->nbuf - 1] : NULL;
 
-	if (compressed)
-		l->direct = false;
-	if (!b || strcmp(b->name, buffer) || b->page_size != page_size) {
+	if (!b || strcmp(b->name, buffer) || b->page_size != page_size ||
+	    b->compressed != compressed) {
 		l->buf = xrealloc(l->buf, (l->nbuf + 1) * sizeof(*l->buf));
 		b = &l->buf[l->nbuf++];
 		memset(b, 0, sizeof(*b));
 		strlcpy_ts(b->name, buffer, sizeof(b->name));
 		b->page_size = page_size;
+		b->compressed = compressed;
 	}
 	b->cpu = xrealloc(b->cpu, (b->ncpus + 1) * sizeof(*b->cpu));
 	b->cpu[b->ncpus++] = (struct tdc_cpu){ .cpu = cpu, .off = off, .size = size,
-					       .unchecked = !compressed && l->defer_pages &&
-							    size > page_size };
+					       .unchecked = l->defer_pages && size &&
+							    (compressed || size > page_size) };
 }
 
 void tdc_layout_release(struct tdc_layout *l)
@@ -200,6 +220,14 @@ void tdc_layout_release(struct tdc_layout *l)
 		free(l->buf);
 		l->buf = NULL;
 		l->nbuf = 0;
+		free(l->meta.arena);
+		free(l->meta.fmt);
+		free(l->meta.byid);
+		l->meta.arena = NULL;
+		l->meta.fmt = NULL;
+		l->meta.byid = NULL;
+		l->meta.nbyid = 0;
+		l->meta.nfmt = l->meta.fmt_alloc = l->meta.arena_len = l->meta.arena_alloc = 0;
 	}
 }
 
@@ -214,8 +242,17 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 		layout_add(c->layout, buffer, cpu, off, size, page_size, compressed);
 	if (!size || c->tep)	/* the child parses formats; the parent checked the data */
 		return 0;
-	if (compressed)
-		return check_chunks(c, buffer, cpu, off, size, page_size);
+	if (compressed) {
+		uint64_t usize = 0;
+		bool defer = c->layout && c->layout->defer_pages;
+
+		if (check_chunks(c, buffer, cpu, off, size, page_size, defer, &usize))
+			return -1;
+		if (c->layout)
+			c->layout->buf[c->layout->nbuf - 1].cpu[
+				c->layout->buf[c->layout->nbuf - 1].ncpus - 1].usize = usize;
+		return 0;
+	}
 	if (!tdc_inside(c, off, size))
 		return tdc_bad(c, "buffer '%s', cpu %llu: %llu bytes of data at offset %llu run past "
 			   "the end of the file (%llu bytes)", buffer, (unsigned long long)cpu,
@@ -230,29 +267,54 @@ int tdc_check_cpu_data(struct cur *c, const char *buffer, uint64_t cpu, uint64_t
 			   page_size : size, page_size, 0);
 }
 
+void tdc_cur_init(struct cur *c, struct ts_source *src, int fd, const struct tdc_layout *l)
+{
+	*c = (struct cur){ .src = src, .fd = fd, .size = l->size, .version = l->version,
+			   .big = l->big, .lsize = l->lsize, .algo = l->algo, .note_fd = -1 };
+}
+
+void tdc_cur_release(struct cur *c)
+{
+	ZSTD_freeDCtx(c->zstd);
+	free(c->in);
+	free(c->out);
+	c->zstd = NULL;
+	c->in = c->out = NULL;
+	c->in_alloc = c->out_alloc = 0;
+}
+
 int tdc_check_subbuffer(struct ts_source *src, const struct tdc_layout *l, const char *buffer,
 			uint64_t cpu, uint64_t page, const unsigned char *hdr, uint32_t page_size)
 {
-	struct cur c = { .src = src, .version = l->version, .big = l->big, .lsize = l->lsize };
+	struct cur c;
 
+	tdc_cur_init(&c, src, -1, l);
 	return check_page(&c, hdr, page_size, buffer, cpu, page);
 }
 
 int tdc_check_subbuffers(struct ts_source *src, int fd, const struct tdc_layout *l,
 			 const char *buffer)
 {
-	struct cur c = { .src = src, .fd = fd, .version = l->version, .big = l->big,
-			 .lsize = l->lsize };
+	struct cur c;
 	int r = 0;
 
+	tdc_cur_init(&c, src, fd, l);
 	for (int i = 0; !r && i < l->nbuf; i++) {
 		const struct tdc_buffer *b = &l->buf[i];
 
-		for (int j = 0; !r && j < b->ncpus && (!buffer || !strcmp(buffer, b->name)); j++)
-			if (b->cpu[j].unchecked)
-				r = check_pages(&c, b->name, b->cpu[j].cpu, b->cpu[j].off,
-						b->cpu[j].size, b->page_size, 1);
+		for (int j = 0; !r && j < b->ncpus && (!buffer || !strcmp(buffer, b->name)); j++) {
+			const struct tdc_cpu *p = &b->cpu[j];
+			uint64_t usize;
+
+			if (!p->unchecked)
+				continue;
+			if (b->compressed)
+				r = check_chunks(&c, b->name, p->cpu, p->off, p->size, b->page_size,
+						 false, &usize);
+			else
+				r = check_pages(&c, b->name, p->cpu, p->off, p->size, b->page_size, 1);
+		}
 	}
-	free(c.in);
+	tdc_cur_release(&c);
 	return r;
 }

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "../lib/lib.h"
-#include "tracedat-check.h"
+#include "format.h"
 
 #define DIED_ARG	"--tracedat-died"	/* internal: the image re-executed after a crash */
 

@@ -4,15 +4,19 @@
  * header_page format and the trace_printk formats (v6 and v7), and in v7 each section an
  * option points at (trace-cmd.dat.v7(5)), inflated first when compressed, walked with every
  * count and size bounded by the bytes left in it.  libtracecmd allocates what each number
- * says before it reads, and reads an uncompressed section past its end.
+ * says before it reads, and reads an uncompressed section past its end.  The event formats
+ * in them go to the child's libtraceevent, or into the layout's meta for the reader.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "../lib/lib.h"
-#include "tracedat-check.h"
+#include "tracedat-sections.h"
 
 /*
  * The header_page format, as the kernel prints it:
@@ -63,6 +67,10 @@ int tdc_check_header_page(struct cur *c, const char *where, const char *text, ui
 	if (!ts || !commit)
 		return tdc_bad(c, "%s: no %s field where sub-buffers have it", where,
 			   ts ? "commit" : "8-byte timestamp");
+	if (c->layout) {	/* shorter than sizeof(buf), itself no bigger than this */
+		memcpy(c->layout->meta.header_page, text, len);
+		c->layout->meta.header_page_len = len;
+	}
 	return 0;
 }
 
@@ -113,6 +121,7 @@ struct sect {
 	unsigned int id;
 	uint64_t off;		/* the section's header in the file, for the messages */
 	const char *mem;	/* the inflated content (borrowed); NULL: in the file at @start */
+	uint64_t zsize;		/* compressed: the section's bytes after its header */
 	uint64_t start;
 	uint64_t len, pos;	/* the content's bytes; the walk's place in them */
 };
@@ -192,7 +201,7 @@ static int sect_format(struct sect *s, const char *sys, uint64_t len)
 	uint64_t at = s->mem ? s->off : s->start + s->pos;
 	const char *text;
 
-	if (!c->tep)
+	if (!tdc_wants_formats(c))
 		return sect_get(s, NULL, len, "event format");
 	if (s->mem) {
 		text = s->mem + s->pos;
@@ -296,6 +305,10 @@ static int check_sized(struct sect *s, int bytes)
 	if (n > sect_left(s))
 		return sect_bad(s, "%llu bytes, past the section's end (%llu bytes left)",
 				(unsigned long long)n, (unsigned long long)sect_left(s));
+	if (c->layout && s->id != OPT_PRINTK)
+		tdc_text_note(s->id == OPT_KALLSYMS ? &c->layout->meta.kallsyms :
+			      &c->layout->meta.cmdlines, s->mem, s->mem ? s->off : s->start + s->pos,
+			      s->zsize, s->pos, n);
 	if (s->id != OPT_PRINTK)
 		return 0;
 	if (s->mem) {
@@ -338,6 +351,7 @@ int tdc_check_section_ref(struct cur *c, uint16_t id)
 		char what[48];
 
 		snprintf(what, sizeof(what), "section %u (%s)", id, section_names[id]);
+		s.zsize = s.len;
 		if (tdc_check_zsection(c, s.len, what))
 			return -1;
 		s.mem = c->out;
@@ -364,4 +378,131 @@ int tdc_check_section_ref(struct cur *c, uint16_t id)
 	}
 	c->off = back;
 	return ret;
+}
+
+/*
+ * Event formats: the text only libtraceevent parses (in the child), or noted for a reader
+ * that builds its own handle (struct tdc_meta, tracedat-tep.c).
+ */
+bool tdc_wants_formats(const struct cur *c)
+{
+	return c->tep || (c->layout && c->layout->meta.want);
+}
+
+/* The number after @key at the start of a line of @text (@len bytes), or -1. */
+static long line_num(const char *text, uint64_t len, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = text, *end = text + len;
+
+	for (; p && p + klen < end; p = memchr(p, '\n', (size_t)(end - p)), p = p ? p + 1 : NULL) {
+		char num[16];
+		size_t n = 0;
+
+		if (memcmp(p, key, klen))
+			continue;
+		for (p += klen; p < end && *p == ' '; p++)
+			;
+		while (p < end && n < sizeof(num) - 1 && *p >= '0' && *p <= '9')
+			num[n++] = *p++;
+		num[n] = '\0';
+		return n ? strtol(num, NULL, 10) : -1;
+	}
+	return -1;
+}
+
+/* Where common_type is in a record, from a format's line for it; false if it has none. */
+static bool common_type_of(const char *text, uint64_t len, int *off, int *size)
+{
+	static const char key[] = " common_type;";
+	const char *end = text + len, *p = text;
+	long o, z;
+
+	while (p < end && (p = memchr(p, ' ', (size_t)(end - p)))) {
+		if ((size_t)(end - p) >= sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1)) {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+			uint64_t n = (uint64_t)((eol ? eol : end) - p);
+			char line[128];
+
+			if (n >= sizeof(line))
+				return false;
+			memcpy(line, p, n);
+			line[n] = '\0';
+			if (sscanf(line, " common_type;\toffset:%ld;\tsize:%ld;", &o, &z) != 2 ||
+			    o < 0 || o > 64 || (z != 1 && z != 2 && z != 4))
+				return false;
+			*off = (int)o;
+			*size = (int)z;
+			return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+/* The event name of a format's first line "name: NAME" into @buf ("" none). */
+static void format_name(const char *text, uint64_t len, char *buf, size_t size)
+{
+	const char *eol = memchr(text, '\n', (size_t)len);
+	size_t n = (size_t)((eol ? eol : text + len) - text);
+
+	buf[0] = '\0';
+	if (n < 6 || memcmp(text, "name: ", 6) || n - 6 >= size)
+		return;
+	memcpy(buf, text + 6, n - 6);
+	buf[n - 6] = '\0';
+}
+
+/* A format noted in the meta: its text kept, its ID, name, whether a kprobe's. */
+static void meta_format(struct tdc_meta *m, const char *sys, const char *text, uint64_t len,
+			uint64_t off)
+{
+	size_t slen = strlen(sys) + 1, nlen;
+	struct tdc_format *f;
+	char name[128];
+
+	format_name(text, len, name, sizeof(name));
+	nlen = strlen(name) + 1;
+	ALLOC_GROW(m->fmt, m->nfmt + 1, m->fmt_alloc);
+	f = &m->fmt[m->nfmt++];
+	ALLOC_GROW(m->arena, m->arena_len + slen + nlen + len + 1, m->arena_alloc);
+	f->sys = m->arena_len;
+	memcpy(m->arena + m->arena_len, sys, slen);
+	f->name = m->arena_len + slen;
+	memcpy(m->arena + f->name, name, nlen);
+	f->text = f->name + nlen;
+	memcpy(m->arena + f->text, text, len);
+	m->arena[f->text + len] = '\0';
+	m->arena_len += slen + nlen + len + 1;
+	f->known = tp_known(name);
+	f->len = len;
+	f->at = off;
+	f->id = (int)line_num(text, len, "ID:");
+	f->probe = memmem(text, len, "__probe_ip", 10) != NULL;
+	f->parsed = false;
+	if (m->type_off < 0 && !common_type_of(text, len, &m->type_off, &m->type_size))
+		m->type_off = -1;
+}
+
+/*
+ * An event format of @len bytes of system @sys in @text: parsed by libtraceevent in the
+ * child, or noted in the layout's meta.
+ */
+int tdc_format_text(struct cur *c, const char *sys, const char *text, uint64_t len, uint64_t off)
+{
+	if (c->layout && c->layout->meta.want)
+		meta_format(&c->layout->meta, sys, text, len, off);
+	if (!c->tep)
+		return 0;
+	tdc_note(c, "the event format of system '%s' at offset %llu", sys, (unsigned long long)off);
+	/* a format libtraceevent rejects is its business; one it dies on is ours */
+	tep_parse_event(c->tep, text, len, sys);
+	return 0;
+}
+
+void tdc_text_note(struct tdc_text *t, bool z, uint64_t off, uint64_t zsize, uint64_t pos,
+		   uint64_t len)
+{
+	*t = (struct tdc_text){ .found = true, .z = z, .off = off, .zsize = zsize, .pos = pos,
+				.len = len };
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * trace.dat reader: libtracecmd opens the file, libtraceevent decodes every field from the
- * event formats the file carries (no printing and re-parsing of text); the records of an
- * uncompressed buffer are read from its sub-buffers here (direct_open()).  The
+ * event formats the file carries (no printing and re-parsing of text); the records are
+ * read from the sub-buffers here, compressed chunks inflated one per CPU at a time
+ * (direct_open()), unless the file has what only the library's reader does.  The
  * per-CPU record streams are merged by timestamp, one head record per CPU, so the reader
  * pulls one event at a time and memory stays flat in the trace length.  Sub-buffers that
  * the kernel marked as having missed events become TS_EV_LOST events in front of their
@@ -18,7 +19,8 @@
 
 #include "../lib/lib.h"
 #include "ringbuf.h"
-#include "tracedat-check.h"
+#include "tracedat-data.h"
+#include "tracedat-tep.h"
 
 /*
  * Exported by libtracecmd (1.2 and later) but absent from its public header: the uname
@@ -39,22 +41,33 @@ struct tracedat {
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	/*
-	 * Read directly: each CPU's sub-buffers read from the file 256 KiB at a time and
-	 * walked in place (ringbuf.h) as libtracecmd's tracecmd_read_data() walks them with
-	 * kbuffer, without its allocation per record, its pages of the file left mapped
-	 * (memory that grew with the file) and kbuffer's calls through pointers per record.
-	 * For the files whose records it gives alike (direct_open()); the others go through
-	 * tracecmd_read_data().  NULL: not read directly.
+	 * Read directly: each CPU's sub-buffers read from the file 256 KiB at a time, or
+	 * inflated a compressed chunk at a time, and walked in place (ringbuf.h) as
+	 * libtracecmd's tracecmd_read_data() walks them with kbuffer, without its allocation
+	 * per record, its pages of the file left mapped (memory that grew with the file), its
+	 * cache of inflated chunks and kbuffer's calls through pointers per record.  For the
+	 * files whose records it gives alike (direct_open()); the others go through
+	 * tracecmd_read_data().  Indexed by CPU number, as the library's records are: a CPU
+	 * the buffer does not list has no data.  NULL: not read directly.
 	 */
 	struct direct_cpu {
 		struct rb_subbuf sb;		/* the sub-buffer walked */
-		char *chunk;			/* sub-buffers read at once, chunk_size bytes */
-		uint64_t chunk_off, chunk_len;	/* where they are in the file */
-		uint64_t start;			/* the CPU's data: its offset in the file */
-		uint64_t page_off;		/* the sub-buffer parsed: its offset in the file */
+		char *chunk;			/* sub-buffers read or inflated at once */
+		size_t chunk_alloc;
+		uint64_t chunk_len;		/* bytes of sub-buffers in chunk */
+		uint64_t chunk_page;		/* the offset of its first in the CPU's data */
+		uint64_t start;			/* offset of the CPU's data (library's, see below) */
+		uint64_t page_off;		/* the sub-buffer parsed: its offset, as start */
 		uint64_t next_off, end;		/* the next sub-buffer, the end of the CPU's data */
+		/* compressed: the next chunk's header in the file, and chunks left */
+		uint64_t znext, zend, zleft, zindex;
 		struct tep_record rec;		/* the next record (data NULL: drained) */
 	} *dc;
+	bool own;			/* tep built here (tracedat-tep.c), no libtracecmd handle */
+	bool comms_loaded;		/* own: the saved command lines parsed */
+	bool late_error;		/* own: kallsyms could not be read (message on src) */
+	struct cur zcur;		/* compressed: the reading of chunks (one inflater) */
+	bool zdirect;			/* the buffer read directly is compressed */
 	uint32_t chunk_size;
 	struct tdc_layout layout;
 	uint64_t nrecords;
@@ -74,13 +87,18 @@ struct tracedat {
 };
 
 /* The command name of @pid as the file's cmdlines give it ("<...>" unknown). */
-static const char *comm_of(struct tracedat *td, int pid)
+static const char *comm_of(struct ts_source *src, struct tracedat *td, int pid)
 {
 	typeof(td->comms[0]) *c = &td->comms[(unsigned)pid % 4096];
 	const char *comm;
 
 	if (c->pid == pid && pid)
 		return c->comm;
+	if (td->own && !td->comms_loaded) {
+		td->comms_loaded = true;
+		if (tdc_tep_load(src, src->fd, &td->layout, td->tep, false))
+			td->late_error = true;
+	}
 	comm = tep_data_comm_from_pid(td->tep, pid);
 	c->pid = pid;
 	memset(c->comm, 0, TS_COMM_LEN);	/* copied whole per record: no stale bytes */
@@ -136,6 +154,54 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 #define DIRECT_CHUNK	(256u << 10)
 
 /*
+ * The next sub-buffers of CPU @cpu into its chunk: read from the file, or its next
+ * compressed chunk inflated (and its commits checked, tdc_chunk_read()).  1 read, 0 the
+ * CPU's data is done, -1 error.
+ */
+static int direct_chunk(struct ts_source *src, struct tracedat *td, int cpu)
+{
+	struct direct_cpu *c = &td->dc[cpu];
+	uint64_t n = c->end - c->next_off;
+
+	if (c->next_off >= c->end)
+		return 0;
+	if (td->zdirect) {
+		struct cur *z = &td->zcur;
+		uint64_t page = (c->next_off - c->start) / (uint64_t)td->page_size;
+
+		if (!c->zleft)
+			return 0;
+		/* the inflater's output is this CPU's chunk, kept while its records are read */
+		z->out = c->chunk;
+		z->out_alloc = c->chunk_alloc;
+		if (tdc_chunk_read(z, td->buffer_name, (uint64_t)cpu, c->zindex, &c->znext,
+				   c->zend, (uint32_t)td->page_size, &page, true)) {
+			c->chunk = z->out;
+			c->chunk_alloc = z->out_alloc;
+			z->out = NULL;
+			return -1;
+		}
+		c->chunk = z->out;
+		c->chunk_alloc = z->out_alloc;
+		z->out = NULL;
+		z->out_alloc = 0;
+		c->zleft--;
+		c->zindex++;
+		n = z->out_len;
+	} else {
+		if (n > td->chunk_size)
+			n = td->chunk_size;
+		if (pread(src->fd, c->chunk, n, (off_t)c->next_off) != (ssize_t)n)
+			return ts_source_fail(src, "cpu %d: cannot read %llu bytes of sub-buffers "
+					      "at offset %llu", cpu, (unsigned long long)n,
+					      (unsigned long long)c->next_off);
+	}
+	c->chunk_page = c->next_off;
+	c->chunk_len = n;
+	return 1;
+}
+
+/*
  * The next record of CPU @cpu into dc[cpu].rec, reading sub-buffers as needed: the steps
  * of libtracecmd's tracecmd_peek_data() (the record's offset is its sub-buffer's plus its
  * place in it; missed events are those of the record read, rb_missed()).  0, or -1 read
@@ -148,31 +214,26 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 	const void *data;
 
 	while (!(data = c->page_off != UINT64_MAX ? rb_event(&c->sb) : NULL)) {
-		if (c->next_off >= c->end) {
-			c->rec.data = NULL;
-			return 0;
-		}
-		if (c->next_off >= c->chunk_off + c->chunk_len) {
-			uint64_t n = c->end - c->next_off;
+		if (c->next_off >= c->chunk_page + c->chunk_len) {
+			int r = direct_chunk(src, td, cpu);
 
-			if (n > td->chunk_size)
-				n = td->chunk_size;
-			if (pread(src->fd, c->chunk, n, (off_t)c->next_off) != (ssize_t)n)
-				return ts_source_fail(src, "cpu %d: cannot read %llu bytes of sub-buffers "
-						      "at offset %llu", cpu, (unsigned long long)n,
-						      (unsigned long long)c->next_off);
-			c->chunk_off = c->next_off;
-			c->chunk_len = n;
+			if (r < 0)
+				return -1;
+			if (!r) {
+				c->rec.data = NULL;
+				return 0;
+			}
 		}
 		c->page_off = c->next_off;
 		c->next_off += td->page_size;
-		page = (unsigned char *)c->chunk + (c->page_off - c->chunk_off);
+		page = (unsigned char *)c->chunk + (c->page_off - c->chunk_page);
 		/* its commit, which the checks left to this reader (defer_pages) */
-		if (tdc_check_subbuffer(src, &td->layout, td->buffer_name, (uint64_t)cpu,
+		if (!td->zdirect &&
+		    tdc_check_subbuffer(src, &td->layout, td->buffer_name, (uint64_t)cpu,
 					(c->page_off - c->start) / (uint64_t)td->page_size, page,
 					(uint32_t)td->page_size))
 			return -1;
-		/* checked above, to the stricter bound of the checks */
+		/* checked above, or as its chunk was inflated, to the stricter bound of the checks */
 		rb_load(&c->sb, page, (uint32_t)td->page_size, td->bigendian,
 			td->layout.lsize == 8);
 	}
@@ -185,13 +246,55 @@ static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
 }
 
 /*
- * Read the chosen buffer's sub-buffers directly when the checks' layout allows it: the
- * data not compressed, no timestamp the library corrects, every CPU's data where the
- * header's CPU count and sub-buffer size say.  Returns 1 direct, 0 not, -1 read error.
+ * Where CPU @cpu's data (@p) starts for the reader: in the file when not compressed; when
+ * compressed, the offset libtracecmd gives its records (and so the messages): the CPUs'
+ * inflated data laid end to end from one sub-buffer in, each rounded up to whole
+ * sub-buffers, in the order the buffer lists them (*@next, that running offset).
+ */
+static int direct_cpu_init(struct ts_source *src, struct tracedat *td, const struct tdc_cpu *p,
+			   bool compressed, uint64_t *next)
+{
+	struct direct_cpu *c = &td->dc[p->cpu];
+	uint64_t ps = (uint64_t)td->page_size;
+
+	c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
+	if (!compressed) {
+		/* whole sub-buffers (the checks found each CPU's data to be whole ones) */
+		c->chunk_alloc = td->chunk_size + 8;
+		c->chunk = xcalloc(1, c->chunk_alloc);
+		c->start = c->next_off = c->chunk_page = p->off;
+		c->end = p->off + p->size;
+		return 0;
+	}
+	c->start = c->next_off = c->chunk_page = c->end = *next;
+	if (!p->size)
+		return 0;
+	c->end += p->usize;
+	*next += (p->usize + ps - 1) / ps * ps;
+	/* the chunk count, bounded by the checks, then the chunks */
+	{
+		uint32_t count;
+
+		if (pread(src->fd, &count, 4, (off_t)p->off) != 4)
+			return ts_source_fail(src, "cpu %llu: cannot read the chunk count at offset "
+					      "%llu", (unsigned long long)p->cpu,
+					      (unsigned long long)p->off);
+		c->zleft = tdc_swap(&td->zcur, count, 4);
+	}
+	c->znext = p->off + 4;
+	c->zend = p->off + 4 + p->size;
+	return 0;
+}
+
+/*
+ * Read the chosen buffer's sub-buffers directly when the checks' layout allows it: no
+ * timestamp the library corrects, every CPU listed once with its data, the sub-buffer
+ * size the library's.  Returns 1 direct, 0 not, -1 read error.
  */
 static int direct_open(struct ts_source *src, struct tracedat *td)
 {
 	const struct tdc_buffer *b = NULL;
+	uint64_t next;
 
 	if (!td->layout.direct || tep_get_header_timestamp_size(td->tep) != 8 ||
 	    td->layout.big != td->bigendian || tep_is_old_format(td->tep) ||
@@ -205,41 +308,148 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 			return 0;
 		b = &td->layout.buf[i];
 	}
-	if (!b || b->ncpus != td->ncpus || b->page_size != (uint32_t)td->page_size)
+	if (!b || b->page_size != (uint32_t)td->page_size)
 		return 0;
+	/* CPUs by number (the checks saw each once), as the library counts them */
 	for (int i = 0; i < b->ncpus; i++)
-		if (b->cpu[i].cpu != (uint64_t)i)
+		if (b->cpu[i].cpu >= (uint64_t)td->ncpus)
 			return 0;
 	td->dc = xcalloc(td->ncpus, sizeof(*td->dc));
-	/* whole sub-buffers (the checks found each CPU's data to be whole ones) */
+	td->zdirect = b->compressed;
+	tdc_cur_init(&td->zcur, src, src->fd, &td->layout);
 	td->chunk_size = (uint32_t)td->page_size >= DIRECT_CHUNK ? (uint32_t)td->page_size :
 			 DIRECT_CHUNK / (uint32_t)td->page_size * (uint32_t)td->page_size;
+	next = (uint64_t)td->page_size;
+	for (int i = 0; i < td->ncpus; i++)
+		td->dc[i].page_off = UINT64_MAX;
+	for (int i = 0; i < b->ncpus; i++)
+		if (direct_cpu_init(src, td, &b->cpu[i], b->compressed, &next))
+			return -1;
 	for (int i = 0; i < td->ncpus; i++) {
-		struct direct_cpu *c = &td->dc[i];
-
-		/* the walk reads up to 8 bytes past a sub-buffer, as kbuffer does */
-		c->chunk = xcalloc(1, td->chunk_size + 8);
-		c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
-		c->start = c->next_off = b->cpu[i].off;
-		c->end = b->cpu[i].off + b->cpu[i].size;
 		if (direct_fill(src, td, i))
 			return -1;
-		td->heads[i] = c->rec.data ? &c->rec : NULL;
+		td->heads[i] = td->dc[i].rec.data ? &td->dc[i].rec : NULL;
 	}
 	return 1;
 }
 
-static int open_file(struct ts_source *src)
+static void direct_release(struct tracedat *td)
 {
-	struct tracedat *td = xcalloc(1, sizeof(*td));
+	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
+		free(td->dc[cpu].chunk);
+	free(td->dc);
+	td->dc = NULL;
+	tdc_cur_release(&td->zcur);
+}
+
+/* tep-fields.c's hooks: an event's format parsed as its first record comes, kallsyms once */
+static struct tep_event *own_event(void *ctx, struct tep_record *rec, int type)
+{
+	struct ts_source *src = ctx;
+	struct tracedat *td = src->priv;
+
+	return tdc_tep_event(src, &td->layout, td->tep, rec, type);
+}
+
+static void own_syms(void *ctx)
+{
+	struct ts_source *src = ctx;
+	struct tracedat *td = src->priv;
+
+	if (tdc_tep_load(src, src->fd, &td->layout, td->tep, true))
+		td->late_error = true;
+}
+
+/*
+ * Does buffer @name (as the layout has it) have a record on some CPU?  Read directly into
+ * td->dc and td->heads.  1 yes, 0 no, -1 error, -2 not readable directly.
+ */
+static int own_buffer(struct ts_source *src, struct tracedat *td, const char *name)
+{
+	const struct tdc_buffer *b = NULL;
+	int r;
+
+	direct_release(td);
+	memset(td->heads, 0, td->ncpus * sizeof(*td->heads));
+	strlcpy_ts(td->buffer_name, name, sizeof(td->buffer_name));
+	for (int i = 0; i < td->layout.nbuf && !b; i++)
+		if (!strcmp(td->layout.buf[i].name, name))
+			b = &td->layout.buf[i];
+	if (!b)		/* a top level of no CPUs (v7): empty */
+		return 0;
+	td->page_size = (int)b->page_size;
+	r = direct_open(src, td);
+	if (r <= 0)
+		return r < 0 ? -1 : -2;
+	for (int i = 0; i < td->ncpus; i++)
+		if (td->heads[i])
+			return 1;
+	return 0;
+}
+
+/*
+ * Open the file without libtracecmd: the handle from the checks' meta (tracedat-tep.c),
+ * the buffer libtracecmd would choose (the top level unless it is empty and an instance
+ * has records, the first such) read directly.  1 done, 0 the file needs libtracecmd, -1
+ * error.
+ */
+static int own_open(struct ts_source *src, struct tracedat *td)
+{
+	const struct tdc_layout *l = &td->layout;
+	bool top = false;
+	int r;
+
+	for (int i = 0; i < l->nbuf; i++)
+		top |= !l->buf[i].name[0];
+	if (!tdc_tep_possible(l) || !l->direct || (!top && (l->version != 7 || !l->nbuf)))
+		return 0;
+	td->tep = tdc_tep_new(src, &td->layout);
+	if (!td->tep)
+		return -1;
+	td->own = true;
+	td->ncpus = l->meta.cpus;
+	td->bigendian = l->big;
+	td->heads = xcalloc(td->ncpus, sizeof(*td->heads));
+	td->lost_told = xcalloc(td->ncpus, sizeof(*td->lost_told));
+	r = own_buffer(src, td, "");
+	for (int i = 0; r == 0 && i < l->nbuf; i++) {
+		/* an instance named twice is the library's to choose */
+		for (int j = 0; j < i && l->buf[i].name[0]; j++)
+			if (!strcmp(l->buf[j].name, l->buf[i].name))
+				r = -2;
+		if (l->buf[i].name[0] && r == 0)
+			r = own_buffer(src, td, l->buf[i].name);
+	}
+	if (r == 0)	/* no buffer has records: the top level, as the library leaves it */
+		r = own_buffer(src, td, "") == -2 ? -2 : 0;
+	if (r == -1)
+		return -1;
+	if (r == -2) {
+		/* back to the library: nothing read, nothing said */
+		direct_release(td);
+		free(td->heads);
+		free(td->lost_told);
+		td->heads = NULL;
+		td->lost_told = NULL;
+		tep_free(td->tep);
+		td->tep = NULL;
+		td->own = false;
+		td->buffer_name[0] = '\0';
+		return 0;
+	}
+	td->fields.lazy_event = own_event;
+	td->fields.lazy_syms = own_syms;
+	td->fields.lazy_ctx = src;
+	src->info.uname = l->meta.uname[0] ? l->meta.uname : NULL;
+	return 1;
+}
+
+/* The file as libtracecmd opens it, its records read directly if they can be. */
+static int library_open(struct ts_source *src, struct tracedat *td)
+{
 	char path[64];
 	int ninst;
 
-	src->priv = td;
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	td->layout.defer_pages = true;
-	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
-		return -1;
 	tracedat_guard(src, "the file with libtracecmd (headers, kallsyms, first sub-buffers)");
 	if (src->spooled) {
 		/* stdin or a FIFO was spooled to an unlinked temporary file */
@@ -287,6 +497,10 @@ static int open_file(struct ts_source *src)
 	case -1:
 		return -1;
 	case 0:
+		if (getenv("TLBSCOPE_TRACEDAT_DIRECT") && !getenv("TLBSCOPE_TRACEDAT_LIBRARY"))
+			return ts_source_fail(src, "not read directly (TLBSCOPE_TRACEDAT_DIRECT): "
+					      "%s needs libtracecmd's reader",
+					      td->buffer_name[0] ? "the buffer" : "the top-level buffer");
 		/* read by the library: every commit checked before it loads the sub-buffer */
 		if (ninst <= 0 && tdc_check_subbuffers(src, src->fd, &td->layout, td->buffer_name))
 			return -1;
@@ -294,11 +508,29 @@ static int open_file(struct ts_source *src)
 			td->heads[cpu] = tracecmd_read_cpu_first(td->in, cpu);
 		break;
 	}
+	src->info.uname = tracecmd_get_uname(td->top);
+	return 0;
+}
+
+static int open_file(struct ts_source *src)
+{
+	struct tracedat *td = xcalloc(1, sizeof(*td));
+	int r = 0;
+
+	src->priv = td;
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	td->layout.defer_pages = true;
+	td->layout.meta.want = !getenv("TLBSCOPE_TRACEDAT_LIBRARY");
+	if (tracedat_check(src, src->fd, &td->layout, !tracedat_guarded_here()))
+		return -1;
+	if (td->layout.meta.want)
+		r = own_open(src, td);
+	if (r < 0 || (!r && library_open(src, td)))
+		return -1;
 	snprintf(td->detail, sizeof(td->detail), "%s%s", td->buffer_name[0] ? "buffer " : "",
 		 td->buffer_name[0] ? td->buffer_name : "top-level buffer");
 	src->info.detail = td->detail;
 	src->info.cpus = td->ncpus;
-	src->info.uname = tracecmd_get_uname(td->top);
 	list_kprobes(src, td);
 	src->info.kprobes_defined = td->kprobes;
 	src->info.nkprobes_defined = td->nkprobes;
@@ -374,7 +606,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	}
 	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
 	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
-	comm = ev->pid == 0 ? "<idle>" : comm_of(td, ev->pid);
+	comm = ev->pid == 0 ? "<idle>" : comm_of(src, td, ev->pid);
 	memcpy(ev->comm, comm, ev->pid == 0 ? sizeof("<idle>") : TS_COMM_LEN);
 	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
 				  .bigendian = td->bigendian, .event = event,
@@ -385,6 +617,8 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       (unsigned long long)td->nrecords, rec->offset, why);
 		return -1;
 	}
+	if (td->late_error)
+		return -1;
 	td->lost_told[cpu] = false;
 	if (td->dc) {
 		struct direct_cpu *c = &td->dc[cpu];
@@ -408,9 +642,11 @@ static void tracedat_close(struct ts_source *src)
 		return;
 	for (int cpu = 0; td->heads && !td->dc && cpu < td->ncpus; cpu++)
 		tracecmd_free_record(td->heads[cpu]);
-	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
-		free(td->dc[cpu].chunk);
-	free(td->dc);
+	direct_release(td);
+	if (td->own)
+		tep_free(td->tep);
+	tdc_ksyms_free(td->layout.meta.ksyms);
+	td->layout.meta.ksyms = NULL;
 	tdc_layout_release(&td->layout);
 	free(td->heads);
 	free(td->lost_told);

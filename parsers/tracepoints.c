@@ -240,16 +240,26 @@ enum tp_kind {
 	TPK_PRINT, TPK_SFENCE,	/* + the cause */
 };
 
+/* the tracepoints decoded by name (a kprobe is known by its __probe_ip field) */
+static const struct { const char *name; uint8_t kind; } tps[] = {
+	{ "sched_switch", TPK_SWITCH }, { "sched_process_fork", TPK_FORK },
+	{ "task_newtask", TPK_NEWTASK }, { "sched_process_exec", TPK_EXEC },
+	{ "sched_process_exit", TPK_EXIT }, { "ipi_send_cpu", TPK_IPI_CPU },
+	{ "csd_queue_cpu", TPK_CSD_QUEUE }, { "ipi_send_cpumask", TPK_IPI_MASK },
+	{ "csd_function_entry", TPK_CSD_ENTRY }, { "tlb_flush", TPK_TLB_FLUSH },
+	{ "print", TPK_PRINT }, { "tracing_mark_write", TPK_PRINT },
+};
+
+bool tp_known(const char *name)
+{
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (!strcmp(name, tps[i].name))
+			return true;
+	return false;
+}
+
 static uint8_t classify(const char *name, const struct tp_fields *f)
 {
-	static const struct { const char *name; uint8_t kind; } tps[] = {
-		{ "sched_switch", TPK_SWITCH }, { "sched_process_fork", TPK_FORK },
-		{ "task_newtask", TPK_NEWTASK }, { "sched_process_exec", TPK_EXEC },
-		{ "sched_process_exit", TPK_EXIT }, { "ipi_send_cpu", TPK_IPI_CPU },
-		{ "csd_queue_cpu", TPK_CSD_QUEUE }, { "ipi_send_cpumask", TPK_IPI_MASK },
-		{ "csd_function_entry", TPK_CSD_ENTRY }, { "tlb_flush", TPK_TLB_FLUSH },
-		{ "print", TPK_PRINT }, { "tracing_mark_write", TPK_PRINT },
-	};
 	int64_t v;
 	char sym[128];
 	int cause;

@@ -8,6 +8,10 @@ KIND (v6 input): cpus0 cpus-huge pagesize3 cpudata-past-end commit-huge commit-h
 KIND (v7 input): options-loop options-past-end buffer-cpus-huge chunk-inflate-huge chunk-garbage
   ftrace-count system-count format-size header-event-size kallsyms-size record-length
   header-page-byte no-header-info data-section-flags cpu-twice option-short printk-no-colon
+  chunk-garbage-late (CPU 1's second chunk)
+  cpus-reversed (not a corruption: the BUFFER option lists its CPUs last first, as a file may)
+  cpu-unlisted (not a corruption: the BUFFER option leaves out its next-to-last CPU, as a file
+  of a CPU never online does)
 The section kinds edit a compressed section's inflated content and write it zstd-compressed
 again at the end of the file, its option pointing there.
 """
@@ -181,6 +185,22 @@ def main():
             else:
                 for k in range(16):
                     d[off + 12 + 20 + k] ^= 0x5A
+        elif kind == "chunk-garbage-late":
+            _, cpus = v7_buffer_cpus(d, secs)
+            off = cpus[1][0] + 4
+            off += 8 + struct.unpack_from("<I", d, off)[0]
+            for k in range(16):
+                d[off + 8 + 20 + k] ^= 0x5A
+        elif kind == "cpu-unlisted":
+            p, cpus = v7_buffer_cpus(d, secs)
+            n = len(cpus)
+            struct.pack_into("<I", d, p, n - 1)
+            d[p + 4 + 20 * (n - 2):p + 4 + 20 * (n - 1)] = d[p + 4 + 20 * (n - 1):p + 4 + 20 * n]
+        elif kind == "cpus-reversed":
+            p, cpus = v7_buffer_cpus(d, secs)
+            n = len(cpus)
+            entries = [bytes(d[p + 4 + 20 * i:p + 24 + 20 * i]) for i in range(n)]
+            d[p + 4:p + 4 + 20 * n] = b"".join(reversed(entries))
         elif kind == "ftrace-count":
             v7_section_edit(d, secs, 17, lambda c: struct.pack_into("<I", c, 0, 1936287860))
         elif kind == "system-count":

@@ -36,8 +36,7 @@ feeds=$(grep -nE '^[a-z].*[a-z0-9]_feed\(' cli/*.c || true)
 check "cli/ defines no *_feed consumer${feeds:+ ($feeds)}" [ -z "$feeds" ]
 
 # no call circle between the files of a room: A calls B and B (through others) calls A.
-# Read from the objects' symbols; the rooms listed are those already free of circles
-# (parsers/ still has some: its registry and the readers that call back into it).
+# Read from the objects' symbols, for every room.
 build=${TLBSCOPE_BUILD:-$top/build}
 if ! command -v nm > /dev/null || ! command -v tsort > /dev/null; then
 	skip "no call circle inside a room" "nm or tsort not installed"
@@ -45,7 +44,7 @@ elif ! ls "$build"/cli/*.o > /dev/null 2>&1; then
 	skip "no call circle inside a room" "no objects in $build (make first)"
 else
 	circles=""
-	for d in lib timeline tuner analysis record dashboards cli; do
+	for d in lib parsers timeline tuner analysis record dashboards cli; do
 		for o in "$build/$d"/*.o; do
 			nm --defined-only -g "$o" | awk -v o="${o##*/}" 'NF == 3 { print $3, o }'
 		done > "$tmp/defs"
@@ -58,7 +57,39 @@ else
 			circles="$circles $d/:$(grep -v 'input contains' "$tmp/loop" | sed 's/^tsort: //' | sort -u | tr '\n' ',')"
 		fi
 	done
-	check "no call circle inside lib/, timeline/, tuner/, analysis/, record/, dashboards/, cli/${circles:+ (circles:$circles)}" \
+	check "no call circle inside lib/, parsers/, timeline/, tuner/, analysis/, record/, dashboards/, cli/${circles:+ (circles:$circles)}" \
 		[ -z "$circles" ]
 fi
+
+# no two files of a folder include each other's headers, directly or through another
+# header: two files that need each other are one concern cut in half (STYLE.md)
+includes() {	# the headers of FILE's folder it includes, through headers too
+	local f=$1 seen=" " h dir
+	dir=$(dirname "$f")
+	local todo=$f
+	while [ -n "$todo" ]; do
+		set -- $todo
+		f=$1
+		shift
+		todo=$*
+		for h in $(sed -n 's/^#include "\([^./][^"]*\.h\)"/\1/p' "$f"); do
+			case $seen in *" $h "*) continue ;; esac
+			seen="$seen$h "
+			[ -f "$dir/$h" ] && todo="$todo $dir/$h"
+		done
+	done
+	echo "$seen"
+}
+circles=""
+for c in lib/*.c parsers/*.c timeline/*.c tuner/*.c analysis/*.c record/*.c dashboards/*.c cli/*.c; do
+	[ -f "${c%.c}.h" ] || continue
+	mine=$(includes "$c")
+	for d in "$(dirname "$c")"/*.c; do
+		[ "$d" != "$c" ] && [ -f "${d%.c}.h" ] || continue
+		[[ "$d" > "$c" ]] || continue
+		case $mine in *" $(basename "${d%.c}.h") "*) ;; *) continue ;; esac
+		case $(includes "$d") in *" $(basename "${c%.c}.h") "*) circles="$circles $c<->$d" ;; esac
+	done
+done
+check "no two files include each other's headers${circles:+ (both ways:$circles)}" [ -z "$circles" ]
 echo "1..$n"

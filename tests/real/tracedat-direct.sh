@@ -1,16 +1,70 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# An uncompressed trace.dat is read sub-buffer by sub-buffer by tlbscope itself
-# (parsers/tracedat.c), not through tracecmd_read_data(): the events must be exactly what
-# the library gives (TLBSCOPE_TRACEDAT_LIBRARY=1) and what the compressed original gives,
-# lost events included; a corrupt record is the same message either way; and the file is
-# read in bounded pieces.
+# A trace.dat is read sub-buffer by sub-buffer by tlbscope itself (parsers/tracedat.c),
+# compressed chunks inflated one at a time, not through tracecmd_read_data(): the events
+# must be exactly what the library gives (TLBSCOPE_TRACEDAT_LIBRARY=1), with
+# TLBSCOPE_TRACEDAT_DIRECT=1 making sure tlbscope's own reader is the one compared.  On
+# every corpus trace, this machine's captures, buffers that list some CPUs only or in
+# another order, and uncompressed copies (v6, v7) that must give what the compressed
+# original gives, lost events included; a corrupt record or chunk is the same message
+# either way; and the file is read in bounded pieces.
 T=tracedat-direct
 . "$(dirname "$0")/../lib.sh"
 
 # the trace's own name (the last argument) in warnings and messages as TRACE
 lib() { TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"; echo "status ${PIPESTATUS[0]}"; }
-own() { tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"; echo "status ${PIPESTATUS[0]}"; }
+own() {
+	TLBSCOPE_TRACEDAT_DIRECT=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"
+	echo "status ${PIPESTATUS[0]}"
+}
+# both DESC FILE: tlbscope's own reader and the library's give the same events
+both() { same "$1: the events of libtracecmd's reader" "$(lib events "$2")" "$(own events "$2")"; }
+
+for f in "$top"/corpus/traces/*/trace.dat "$fx"/x86-*.dat; do
+	both "${f#"$top"/}" "$f"
+done
+# buffers that list some CPUs only (trace-cmd writes no entry for a CPU without data): the
+# first 200 and 50 events of the 8-CPU run (7 and 4 of its CPUs), and its CPUs listed last
+# first; each must be read directly (CPUs by number, not by place in the list)
+eight=$top/corpus/traces/hackbench-aia-8cpu/trace.dat
+if command -v trace-cmd > /dev/null; then
+	for e in 200 50; do
+		trace-cmd split -i "$eight" -e $e -o "$tmp/split$e" > /dev/null 2>&1
+		listed=$(trace-cmd dump --options -i "$tmp/split$e.1" 2>&1 | grep -c 'data offset and size')
+		both "the first $e events of the 8-CPU run ($listed CPUs listed)" "$tmp/split$e.1"
+		check "... CPUs left out of the list ($listed)" [ "$listed" -lt 8 ]
+	done
+else
+	skip "buffers that list some CPUs" "trace-cmd is not installed (its split makes them)"
+fi
+python3 "$top/tests/fuzz/corrupt-dat.py" "$eight" cpu-unlisted "$tmp/unlisted.dat"
+both "the 8-CPU run, CPU 6 not listed (7 of 8, as when one never came online)" "$tmp/unlisted.dat"
+check "... no event on CPU 6, all of the others'" [ "$(TLBSCOPE_TRACEDAT_DIRECT=1 tls events "$tmp/unlisted.dat" |
+	jq -r 'select(.cpu != null) | .cpu' | sort -u | tr '\n' ' ')" = "0 1 2 3 4 5 7 " ]
+python3 "$top/tests/fuzz/corrupt-dat.py" "$eight" cpus-reversed "$tmp/reversed.dat"
+both "the 8-CPU run, its CPUs listed last first" "$tmp/reversed.dat"
+same "... the events of the original" "$(own events "$eight")" "$(own events "$tmp/reversed.dat")"
+# a chunk after a CPU's first that does not inflate: checked as tlbscope's reader inflates
+# it, or by the checks before the library reads: the same message and status
+python3 "$top/tests/fuzz/corrupt-dat.py" "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" \
+	chunk-garbage-late "$tmp/late.dat"
+same "a later chunk that does not inflate: the same message and status either way" \
+	"$(lib report "$tmp/late.dat")" "$(own report "$tmp/late.dat")"
+check "... the chunk named" grep -q "cpu 1, chunk 1 at offset" <(own report "$tmp/late.dat")
+# this machine: a capture of one CPU of two (v6 lists both; as v7 only the one with data)
+if [ "$(id -u)" != 0 ] || [ ! -d /sys/kernel/tracing/instances ] ||
+   ! command -v trace-cmd > /dev/null; then
+	skip "a capture of one CPU of this machine" "needs root, tracefs and trace-cmd"
+elif [ "$(nproc)" -lt 2 ]; then
+	skip "a capture of one CPU of this machine" "one CPU only"
+else
+	tls record -C 1 -D 0.5 -o "$tmp/cpu1.dat" > /dev/null 2>&1
+	trace-cmd convert -i "$tmp/cpu1.dat" --file-version 7 -o "$tmp/cpu1-v7.dat" > /dev/null 2>&1
+	both "a capture of CPU 1 of this machine (v6)" "$tmp/cpu1.dat"
+	both "... as v7, CPU 1 the only one listed" "$tmp/cpu1-v7.dat"
+	same "... the events of the v6 file" "$(own events "$tmp/cpu1.dat")" \
+		"$(own events "$tmp/cpu1-v7.dat")"
+fi
 
 same "x86-lost.dat: it has lost events" "true" \
 	"$(tls info --json "$fx/x86-lost.dat" | jq '.lost_events > 0')"
@@ -49,18 +103,24 @@ printf '\377\377\377\377' | dd of="$tmp/bad.dat" bs=1 seek=$off conv=notrunc sta
 same "a corrupt record: the same message and status either way" "$(lib report "$tmp/bad.dat")" \
 	"$(own report "$tmp/bad.dat")"
 
-# read in pieces (256 KiB, or a CPU's whole data when smaller), not a sub-buffer per
-# read, in the top-level buffer and in an instance.  In the top-level buffer each byte of
+# the sub-buffers read in pieces (256 KiB, or a CPU's whole data when smaller), not a
+# sub-buffer per read, in the top-level buffer and in an instance (the header sections
+# before them, kallsyms among them, are read whole).  In the top-level buffer each byte of
 # the data is read once: the checks leave the commits of the sub-buffers after each CPU's
-# first to this reader (a file with instances has them all checked first, as the library
-# looks for the buffer with data)
+# first to this reader
 if command -v strace > /dev/null; then
 	top_level=$f
 	for f in "$f" "$tmp/tests_fixtures_x86-lost.dat-v7.dat"; do
+		# where the first CPU's data starts (v6: the flyrecord table; v7: option BUFFER)
+		start=$(trace-cmd dump --flyrecord --options -i "$f" 2>&1 | awk '
+			/offset, size of cpu/ { o = $1 } /data offset and size/ { o = $2 }
+			/offset, size of cpu|data offset and size/ { if (o > 0 && (m == "" || o < m)) m = o }
+			END { print m + 0 }')
 		strace -e trace=pread64 -o "$tmp/st" "$prog" events "$f" > /dev/null 2>&1
-		# reads of more than 8 KiB: how many, their bytes, how many over 256 KiB
-		read -r reads bytes over <<< "$(awk -F', ' '$3 + 0 > 8192 { n++; b += $3 }
-			$3 + 0 > 262144 { o++ } END { print n + 0, b + 0, o + 0 }' "$tmp/st")"
+		# reads of more than 8 KiB in the data: how many, their bytes, how many over 256 KiB
+		read -r reads bytes over <<< "$(awk -F', ' -v start="$start" '$4 + 0 < start { next }
+			$3 + 0 > 8192 { n++; b += $3 } $3 + 0 > 262144 { o++ }
+			END { print n + 0, b + 0, o + 0 }' "$tmp/st")"
 		check "${f##*/}: sub-buffers read in pieces of at most 256 KiB ($reads reads)" \
 			[ "$reads" -gt 1 -a "$over" = 0 ]
 		[ "$f" = "$top_level" ] &&

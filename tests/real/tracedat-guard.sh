@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tlbscope parses a trace.dat's headers with libtracecmd once, in its own process
-# (parsers/tracedat-guard.c): no child parses them first.  A file the library crashes on
-# still ends in exit 2 and a message naming the event format at fault, by a re-execution
-# of tlbscope (from a file, from standard input, and without /proc, where the message
-# names the step instead).
+# tlbscope parses what it needs of a trace.dat's headers with libtraceevent once, in its own
+# process (parsers/tracedat-guard.c): no child parses them first.  A file the library
+# crashes on still ends in exit 2 and a message naming the event format at fault, by a
+# re-execution of tlbscope (from a file, from standard input, and without /proc, where the
+# message names the step under way: the format being parsed).
 T=tracedat-guard
 . "$(dirname "$0")/../lib.sh"
 
@@ -57,7 +57,7 @@ else
 		> /dev/null 2> "$tmp/err"
 	rc=$?
 	same "without /proc: exit 2 ($rc), the step in the message" \
-		"2 tlbscope: $segv: corrupt trace.dat: the tracing libraries crash reading the file with libtracecmd (headers, kallsyms, first sub-buffers)" \
+		"2 tlbscope: $segv: $want" \
 		"$rc $(cat "$tmp/err")"
 fi
 echo "1..$n"
