@@ -128,10 +128,37 @@ int jsonl_key_id(const char *s, size_t n, unsigned hash)
 	return -1;
 }
 
+#define KIND_SLOTS	64
+
+static int8_t kind_slot[KIND_SLOTS];	/* enum jkind + 1, 0 empty */
+
+/* A kind's slot: its length, first and last letters (distinct kinds mostly differ there). */
+static unsigned kind_hash(const char *s, size_t n)
+{
+	return (unsigned)(n * 7 + (unsigned char)s[0] * 3 + (unsigned char)s[n - 1]);
+}
+
 int jsonl_kind_id(const char *s, size_t n)
 {
-	for (int k = 0; k < N_KINDS; k++)
-		if (jsonl_kinds[k].len == n && !memcmp(jsonl_kinds[k].name, s, n))
-			return k;
+	static bool kinds_built;
+
+	if (!kinds_built) {
+		for (int k = 0; k < N_KINDS; k++) {
+			unsigned h = kind_hash(jsonl_kinds[k].name, jsonl_kinds[k].len);
+
+			while (kind_slot[h % KIND_SLOTS])
+				h++;
+			kind_slot[h % KIND_SLOTS] = (int8_t)(k + 1);
+		}
+		kinds_built = true;
+	}
+	if (!n)
+		return -1;
+	for (unsigned h = kind_hash(s, n); kind_slot[h % KIND_SLOTS]; h++) {
+		const struct jsonl_kind *k = &jsonl_kinds[kind_slot[h % KIND_SLOTS] - 1];
+
+		if (k->len == n && !memcmp(k->name, s, n))
+			return kind_slot[h % KIND_SLOTS] - 1;
+	}
 	return -1;
 }
