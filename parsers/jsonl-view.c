@@ -362,6 +362,8 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 	const uint8_t *keys = before_kind;
 	int nkeys = sizeof(before_kind), at = 0, nterm = 0;
 	char *term[JSONL_KEYS_MAX + 3];
+	struct jv *m;
+	int n = 0;
 
 	if (len < 2 || line[0] != '{' || *end != '}')
 		return false;
@@ -372,6 +374,7 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 					kind_at[k] = (uint8_t)i;
 	jline_reset(l);
 	ALLOC_GROW(l->m, JSONL_KEYS_MAX + 3, l->alloc);
+	m = l->m;	/* in locals: the stores through v would make l's fields reloaded */
 	if (p == end)
 		return true;	/* {} */
 	for (;;) {
@@ -384,11 +387,11 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 			return false;	/* another key, or out of order */
 		k = keys[at++];
 		p += kt[k].len;
-		v = &l->m[l->n++];
+		v = &m[n++];
 		v->key = jsonl_key_names[k];
 		v->kid = k;
 		v->jarr = NULL;
-		l->at[k] = (uint8_t)l->n;
+		l->at[k] = (uint8_t)n;
 		if (p >= end)
 			return false;
 		if (*p == '"') {
@@ -457,5 +460,6 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 	}
 	for (int i = 0; i < nterm; i++)
 		*term[i] = '\0';
+	l->n = n;
 	return true;
 }
