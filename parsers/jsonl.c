@@ -182,11 +182,17 @@ static int32_t jpid(const struct jline *o, enum jkey key, int32_t dflt)
 	return v->i == -1 ? -1 : ts_pid(v->i);
 }
 
+/* A name into @buf of TS_COMM_LEN bytes, cut as strlcpy_ts() cuts it; "" when absent. */
 static void jcomm(const struct jline *o, enum jkey key, char *buf)
 {
-	const char *s = jstr(o, key);
+	const struct jv *v = jget(o, key);
 
-	strlcpy_ts(buf, s ? s : "", TS_COMM_LEN);
+	if (!v || v->type != JV_STR)
+		buf[0] = '\0';
+	else if (v->ascii && v->len < TS_COMM_LEN)
+		memcpy(buf, v->s, v->len + 1);	/* a scanner's: no NUL inside; it fits */
+	else
+		strlcpy_ts(buf, v->s, TS_COMM_LEN);
 }
 
 /*
@@ -233,7 +239,7 @@ static uint32_t jstr_id(struct ts_source *src, const struct jline *o, enum jkey 
 static int name_index(const char *s, const char *const *names, int n, int dflt)
 {
 	for (int i = 0; s && i < n; i++)
-		if (names[i] && names[i][0] == s[0] && !strcmp(s, names[i]))
+		if (names[i] && names[i][0] == s[0] && names[i][1] == s[1] && !strcmp(s, names[i]))
 			return i;
 	return dflt;
 }
