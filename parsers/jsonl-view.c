@@ -24,10 +24,23 @@ static inline size_t key_len(int k)
 
 static void jline_reset(struct jline *l)
 {
+	l->has = 0;
 	l->n = 0;
 	l->kind = -1;
 	l->others = false;
-	memset(l->at, 0, sizeof(l->at));
+}
+
+/* The value of known key @k, now on the line (false: already was, a duplicate). */
+static inline struct jv *jline_known(struct jline *l, int k)
+{
+	struct jv *v = &l->key[k];
+
+	if (l->has >> k & 1)
+		return NULL;
+	l->has |= 1ULL << k;
+	memset(v, 0, sizeof(*v));
+	v->kid = k;
+	return v;
 }
 
 static struct jv *jline_add(struct jline *l)
@@ -110,7 +123,7 @@ bool jsonl_view_scan(char *line, size_t len, struct jline *l)
 {
 	const char *p = line, *end = line + len;
 	char *term[2 * JL_MAX];
-	int nterm = 0, row = 0;
+	int nterm = 0, row = 0, idx = 0;	/* idx: members so far */
 
 	jline_reset(l);
 	p = skip_ws(p, end);
@@ -126,9 +139,9 @@ bool jsonl_view_scan(char *line, size_t len, struct jline *l)
 			unsigned h;
 			int g;
 
-			if (l->n == JL_MAX || p >= end || *p != '"')
+			if (idx == JL_MAX || p >= end || *p != '"')
 				return false;
-			g = l->guess[row][l->n] - 1;
+			g = l->guess[row][idx] - 1;
 			if (g >= 0 && (size_t)(end - p) > key_len(g) + 1u && p[1 + key_len(g)] == '"' &&
 			    !memcmp(p + 1, jsonl_key_names[g], key_len(g))) {
 				q = p + 1 + key_len(g);		/* what scan_key() would find */
@@ -136,17 +149,18 @@ bool jsonl_view_scan(char *line, size_t len, struct jline *l)
 				if (!(q = scan_key(p + 1, end, &h)))
 					return false;
 				g = jsonl_key_id(p + 1, (size_t)(q - p - 1), h);
-				l->guess[row][l->n] = (uint8_t)(g + 1);
+				l->guess[row][idx] = (uint8_t)(g + 1);
 			}
-			v = jline_add(l);
-			v->key = p + 1;
-			v->kid = g;
-			if (v->kid >= 0 && l->at[v->kid])
-				return false;	/* a duplicate key: jansson's to refuse */
-			if (v->kid >= 0)
-				l->at[v->kid] = l->n;
-			else
+			idx++;
+			if (g >= 0) {
+				if (!(v = jline_known(l, g)))
+					return false;	/* a duplicate key: jansson's to refuse */
+			} else {
+				v = jline_add(l);
+				v->kid = -1;
 				l->others = true;
+			}
+			v->key = p + 1;
 			term[nterm++] = (char *)q;
 			p = skip_ws(q + 1, end);
 			if (p >= end || *p++ != ':')
@@ -218,8 +232,8 @@ bool jsonl_view_scan(char *line, size_t len, struct jline *l)
 	if (skip_ws(p, end) != end)
 		return false;
 	/* jansson refuses duplicate keys (JSON_REJECT_DUPLICATES): among the unknown ones too */
-	for (int i = 0; l->others && i < l->n; i++)
-		for (int k = i + 1; l->m[i].kid < 0 && k < l->n; k++) {
+	for (int i = 0; i < l->n; i++)
+		for (int k = i + 1; k < l->n; k++) {
 			const char *a = l->m[i].key, *b = l->m[k].key;
 
 			while (*a == *b && *a != '"')
@@ -239,15 +253,16 @@ void jsonl_view_json(json_t *o, struct jline *l)
 
 	jline_reset(l);
 	json_object_foreach(o, key, v) {
-		struct jv *m = jline_add(l);
 		size_t n = strlen(key);
+		int kid = jsonl_key_id(key, n, jsonl_key_hash(key, n));
+		struct jv *m;
 
-		m->key = key;
-		m->kid = jsonl_key_id(key, n, jsonl_key_hash(key, n));
-		if (m->kid >= 0)
-			l->at[m->kid] = l->n;
-		else
+		/* jansson's keys are unique (JSON_REJECT_DUPLICATES); others are not read */
+		if (kid < 0 || !(m = jline_known(l, kid))) {
 			l->others = true;
+			continue;
+		}
+		m->key = key;
 		if (json_is_integer(v)) {
 			m->type = JV_INT;
 			m->i = json_integer_value(v);
@@ -362,8 +377,7 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 	const uint8_t *keys = before_kind;
 	int nkeys = sizeof(before_kind), at = 0, nterm = 0;
 	char *term[JSONL_KEYS_MAX + 3];
-	struct jv *m;
-	int n = 0;
+	uint64_t has = 0;
 
 	if (len < 2 || line[0] != '{' || *end != '}')
 		return false;
@@ -373,8 +387,6 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 				if (jsonl_kinds[k].keys[i] == K_KIND)
 					kind_at[k] = (uint8_t)i;
 	jline_reset(l);
-	ALLOC_GROW(l->m, JSONL_KEYS_MAX + 3, l->alloc);
-	m = l->m;	/* in locals: the stores through v would make l's fields reloaded */
 	if (p == end)
 		return true;	/* {} */
 	for (;;) {
@@ -387,11 +399,11 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 			return false;	/* another key, or out of order */
 		k = keys[at++];
 		p += kt[k].len;
-		v = &m[n++];
-		v->key = jsonl_key_names[k];
+		/* keys only go forward in the order: none is met twice */
+		v = &l->key[k];
+		has |= 1ULL << k;
+		v->key = NULL;
 		v->kid = k;
-		v->jarr = NULL;
-		l->at[k] = (uint8_t)n;
 		if (p >= end)
 			return false;
 		if (*p == '"') {
@@ -424,6 +436,7 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 
 			v->type = JV_ARR;
 			v->arr = ++p;
+			v->jarr = NULL;
 			if (p < end && *p == ']') {
 				p++;
 			} else {
@@ -460,6 +473,6 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 	}
 	for (int i = 0; i < nterm; i++)
 		*term[i] = '\0';
-	l->n = n;
+	l->has = has;
 	return true;
 }

@@ -16,7 +16,7 @@
 enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
 
 struct jv {
-	const char *key;	/* NUL- or '"'-terminated */
+	const char *key;	/* NUL- or '"'-terminated; NULL from the exact reader */
 	int kid;		/* enum jkey, -1 another key */
 	uint8_t type;
 	bool b;
@@ -31,11 +31,12 @@ struct jv {
 #define JL_MAX	64	/* members the scanners take; jansson's lines may have more */
 
 struct jline {
-	struct jv *m;
+	uint64_t has;		/* bit k: known key k is on the line, its value in key[k] */
+	struct jv key[N_KEYS];
+	struct jv *m;		/* the general scanner's members of other keys */
 	int n, alloc;
 	int kind;		/* enum jkind of its "kind" string, -1 none or another */
 	bool others;		/* some key is not a known one */
-	uint8_t at[N_KEYS];	/* the member of each known key + 1, 0 none */
 	/*
 	 * The general scanner's guesses: the known key + 1 that member i had on the last line
 	 * of the same kind (0: none; row 0 before the "kind" member, then a row per hash of
@@ -63,9 +64,11 @@ void jsonl_view_json(json_t *o, struct jline *l);
 /* An integer as JSON writes it (no leading zeros) that fits int64: past it, or NULL. */
 const char *jsonl_scan_int(const char *p, const char *end, int64_t *v);
 
+_Static_assert(N_KEYS <= 64, "struct jline's has: a bit per known key");
+
 static inline const struct jv *jget(const struct jline *o, enum jkey k)
 {
-	return o->at[k] ? &o->m[o->at[k] - 1] : NULL;
+	return o->has >> k & 1 ? &o->key[k] : NULL;
 }
 
 static inline const char *jstr(const struct jline *o, enum jkey key)

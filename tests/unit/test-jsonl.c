@@ -194,21 +194,26 @@ static void test_writer_keeps_table_order(void **state)
 		lines++;
 		if (!jsonl_view_exact(x, strlen(x), &a))
 			fail_msg("not taken by the exact reader: %s", line);
-		assert_int_equal(a.n, members(line));
+		assert_int_equal(__builtin_popcountll(a.has), members(line));
 		assert_true(a.kind >= 0);
 		/* the general scanner reads the same members, the same values */
 		assert_true(jsonl_view_scan(y, strlen(y), &b));
-		assert_int_equal(a.n, b.n);
+		assert_true(a.has == b.has);
 		assert_int_equal(a.kind, b.kind);
-		for (int i = 0; i < a.n; i++) {
-			assert_int_equal(a.m[i].kid, b.m[i].kid);
-			assert_int_equal(a.m[i].type, b.m[i].type);
-			if (a.m[i].type == JV_INT)
-				assert_true(a.m[i].i == b.m[i].i);
-			if (a.m[i].type == JV_BOOL)
-				assert_int_equal(a.m[i].b, b.m[i].b);
-			if (a.m[i].type == JV_STR)
-				assert_string_equal(a.m[i].s, b.m[i].s);
+		for (int k = 0; k < N_KEYS; k++) {
+			const struct jv *va = jget(&a, k), *vb = jget(&b, k);
+
+			if (!va)
+				continue;
+			assert_int_equal(va->type, vb->type);
+			if (va->type == JV_INT)
+				assert_true(va->i == vb->i);
+			if (va->type == JV_BOOL)
+				assert_int_equal(va->b, vb->b);
+			if (va->type == JV_STR) {
+				assert_string_equal(va->s, vb->s);
+				assert_int_equal(va->len, vb->len);
+			}
 		}
 		free(x);
 		free(y);
