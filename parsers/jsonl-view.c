@@ -367,13 +367,41 @@ static inline const char *exact_int(const char *p, const char *end, int64_t *v)
 /* The keys a line may have before its "kind" says which kind's order follows. */
 static const uint8_t before_kind[] = { K_TS, K_CPU, K_KIND };
 
-/* Where "kind" is in each kind's order: the keys after it follow it there. */
-static uint8_t kind_at[N_KINDS];
+/*
+ * Each kind's keys in order with their written texts; orders[N_KINDS]: the keys before
+ * "kind".  Built once.
+ */
+static struct order {
+	const uint8_t *keys;
+	int n;
+	int kind_at;		/* where "kind" is: the keys after it follow it there */
+	struct jsonl_key_text text[JSONL_KEYS_MAX];
+} orders[N_KINDS + 1];
+static bool orders_built;
+
+static void build_orders(void)
+{
+	const struct jsonl_key_text *kt = jsonl_key_texts();
+
+	for (int k = 0; k <= N_KINDS; k++) {
+		struct order *o = &orders[k];
+
+		o->keys = k < N_KINDS ? jsonl_kinds[k].keys : before_kind;
+		o->n = k < N_KINDS ? jsonl_kinds[k].nkeys : (int)sizeof(before_kind);
+		for (int i = 0; i < o->n; i++) {
+			o->text[i] = kt[o->keys[i]];
+			if (o->keys[i] == K_KIND)
+				o->kind_at = i;
+		}
+	}
+	orders_built = true;
+}
 
 bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 {
-	const struct jsonl_key_text *kt = jsonl_key_texts();
 	const char *p = line + 1, *end = line + len - 1;	/* past '{', at '}' */
+	/* the order in locals: stores through v would make them reloaded from orders[] */
+	const struct jsonl_key_text *texts = orders[N_KINDS].text;
 	const uint8_t *keys = before_kind;
 	int nkeys = sizeof(before_kind), at = 0, nterm = 0;
 	char *term[JSONL_KEYS_MAX + 3];
@@ -381,11 +409,8 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 
 	if (len < 2 || line[0] != '{' || *end != '}')
 		return false;
-	if (!kind_at[JK_MM])
-		for (int k = 0; k < N_KINDS; k++)
-			for (int i = 0; i < jsonl_kinds[k].nkeys; i++)
-				if (jsonl_kinds[k].keys[i] == K_KIND)
-					kind_at[k] = (uint8_t)i;
+	if (!orders_built)
+		build_orders();
 	jline_reset(l);
 	if (p == end)
 		return true;	/* {} */
@@ -393,12 +418,12 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 		struct jv *v;
 		int k;
 
-		while (at < nkeys && !at_key(p, end, &kt[keys[at]]))
+		while (at < nkeys && !at_key(p, end, &texts[at]))
 			at++;
 		if (at == nkeys)
 			return false;	/* another key, or out of order */
-		k = keys[at++];
-		p += kt[k].len;
+		k = keys[at];
+		p += texts[at++].len;
 		/* keys only go forward in the order: none is met twice */
 		v = &l->key[k];
 		has |= 1ULL << k;
@@ -422,9 +447,10 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 				if (kind < 0)
 					return false;	/* another kind: its keys in another order */
 				l->kind = kind;
-				keys = jsonl_kinds[kind].keys;
-				nkeys = jsonl_kinds[kind].nkeys;
-				at = kind_at[kind] + 1;
+				texts = orders[kind].text;
+				keys = orders[kind].keys;
+				nkeys = orders[kind].n;
+				at = orders[kind].kind_at + 1;
 			}
 			p = q + 1;
 		} else if ((unsigned)(*p - '0') < 10 || *p == '-') {
