@@ -512,6 +512,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct jsonl *j = src->priv;
+	bool used = false;	/* @ev comes zeroed (ts_source_next()) until decode() fills it */
 
 	for (;;) {
 		json_error_t jerr;
@@ -547,7 +548,9 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 			}
 			jsonl_view_json(o, &j->line);
 		}
-		memset(ev, 0, sizeof(*ev));
+		if (used)
+			memset(ev, 0, sizeof(*ev));
+		used = true;
 		ev->tgid = -1;
 		r = decode(src, &j->line, ev, &why);
 		json_decref(o);
