@@ -399,7 +399,7 @@ static void build_orders(void)
 
 bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 {
-	const char *p = line + 1, *end = line + len - 1;	/* past '{', at '}' */
+	const char *p = line + 1, *end;
 	/* the order in locals: stores through v would make them reloaded from orders[] */
 	const struct jsonl_key_text *texts = orders[N_KINDS].text;
 	const uint8_t *keys = before_kind;
@@ -407,8 +407,9 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 	char *term[JSONL_KEYS_MAX + 3];
 	uint64_t has = 0;
 
-	if (len < 2 || line[0] != '{' || *end != '}')
+	if (len < 2 || line[0] != '{' || line[len - 1] != '}')
 		return false;
+	end = line + len - 1;	/* at the '}': the members lie between p and end */
 	if (!orders_built)
 		build_orders();
 	jline_reset(l);
@@ -444,8 +445,9 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 			if (k == K_KIND) {
 				int kind = jsonl_kind_id(p, (size_t)(q - p));
 
+				/* another kind has its keys in another order */
 				if (kind < 0)
-					return false;	/* another kind: its keys in another order */
+					return false;
 				l->kind = kind;
 				texts = orders[kind].text;
 				keys = orders[kind].keys;

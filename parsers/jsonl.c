@@ -5,12 +5,12 @@
  * kinds and keys are ignored; a line that is not a JSON object, or lacks ts/cpu/kind, is
  * counted as malformed and skipped.  mm names are opaque strings given by the input.
  *
- * Speed: a line is first read by a scanner for what tlbscope itself writes - one flat
- * object of integers, plain ASCII strings without escapes, true/false/null and arrays of
- * integers - which finds the members in place, without allocating.  Any line it does not
- * take whole (escapes, UTF-8, reals, nesting, duplicate keys, anything malformed) goes to
- * jansson instead, so third-party writers are read exactly as before; both fill the same
- * view of the line's members that decode() reads.
+ * Speed: a line's members are found by the first of three readers that takes it whole
+ * (jsonl-view.c): one for exactly what tlbscope writes (the keys in the order of
+ * jsonl-keys.c), one for any flat object of integers, plain strings, true/false/null and
+ * arrays of integers, and jansson for the rest (escapes, UTF-8, reals, nesting, duplicate
+ * keys, anything malformed), so third-party writers are read exactly as before.  All fill
+ * the same view of the line that decode() reads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -340,8 +340,8 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		if (!ev->u.mminfo.mm)
 			return *why = "mm line without \"mm\"", -1;
 		ev->u.mminfo.pid = jpid(o, K_PID, -1);
-		ev->u.mminfo.how = (uint8_t)name_index(jstr(o, K_HOW), jsonl_how_names, JSONL_N_HOWS,
-						       1);
+		ev->u.mminfo.how = (uint8_t)name_index(jstr(o, K_HOW), jsonl_how_names,
+						       JSONL_N_HOWS, 1);
 		jcomm(o, K_COMM, ev->comm);
 		return 1;
 	}
@@ -538,7 +538,8 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 			if (!len || (line[0] != '{' && line[strspn(line, " \t")] == '\0'))
 				continue;
 		}
-		if (!jsonl_view_exact(line, len, &j->line) && !jsonl_view_scan(line, len, &j->line)) {
+		if (!jsonl_view_exact(line, len, &j->line) &&
+		    !jsonl_view_scan(line, len, &j->line)) {
 			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 			if (!json_is_object(o)) {
 				ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
