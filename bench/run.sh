@@ -5,8 +5,9 @@
 # the JSON lines against mawk counting sched_switch lines in the text, the tuner's whole grid
 # against one point, and peak memory against the floor's; then trace-cmd report, and memory
 # flat in trace length.  With no argument it captures a large trace of this machine first
-# (root and tracefs needed).
-#   usage: bench/run.sh [TRACE.dat]
+# (root and tracefs needed).  BEFORE=PROGRAM (another build of tlbscope, e.g. of the
+# commit before a change) adds its text and JSON-lines rows, measured in the same run.
+#   usage: [BEFORE=PROGRAM] bench/run.sh [TRACE.dat]
 set -eu
 . "$(dirname "$0")/lib.sh"
 trace=${1:-}
@@ -37,6 +38,10 @@ read -r rt rm <<< "$(measure "$prog" report "$trace")"
 read -r xt xm <<< "$(measure "$prog" report "$work/trace.txt")"
 read -r jt jm <<< "$(measure "$prog" report "$work/ev.jsonl")"
 read -r mt mm <<< "$(measure mawk '/sched_switch/ { n++ } END { print n }' "$work/trace.txt")"
+if [ -n "${BEFORE:-}" ]; then
+	read -r bxt bxm <<< "$(measure "$BEFORE" report "$work/trace.txt")"
+	read -r bjt bjm <<< "$(measure "$BEFORE" report "$work/ev.jsonl")"
+fi
 read -r gt gm <<< "$(measure "$prog" tune "$trace")"
 read -r pt pm <<< "$(measure "$prog" tune --threshold 6 --queue 32 "$trace")"
 printf 'trace: %s (%s bytes, %s events; text %s bytes, JSON lines %s bytes)\n' "$trace" \
@@ -50,10 +55,17 @@ printf '%-58s %8s s %9s KiB\n' \
 	"tlbscope report of the JSON lines (tlbscope events)" "$jt" "$jm" \
 	"tlbscope tune, default grid" "$gt" "$gm" \
 	"tlbscope tune, one point" "$pt" "$pm"
+[ -n "${BEFORE:-}" ] && printf '%-58s %8s s %9s KiB\n' \
+	"before: report of the text" "$bxt" "$bxm" \
+	"before: report of the JSON lines" "$bjt" "$bjm"
 printf '%-58s %6s   goal\n' ratio now
 printf '%-58s %6s   <= 1.5\n' "report trace.dat / floor" "$(ratio "$rt" "$ft")"
-printf '%-58s %6s   <= 3\n' "report text / mawk on the text" "$(ratio "$xt" "$mt")"
-printf '%-58s %6s   <= 6\n' "report JSON lines / mawk on the text" "$(ratio "$jt" "$mt")"
+printf '%-58s %6s   <= 2.5\n' "report text / mawk on the text" "$(ratio "$xt" "$mt")"
+printf '%-58s %6s   <= 2\n' "report JSON lines / mawk on the text" "$(ratio "$jt" "$mt")"
+if [ -n "${BEFORE:-}" ]; then
+	printf '%-58s %6s\n' "before: report text / mawk on the text" "$(ratio "$bxt" "$mt")"
+	printf '%-58s %6s\n' "before: report JSON lines / mawk on the text" "$(ratio "$bjt" "$mt")"
+fi
 printf '%-58s %6s   <= 1.2\n' "tune whole grid / one point" "$(ratio "$gt" "$pt")"
 printf '%-58s %6s   <= 1.3\n' "peak memory, report trace.dat / floor" "$(ratio "$rm" "$fm")"
 echo

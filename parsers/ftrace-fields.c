@@ -1,16 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * An ftrace text event's fields, read out of its printed payload ("prev_comm=bash
- * prev_pid=12 ..."), for tp_decode(): keys found by name (with the few aliases the
- * printers use), numbers, symbols "func+0x10/0x20", cpumasks as hex or lists, and
- * trace-cmd's sched_switch plugin line.  Values are spans of the line; nothing is kept.
+ * An ftrace text event's printed values: its timestamp ("72.463764"), and its fields read
+ * out of its payload ("prev_comm=bash prev_pid=12 ...") for tp_decode(): keys found by
+ * name (with the few aliases the printers use), numbers, symbols "func+0x10/0x20",
+ * cpumasks as hex or lists, and trace-cmd's sched_switch plugin line.  Values are spans
+ * of the line; nothing is kept.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ftrace-text.h"
+#include "ftrace-fields.h"
 
+const uint32_t ftext_ten_to[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				     100000000, 1000000000 };
 
+int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
+{
+	size_t ilen, flen;
+	uint64_t sec = 0, frac = 0;
+	unsigned d;
+
+	/*
+	 * "SECONDS.FRACTION": the first '.' ends the seconds, all digits on either side; the
+	 * digits are summed as they are checked (up to 19 seconds digits cannot overflow)
+	 */
+	for (ilen = 0; ilen < len && (d = (unsigned char)s[ilen] - '0') < 10; ilen++)
+		sec = sec * 10 + d;
+	if (!ilen || ilen == len || s[ilen] != '.')
+		return -1;
+	flen = len - ilen - 1;
+	if (!flen || flen > 9)
+		return -1;
+	for (size_t i = ilen + 1; i < len; i++) {
+		d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return -1;
+		frac = frac * 10 + d;
+	}
+	frac *= ftext_ten_to[9 - flen];
+	if (ilen > 19 && span_u64(s, ilen, 10, &sec))	/* leading zeros, or past 64 bits */
+		return -1;
+	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
+	    __builtin_add_overflow(sec, frac, ns))
+		return -1;
+	return 0;
+}
 
 /* Names printed differently from the field names tp_decode asks for. */
 static const struct {

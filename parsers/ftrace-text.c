@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftrace-text.h"
+#include "ftrace-fields.h"
 
 #define MAX_LINE	65536	/* longer lines are skipped as malformed */
 #define PROBE_LINES	16	/* event lines the probe looks at */
@@ -61,42 +61,6 @@ struct line_hdr {
 	size_t name_len;
 	const char *payload;	/* the event's text, up to the end of the line */
 };
-
-/* ten_to[n] = 10^n: a fraction of n digits is ten_to[9 - n] nanoseconds a unit */
-static const uint32_t ten_to[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-				     100000000, 1000000000 };
-
-int ftext_parse_ts(const char *s, size_t len, uint64_t *ns)
-{
-	size_t ilen, flen;
-	uint64_t sec = 0, frac = 0;
-	unsigned d;
-
-	/*
-	 * "SECONDS.FRACTION": the first '.' ends the seconds, all digits on either side; the
-	 * digits are summed as they are checked (up to 19 seconds digits cannot overflow)
-	 */
-	for (ilen = 0; ilen < len && (d = (unsigned char)s[ilen] - '0') < 10; ilen++)
-		sec = sec * 10 + d;
-	if (!ilen || ilen == len || s[ilen] != '.')
-		return -1;
-	flen = len - ilen - 1;
-	if (!flen || flen > 9)
-		return -1;
-	for (size_t i = ilen + 1; i < len; i++) {
-		d = (unsigned char)s[i] - '0';
-		if (d > 9)
-			return -1;
-		frac = frac * 10 + d;
-	}
-	frac *= ten_to[9 - flen];
-	if (ilen > 19 && span_u64(s, ilen, 10, &sec))	/* leading zeros, or past 64 bits */
-		return -1;
-	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
-	    __builtin_add_overflow(sec, frac, ns))
-		return -1;
-	return 0;
-}
 
 /* irq-info flags such as "d..2." or "...." (4 or 5 characters on current kernels) */
 static bool is_flags(const char *s, size_t len)
@@ -233,7 +197,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 	 */
 	for (b = c; b && (d = (unsigned char)s[b - 1] - '0') < 10; b--)
 		if (c - b < 9)
-			frac += d * ten_to[c - b];
+			frac += d * ftext_ten_to[c - b];
 	flen = c - b;
 	if (!flen || flen > 9 || b < 2 || s[b - 1] != '.')
 		return false;
@@ -250,7 +214,7 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		return false;
 	}
 	if (__builtin_mul_overflow(sec, 1000000000ULL, &sec) ||
-	    __builtin_add_overflow(sec, frac * ten_to[9 - flen], ns))
+	    __builtin_add_overflow(sec, frac * ftext_ten_to[9 - flen], ns))
 		return false;
 	*start = b;
 	return true;

@@ -5,12 +5,12 @@
  * kinds and keys are ignored; a line that is not a JSON object, or lacks ts/cpu/kind, is
  * counted as malformed and skipped.  mm names are opaque strings given by the input.
  *
- * Speed: a line is first read by a scanner for what tlbscope itself writes - one flat
- * object of integers, plain ASCII strings without escapes, true/false/null and arrays of
- * integers - which finds the members in place, without allocating.  Any line it does not
- * take whole (escapes, UTF-8, reals, nesting, duplicate keys, anything malformed) goes to
- * jansson instead, so third-party writers are read exactly as before; both fill the same
- * view of the line's members that decode() reads.
+ * Speed: a line's members are found by the first of three readers that takes it whole
+ * (jsonl-view.c): one for exactly what tlbscope writes (the keys in the order of
+ * jsonl-keys.c), one for any flat object of integers, plain strings, true/false/null and
+ * arrays of integers, and jansson for the rest (escapes, UTF-8, reals, nesting, duplicate
+ * keys, anything malformed), so third-party writers are read exactly as before.  All fill
+ * the same view of the line that decode() reads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 
 #include "../lib/lib.h"
 #include "format.h"
+#include "jsonl-view.h"
 
 static bool jsonl_probe(const char *head, size_t len)
 {
@@ -35,371 +36,6 @@ static bool jsonl_probe(const char *head, size_t len)
 }
 
 
-
-/* ---- one line's members: the fast scanner's or jansson's ---- */
-
-enum jv_type { JV_NULL, JV_BOOL, JV_INT, JV_STR, JV_ARR, JV_OTHER };
-
-/*
- * The keys tlbscope reads or writes, found by a small hash table instead of comparing a
- * line's keys one by one; a key outside it is kept and looked up by name.
- */
-enum jkey {
-	K_CAUSE, K_CHILD_COMM, K_CHILD_PID, K_CLONE_FLAGS, K_COMM, K_COMMIT,
-	K_COUNT, K_CPU, K_CPUS, K_DECISION, K_EVENT, K_EXEC_PID,
-	K_EXIT_PID, K_FILENAME, K_FORMAT, K_FROM, K_FUNC,
-	K_HOW, K_INITIAL, K_KERNEL, K_KERNEL_MASK, K_KIND,
-	K_KPROBES_DEFINED, K_KTHREAD, K_LOCAL, K_MM, K_MM_PTR, K_NEXT_COMM,
-	K_NEXT_MASK, K_NEXT_PID, K_NEXT_PTR, K_NO_MM, K_OLD_PID,
-	K_PAGES, K_PARENT_PID, K_PID, K_PREV_COMM, K_PREV_PID,
-	K_PREV_PTR, K_PREV_STATE, K_PROBE, K_REASON, K_RECV,
-	K_ROLE, K_SCOPE, K_SITE, K_SOURCE, K_START, K_STRIDE,
-	K_TARGET, K_TARGETS, K_TASK_COMM, K_TASK_PID, K_TASK_TGID, K_TGID, K_TLB, K_TS, K_VERSION,
-	N_KEYS
-};
-
-static const char *const known_keys[N_KEYS] = {
-	"cause", "child_comm", "child_pid", "clone_flags", "comm", "commit", "count",
-	"cpu", "cpus", "decision", "event", "exec_pid", "exit_pid", "filename",
-	"format", "from", "func", "how", "initial", "kernel",
-	"kernel_mask", "kind", "kprobes_defined", "kthread", "local", "mm", "mm_ptr",
-	"next_comm", "next_mask", "next_pid", "next_ptr", "no_mm", "old_pid",
-	"pages", "parent_pid", "pid", "prev_comm", "prev_pid", "prev_ptr",
-	"prev_state", "probe", "reason", "recv", "role", "scope",
-	"site", "source", "start", "stride", "target", "targets", "task_comm", "task_pid",
-	"task_tgid", "tgid", "tlb",
-	"ts", "version"
-};
-#define KEY_SLOTS	512
-
-static int8_t key_slot[KEY_SLOTS];	/* known_keys index + 1, 0 empty */
-static uint8_t key_len[N_KEYS];
-
-/* FNV-1a */
-static unsigned key_hash(const char *s, size_t n)
-{
-	unsigned h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-/* The index of @s[0..@n) (whose key_hash() is @hash) in known_keys, or -1. */
-static int key_id(const char *s, size_t n, unsigned hash)
-{
-	static bool built;
-	unsigned h;
-
-	if (!built) {
-		for (int k = 0; k < N_KEYS; k++) {
-			key_len[k] = (uint8_t)strlen(known_keys[k]);
-			h = key_hash(known_keys[k], key_len[k]);
-			while (key_slot[h % KEY_SLOTS])
-				h++;
-			key_slot[h % KEY_SLOTS] = (int8_t)(k + 1);
-		}
-		built = true;
-	}
-	for (h = hash; key_slot[h % KEY_SLOTS]; h++) {
-		int k = key_slot[h % KEY_SLOTS] - 1;
-
-		if (key_len[k] == n && !memcmp(known_keys[k], s, n))
-			return k;
-	}
-	return -1;
-}
-
-struct jv {
-	const char *key;
-	int kid;		/* known_keys index, -1 another key */
-	uint8_t type;
-	bool b;
-	int64_t i;
-	const char *s;		/* JV_STR, NUL-terminated */
-	const char *arr;	/* JV_ARR from the scanner: the text after '[' */
-	json_t *jarr;		/* JV_ARR from jansson */
-};
-
-#define JL_MAX	64	/* members the scanner takes; jansson's lines may have more */
-
-struct jline {
-	struct jv *m;
-	int n, alloc;
-	int at[N_KEYS];		/* the member of each known key + 1, 0 none */
-	bool others;		/* some key is not a known one */
-	/*
-	 * The known key + 1 that member i had on the last line of the same kind (0: none;
-	 * row 0 before the "kind" member, then a row per hash of its value): tlbscope writes
-	 * its keys in one order per kind, so the key is mostly that one, checked by a compare
-	 * instead of a hash and a table probe
-	 */
-	uint8_t guess[16][JL_MAX];
-};
-
-static void jline_reset(struct jline *l)
-{
-	l->n = 0;
-	l->others = false;
-	memset(l->at, 0, sizeof(l->at));
-}
-
-static struct jv *jline_add(struct jline *l)
-{
-	ALLOC_GROW(l->m, (size_t)l->n + 1, l->alloc);
-	memset(&l->m[l->n], 0, sizeof(l->m[0]));
-	return &l->m[l->n++];
-}
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-/*
- * A string's bytes, one table lookup each: 0 an ordinary character, STR_END the closing
- * quote, STR_SLOW what the fast path leaves to jansson (escapes, control characters, UTF-8).
- */
-enum { STR_END = 1, STR_SLOW = 2 };
-static const uint8_t str_class[256] = {
-	[0 ... 0x1f] = STR_SLOW, ['"'] = STR_END, ['\\'] = STR_SLOW, [0x80 ... 0xff] = STR_SLOW,
-};
-
-/* A string without escapes, UTF-8 or control characters: its closing quote, or NULL. */
-static const char *scan_str(const char *p, const char *end)
-{
-	uint8_t c;
-
-	while (p < end && !(c = str_class[(unsigned char)*p]))
-		p++;
-	return p < end && c == STR_END ? p : NULL;
-}
-
-/* scan_str() of a key, its FNV-1a hash (key_hash()) taken on the way. */
-static const char *scan_key(const char *p, const char *end, unsigned *hash)
-{
-	unsigned h = 2166136261u;
-	uint8_t c;
-
-	while (p < end && !(c = str_class[(unsigned char)*p])) {
-		h = (h ^ (unsigned char)*p) * 16777619u;
-		p++;
-	}
-	*hash = h;
-	return p < end && c == STR_END ? p : NULL;
-}
-
-/* An integer as JSON writes it (no leading zeros) that fits int64: past it, or NULL. */
-static const char *scan_int(const char *p, const char *end, int64_t *v)
-{
-	bool neg = *p == '-';
-	uint64_t u = 0;
-	const char *d = p + neg;
-
-	if (d >= end || *d < '0' || *d > '9' || (*d == '0' && d + 1 < end && d[1] >= '0' &&
-						 d[1] <= '9'))
-		return NULL;
-	for (p = d; p < end && *p >= '0' && *p <= '9'; p++) {
-		if (u > (UINT64_MAX - 9) / 10)
-			return NULL;
-		u = u * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
-		return NULL;	/* a real */
-	if (u > (uint64_t)INT64_MAX + neg)
-		return NULL;
-	*v = neg ? (int64_t)(0 - u) : (int64_t)u;
-	return p;
-}
-
-static const char *scan_lit(const char *p, const char *end, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	return (size_t)(end - p) >= n && !memcmp(p, lit, n) ? p + n : NULL;
-}
-
-/*
- * The fast path: @line[0..@len) as one flat object, its strings NUL-terminated in place
- * once the whole line has been taken.  false (the line untouched) for jansson to read.
- */
-static bool scan_line(char *line, size_t len, struct jline *l)
-{
-	const char *p = line, *end = line + len;
-	char *term[2 * JL_MAX];
-	int nterm = 0, row = 0;
-
-	jline_reset(l);
-	p = skip_ws(p, end);
-	if (p == end || *p++ != '{')
-		return false;
-	p = skip_ws(p, end);
-	if (p < end && *p == '}')
-		p++;
-	else
-		for (;;) {
-			struct jv *v;
-			const char *q;
-			unsigned h;
-			int g;
-
-			if (l->n == JL_MAX || p >= end || *p != '"')
-				return false;
-			g = l->guess[row][l->n] - 1;
-			if (g >= 0 && (size_t)(end - p) > key_len[g] + 1u && p[1 + key_len[g]] == '"' &&
-			    !memcmp(p + 1, known_keys[g], key_len[g])) {
-				q = p + 1 + key_len[g];		/* what scan_key() would find */
-			} else {
-				if (!(q = scan_key(p + 1, end, &h)))
-					return false;
-				g = key_id(p + 1, (size_t)(q - p - 1), h);
-				l->guess[row][l->n] = (uint8_t)(g + 1);
-			}
-			v = jline_add(l);
-			v->key = p + 1;
-			v->kid = g;
-			if (v->kid >= 0 && l->at[v->kid])
-				return false;	/* a duplicate key: jansson's to refuse */
-			if (v->kid >= 0)
-				l->at[v->kid] = l->n;
-			else
-				l->others = true;
-			term[nterm++] = (char *)q;
-			p = skip_ws(q + 1, end);
-			if (p >= end || *p++ != ':')
-				return false;
-			p = skip_ws(p, end);
-			if (p >= end)
-				return false;
-			if (*p == '"') {
-				if (!(q = scan_str(p + 1, end)))
-					return false;
-				v->type = JV_STR;
-				v->s = p + 1;
-				term[nterm++] = (char *)q;
-				if (v->kid == K_KIND && q > v->s)
-					row = ((unsigned char)v->s[0] * 3 + (unsigned char)v->s[q - v->s - 1] +
-					       (unsigned)(q - v->s)) & 15;
-				p = q + 1;
-			} else if (*p == '-' || (*p >= '0' && *p <= '9')) {
-				v->type = JV_INT;
-				if (!(p = scan_int(p, end, &v->i)))
-					return false;
-			} else if (*p == '[') {
-				int64_t t;
-
-				v->type = JV_ARR;
-				v->arr = ++p;
-				p = skip_ws(p, end);
-				if (p < end && *p == ']') {
-					p++;
-				} else {
-					for (;;) {
-						if (p >= end || !(p = scan_int(p, end, &t)))
-							return false;
-						p = skip_ws(p, end);
-						if (p < end && *p == ',') {
-							p = skip_ws(p + 1, end);
-							continue;
-						}
-						if (p >= end || *p++ != ']')
-							return false;
-						break;
-					}
-				}
-			} else if ((q = scan_lit(p, end, "true")) || (q = scan_lit(p, end, "false"))) {
-				v->type = JV_BOOL;
-				v->b = *p == 't';
-				p = q;
-			} else if ((q = scan_lit(p, end, "null"))) {
-				v->type = JV_NULL;
-				p = q;
-			} else {
-				return false;	/* nested objects and the rest: jansson's */
-			}
-			p = skip_ws(p, end);
-			if (p < end && *p == ',') {
-				p = skip_ws(p + 1, end);
-				continue;
-			}
-			if (p >= end || *p++ != '}')
-				return false;
-			break;
-		}
-	if (skip_ws(p, end) != end)
-		return false;
-	/* jansson refuses duplicate keys (JSON_REJECT_DUPLICATES): among the unknown ones too */
-	for (int i = 0; l->others && i < l->n; i++)
-		for (int k = i + 1; l->m[i].kid < 0 && k < l->n; k++) {
-			const char *a = l->m[i].key, *b = l->m[k].key;
-
-			while (*a == *b && *a != '"')
-				a++, b++;
-			if (*a == '"' && *b == '"')
-				return false;
-		}
-	for (int i = 0; i < nterm; i++)
-		*term[i] = '\0';
-	return true;
-}
-
-/* The slow path: a jansson object's members in the same view (borrowed from @o). */
-static void view_of(json_t *o, struct jline *l)
-{
-	const char *key;
-	json_t *v;
-
-	jline_reset(l);
-	json_object_foreach(o, key, v) {
-		struct jv *m = jline_add(l);
-		size_t n = strlen(key);
-
-		m->key = key;
-		m->kid = key_id(key, n, key_hash(key, n));
-		if (m->kid >= 0)
-			l->at[m->kid] = l->n;
-		else
-			l->others = true;
-		if (json_is_integer(v)) {
-			m->type = JV_INT;
-			m->i = json_integer_value(v);
-		} else if (json_is_string(v)) {
-			m->type = JV_STR;
-			m->s = json_string_value(v);
-		} else if (json_is_boolean(v)) {
-			m->type = JV_BOOL;
-			m->b = json_is_true(v);
-		} else if (json_is_null(v)) {
-			m->type = JV_NULL;
-		} else if (json_is_array(v)) {
-			m->type = JV_ARR;
-			m->jarr = v;
-		} else {
-			m->type = JV_OTHER;
-		}
-	}
-}
-
-static const struct jv *jget(const struct jline *o, enum jkey k)
-{
-	return o->at[k] ? &o->m[o->at[k] - 1] : NULL;
-}
-
-static const char *jstr(const struct jline *o, enum jkey key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->type == JV_STR ? v->s : NULL;
-}
-
-static bool jtrue(const struct jline *o, enum jkey key)
-{
-	const struct jv *v = jget(o, key);
-
-	return v && v->type == JV_BOOL && v->b;
-}
 
 /*
  * The integers of array @v, each through @fn; false when one is not an integer or @fn
@@ -423,7 +59,7 @@ static bool jints(const struct jv *v, bool (*fn)(void *ctx, int64_t t), void *ct
 			p++;
 		if (*p == ']')
 			return true;
-		p = scan_int(p, p + 32, &t);	/* checked by scan_line already */
+		p = jsonl_scan_int(p, p + 32, &t);	/* checked by the scanner already */
 		if (!p || !fn(ctx, t))
 			return false;
 	}
@@ -437,8 +73,21 @@ static bool cpu_into(void *ctx, int64_t t)
 	return true;
 }
 
+#define ICACHE_SLOTS	256
+
 /* src->priv */
 struct jsonl {
+	/*
+	 * The string ids of recent names (events, mms, functions), by a hash of their text:
+	 * the same few recur on every line.  ASCII only, whose interning has no other effect
+	 * (a name not in UTF-8 is counted each time it is met).
+	 */
+	struct icache_slot {
+		uint32_t id;		/* 0: empty */
+		uint32_t len;
+		uint64_t head, tail;	/* the first and last 8 bytes (zero-padded under 8) */
+		char s[32];
+	} icache[ICACHE_SLOTS];
 	const char **kprobes;	/* the header's "kprobes_defined" */
 	char *pending;		/* the first line, read by open, when it is not the header */
 	size_t pending_len;
@@ -448,9 +97,6 @@ struct jsonl {
 
 static int decode(struct ts_source *src, const struct jline *o, struct ts_event *ev,
 		  const char **why);
-
-/* The major version of the stream `tlbscope events` writes (its header's "version"). */
-#define JSONL_VERSION	1
 
 /*
  * The header (its first line, as `tlbscope events` writes it) is read here, so that the
@@ -482,12 +128,12 @@ static int jsonl_open(struct ts_source *src)
 		int bad = 0;
 
 		memcpy(copy, line, len + 1);
-		ok = scan_line(copy, len, l);
+		ok = jsonl_view_exact(copy, len, l) || jsonl_view_scan(copy, len, l);
 		if (!ok) {
 			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
 			ok = json_is_object(o);
 			if (ok)
-				view_of(o, l);
+				jsonl_view_json(o, l);
 		}
 		kind = ok ? jstr(l, K_KIND) : NULL;
 		if (kind && !strcmp(kind, "header")) {
@@ -536,47 +182,86 @@ static int32_t jpid(const struct jline *o, enum jkey key, int32_t dflt)
 	return v->i == -1 ? -1 : ts_pid(v->i);
 }
 
+/* A name into @buf of TS_COMM_LEN bytes, cut as strlcpy_ts() cuts it; "" when absent. */
 static void jcomm(const struct jline *o, enum jkey key, char *buf)
 {
-	const char *s = jstr(o, key);
+	const struct jv *v = jget(o, key);
 
-	strlcpy_ts(buf, s ? s : "", TS_COMM_LEN);
+	if (!v || v->type != JV_STR)
+		buf[0] = '\0';
+	else if (v->ascii && v->len < TS_COMM_LEN)
+		memcpy(buf, v->s, v->len + 1);	/* a scanner's: no NUL inside; it fits */
+	else
+		strlcpy_ts(buf, v->s, TS_COMM_LEN);
+}
+
+/*
+ * ts_source_intern() of string member @v, through the cache of recent ASCII names: a slot
+ * by its length and its first and last eight bytes, which are the whole of a name up to 16
+ * bytes (longer ones are compared whole).
+ */
+static uint32_t intern(struct ts_source *src, const struct jv *v)
+{
+	struct jsonl *j = src->priv;
+	struct icache_slot *slot;
+	uint64_t head = 0, tail = 0;
+	uint32_t n = v->len;
+
+	if (!v->ascii || n >= sizeof(slot->s) || !n)
+		return ts_source_intern(src, v->s);
+	if (n >= 8) {
+		memcpy(&head, v->s, 8);
+		memcpy(&tail, v->s + n - 8, 8);
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			head |= (uint64_t)(unsigned char)v->s[i] << (8 * i);
+	}
+	slot = &j->icache[((head ^ tail * 31) * 0x9e3779b97f4a7c15ULL + n) >> 56];
+	if (slot->id && slot->len == n && slot->head == head && slot->tail == tail &&
+	    (n <= 16 || !memcmp(slot->s, v->s, n)))
+		return slot->id;
+	slot->id = ts_source_intern(src, v->s);
+	slot->len = n;
+	slot->head = head;
+	slot->tail = tail;
+	memcpy(slot->s, v->s, n);
+	return slot->id;
 }
 
 static uint32_t jstr_id(struct ts_source *src, const struct jline *o, enum jkey key)
 {
-	const char *s = jstr(o, key);
+	const struct jv *v = jget(o, key);
 
-	return s ? ts_source_intern(src, s) : 0;
+	return v && v->type == JV_STR ? intern(src, v) : 0;
+}
+
+/* The index of @s in @names[0..@n) (NULL entries passed over), or @dflt. */
+static int name_index(const char *s, const char *const *names, int n, int dflt)
+{
+	for (int i = 0; s && i < n; i++)
+		if (names[i] && names[i][0] == s[0] && names[i][1] == s[1] && !strcmp(s, names[i]))
+			return i;
+	return dflt;
 }
 
 static int scope_of(const char *s)
 {
-	static const char *const names[] = { "range", "mm", "kernel", "all", "targets" };
+	static const char *names[TS_SCOPE_TARGETS + 1];
 
-	for (int i = 0; s && i < 5; i++)
-		if (!strcmp(s, names[i]))
-			return i;
-	return -1;
+	if (!names[0])
+		for (int i = 0; i <= TS_SCOPE_TARGETS; i++)
+			names[i] = ts_scope_name(i);
+	return name_index(s, names, TS_SCOPE_TARGETS + 1, -1);
 }
 
 static int src_of(const char *s)
 {
-	for (int i = 0; s && i < TS_SRC__COUNT; i++)
-		if (!strcmp(s, ts_evsrc_name(i)))
-			return i;
-	return TS_SRC_JSON;
-}
+	static const char *names[TS_SRC__COUNT];
 
-static int how_of(const char *s)
-{
-	static const char *const names[] = { "none", "given", "tgid", "clone", "exec",
-					     "guess-fork", "guess-pid", "pointer" };
-
-	for (int i = 0; s && i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (!strcmp(s, names[i]))
-			return i;
-	return 1;
+	if (!names[0])
+		for (int i = 0; i < TS_SRC__COUNT; i++)
+			names[i] = ts_evsrc_name(i);
+	return name_index(s, names, TS_SRC__COUNT, TS_SRC_JSON);
 }
 
 /* "0xff60000000846000" (kernel pointers do not fit JSON integers); 0 when absent. */
@@ -632,7 +317,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 
 	if (!kind)
 		return *why = "no \"kind\"", -1;
-	if (!strcmp(kind, "header")) {
+	if (o->kind == JK_HEADER) {
 		int64_t cpus = jnum(o, K_CPUS, 0);
 		const char *k = jstr(o, K_KERNEL);
 
@@ -648,20 +333,21 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	if (!ts || ts->type != JV_INT || ts->i < 0)
 		return *why = "no integer \"ts\"", -1;
 	ev->ts = (uint64_t)ts->i;
-	if (!strcmp(kind, "mm")) {
+	if (o->kind == JK_MM) {
 		ev->kind = TS_EV_MM;
 		ev->cpu = 0;
 		ev->u.mminfo.mm = jstr_id(src, o, K_MM);
 		if (!ev->u.mminfo.mm)
 			return *why = "mm line without \"mm\"", -1;
 		ev->u.mminfo.pid = jpid(o, K_PID, -1);
-		ev->u.mminfo.how = (uint8_t)how_of(jstr(o, K_HOW));
+		ev->u.mminfo.how = (uint8_t)name_index(jstr(o, K_HOW), jsonl_how_names,
+						       JSONL_N_HOWS, 1);
 		jcomm(o, K_COMM, ev->comm);
 		return 1;
 	}
 	/* a lost event may be of no known CPU: -1 */
 	if (!cpu || cpu->type != JV_INT || cpu->i >= TS_MAX_CPUS ||
-	    cpu->i < (strcmp(kind, "lost") ? 0 : -1))
+	    cpu->i < (o->kind == JK_LOST ? -1 : 0))
 		return *why = "no \"cpu\" in 0..511", -1;
 	ev->cpu = (int32_t)cpu->i;
 	ev->pid = jpid(o, K_PID, -1);
@@ -673,7 +359,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	ev->probe = jstr_id(src, o, K_PROBE);
 	ev->flags |= TS_F_MM_GIVEN;
 
-	if (!strcmp(kind, "switch")) {
+	if (o->kind == JK_SWITCH) {
 		ev->kind = TS_EV_SWITCH;
 		ev->u.sw.prev_pid = jpid(o, K_PREV_PID, -1);
 		ev->u.sw.next_pid = jpid(o, K_NEXT_PID, -1);
@@ -688,23 +374,23 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			ev->flags |= TS_F_KTHREAD;
 		if (!ev->u.sw.mm && jtrue(o, K_NO_MM))
 			ev->u.sw.no_mm = 1;
-	} else if (!strcmp(kind, "fork") || !strcmp(kind, "newtask")) {
-		ev->kind = kind[0] == 'f' ? TS_EV_FORK : TS_EV_NEWTASK;
+	} else if (o->kind == JK_FORK || o->kind == JK_NEWTASK) {
+		ev->kind = o->kind == JK_FORK ? TS_EV_FORK : TS_EV_NEWTASK;
 		ev->u.fork.parent_pid = jpid(o, K_PARENT_PID, -1);
 		ev->u.fork.child_pid = jpid(o, K_CHILD_PID, -1);
 		ev->u.fork.clone_flags = (uint64_t)jnum(o, K_CLONE_FLAGS, 0);
 		jcomm(o, K_CHILD_COMM, ev->u.fork.child_comm);
-	} else if (!strcmp(kind, "exec")) {
+	} else if (o->kind == JK_EXEC) {
 		ev->kind = TS_EV_EXEC;
 		ev->u.exec.pid = jpid(o, K_EXEC_PID, ev->pid);
 		ev->u.exec.old_pid = jpid(o, K_OLD_PID, ev->u.exec.pid);
 		ev->u.exec.filename = jstr_id(src, o, K_FILENAME);
 		ev->u.exec.mm = jstr_id(src, o, K_MM);
-	} else if (!strcmp(kind, "exit") || !strcmp(kind, "task_exit")) {
+	} else if (o->kind == JK_EXIT || o->kind == JK_TASK_EXIT) {
 		ev->kind = TS_EV_EXIT;
 		ev->u.exit.pid = jpid(o, K_EXIT_PID, -1);
 		ev->u.exit.mm_given = jstr_id(src, o, K_MM);
-	} else if (!strcmp(kind, "flush")) {
+	} else if (o->kind == JK_FLUSH) {
 		const char *role = jstr(o, K_ROLE);
 		int scope = scope_of(jstr(o, K_SCOPE));
 
@@ -727,10 +413,10 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			if (jcpus(o, K_KERNEL_MASK, &ev->u.flush.kmask))
 				ev->u.flush.fflags |= TS_FF_KMASK;
 		}
-		ev->u.flush.role = role && !strcmp(role, "local") ? TS_FLUSH_LOCAL :
-				   role && !strcmp(role, "received") ? TS_FLUSH_RECEIVED :
-				   TS_FLUSH_REQUEST;
-	} else if (!strcmp(kind, "ipi")) {
+		/* enum ts_flush_role, anything else a request */
+		ev->u.flush.role = (uint8_t)name_index(role, jsonl_role_names, JSONL_N_ROLES,
+						       TS_FLUSH_REQUEST);
+	} else if (o->kind == JK_IPI) {
 		ev->kind = TS_EV_IPI;
 		ev->u.ipi.src = (uint8_t)src_of(jstr(o, K_SOURCE));
 		ev->u.ipi.func = jstr_id(src, o, K_FUNC);
@@ -753,7 +439,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			if (!jints(arr, cpu_into, &ev->u.ipi.targets))
 				return *why = "ipi target not a CPU in 0..511", -1;
 		}
-	} else if (!strcmp(kind, "load_mm")) {
+	} else if (o->kind == JK_LOAD_MM) {
 		struct ts_cpumask m;
 
 		ev->kind = TS_EV_LOAD_MM;
@@ -766,7 +452,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		}
 		ev->u.load.initial = jtrue(o, K_INITIAL);
 		ev->u.load.commit = jtrue(o, K_COMMIT);
-	} else if (!strcmp(kind, "sfence")) {
+	} else if (o->kind == JK_SFENCE) {
 		const char *cause = jstr(o, K_CAUSE);
 		int c = TS_SF_UNCLASSIFIED;
 
@@ -784,11 +470,11 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			return *why = "sfence \"count\" not an integer in 0..2^32-1", -1;
 		ev->u.sfence.count = v ? (uint32_t)v->i : 1;
 		ev->u.sfence.site = jstr_id(src, o, K_SITE);
-	} else if (!strcmp(kind, "vmalloc")) {
+	} else if (o->kind == JK_VMALLOC) {
 		ev->kind = TS_EV_VMALLOC;
 		ev->u.vmalloc.start = (uint64_t)jnum(o, K_START, 0);
 		ev->u.vmalloc.pages = (uint64_t)jnum(o, K_PAGES, 0);
-	} else if (!strcmp(kind, "tgid")) {
+	} else if (o->kind == JK_TGID) {
 		/* a row of the trace's task table: counted by its event name when unreadable */
 		ev->kind = TS_EV_TGID;
 		ev->u.task.pid = jpid(o, K_TASK_PID, -1);
@@ -800,7 +486,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		    ev->u.task.tgid == -1 ||
 		    (ev->u.task.kthread && ev->u.task.tgid != ev->u.task.pid))
 			return *why = "tgid without \"task_pid\" and \"task_tgid\" above 0", -1;
-	} else if (!strcmp(kind, "lost")) {
+	} else if (o->kind == JK_LOST) {
 		ev->kind = TS_EV_LOST;
 		v = jget(o, K_COUNT);
 		ev->u.lost.count = v && v->type == JV_INT && v->i > 0 ? (uint64_t)v->i : 0;
@@ -826,6 +512,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct jsonl *j = src->priv;
+	bool used = false;	/* @ev comes zeroed (ts_source_next()) until decode() fills it */
 
 	for (;;) {
 		json_error_t jerr;
@@ -848,10 +535,11 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 			line = ts_source_getline(src, &len, &failed);
 			if (!line)
 				return failed ? -1 : 0;
-			if (!len || line[strspn(line, " \t")] == '\0')
+			if (!len || (line[0] != '{' && line[strspn(line, " \t")] == '\0'))
 				continue;
 		}
-		if (!scan_line(line, len, &j->line)) {
+		if (!jsonl_view_exact(line, len, &j->line) &&
+		    !jsonl_view_scan(line, len, &j->line)) {
 			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 			if (!json_is_object(o)) {
 				ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno,
@@ -859,9 +547,11 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 				json_decref(o);
 				continue;
 			}
-			view_of(o, &j->line);
+			jsonl_view_json(o, &j->line);
 		}
-		memset(ev, 0, sizeof(*ev));
+		if (used)
+			memset(ev, 0, sizeof(*ev));
+		used = true;
 		ev->tgid = -1;
 		r = decode(src, &j->line, ev, &why);
 		json_decref(o);

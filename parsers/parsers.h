@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TS_MAX_CPUS	512	/* RISC-V NR_CPUS upper bound; masks are fixed-size bitmaps */
 #define TS_COMM_LEN	16	/* TASK_COMM_LEN */
@@ -423,6 +424,29 @@ struct tracefs_instance;
  * closes the instance's trace_pipe_raw files), or NULL.
  */
 struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err);
+
+/*
+ * JSON lines, the normalized stream as `tlbscope events` writes it and the jsonl reader
+ * reads it back (parsers/jsonl-write.c; the format's keys in parsers/jsonl-keys.c).  A
+ * writer writes whole lines to @out (borrowed) and names strings through @src (borrowed);
+ * both must outlive it.  Free it with ts_jsonl_writer_free() (NULL accepted).
+ */
+struct ts_jsonl_writer;
+struct ts_jsonl_writer *ts_jsonl_writer_new(FILE *out, const struct ts_source *src);
+void ts_jsonl_writer_free(struct ts_jsonl_writer *w);
+/* The first line: the version, the input's CPUs, format, kernel and kprobe events. */
+void ts_jsonl_write_header(struct ts_jsonl_writer *w);
+/*
+ * An mm's "mm" line, before the first event that names it: @name, its process @pid (-1
+ * unknown), @comm, and @how it was identified (timeline's enum tl_how); strings borrowed.
+ */
+void ts_jsonl_write_mm(struct ts_jsonl_writer *w, uint64_t ts, const char *name, int32_t pid,
+		       const char *comm, uint8_t how);
+/*
+ * The line of @ev as the timeline resolved it: @mm the name of the mm it names (switch,
+ * exec, exit, flush, load_mm; NULL: null), its "mm" line already written.
+ */
+void ts_jsonl_write_event(struct ts_jsonl_writer *w, const struct ts_event *ev, const char *mm);
 
 const char *ts_kind_name(enum ts_kind kind);
 const char *ts_scope_name(enum ts_scope scope);

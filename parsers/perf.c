@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ftrace-text.h"
+#include "ftrace-fields.h"
 
 #define PROBE_LINES	16
 #define PERF_FIELDS	"comm,tid,pid,cpu,time,event,trace"

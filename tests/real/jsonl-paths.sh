@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# JSON lines have two readers (parsers/jsonl.c): a scanner for what tlbscope writes and
-# jansson for anything else.  The same events written so that every line takes the other
-# path (escapes, keys in another order, spacing) must give the same report, and lines
-# jansson refuses are refused by both.
+# JSON lines have three readers (parsers/jsonl-view.c): an exact one for lines as tlbscope
+# writes them (keys in the order of parsers/jsonl-keys.c), a general scanner for flat
+# objects in any order and spacing, and jansson for anything else.  The same events written
+# so that every line takes another path (escapes, keys in another order, spacing) must give
+# the same report, and lines jansson refuses are refused by all.
 T=jsonl-paths
 . "$(dirname "$0")/../lib.sh"
 
@@ -19,7 +20,7 @@ for run in hackbench-aia-4cpu mmapstress-lazy-t6q32-aia-4cpu; do
 	check "$run: most lines now need jansson ($n_esc)" [ "$n_esc" -gt 1000 ]
 	same "$run: escaped lines give the same report" "$want" \
 		"$(tls report --json "$tmp/esc.jsonl" | jq -S 'del(.input)')"
-	# keys sorted and spaced: still the scanner's, still the same
+	# keys sorted and spaced: the general scanner's, still the same
 	jq -c -S . "$tmp/e.jsonl" | sed 's/,"/, "/g; s/":/" : /g' > "$tmp/sorted.jsonl"
 	same "$run: sorted, spaced keys give the same report" "$want" \
 		"$(tls report --json "$tmp/sorted.jsonl" | jq -S 'del(.input)')"

@@ -17,7 +17,7 @@
 
 #include "../../lib/lib.h"
 #include "../../parsers/format.h"
-#include "../../parsers/ftrace-text.h"
+#include "../../parsers/ftrace-fields.h"
 #include "../../parsers/parsers.h"
 
 struct evlist {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Internal to the ftrace text reader (ftrace-text.c: lines and their header columns;
- * ftrace-fields.c: an event's fields read out of its printed text).
+ * Internal to parsers/: an event's printed text read (ftrace-fields.c) - its fields by
+ * name, numbers, timestamps, trace-cmd's sched_switch line - for the readers of text that
+ * ftrace prints: the ftrace text reader (ftrace-text.c, a line's header columns) and perf
+ * script's (perf.c).  Nothing here calls back into them.
  */
-#ifndef TLBSCOPE_PARSERS_FTRACE_TEXT_H
-#define TLBSCOPE_PARSERS_FTRACE_TEXT_H
+#ifndef TLBSCOPE_PARSERS_FTRACE_FIELDS_H
+#define TLBSCOPE_PARSERS_FTRACE_FIELDS_H
 
 #include <ctype.h>
 #include <string.h>
@@ -204,10 +206,13 @@ struct text_fields {
 	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
+/* ten_to[n] = 10^n: a fraction of n digits is ten_to[9 - n] nanoseconds a unit */
+extern const uint32_t ftext_ten_to[10];
+
 /* "72.463764" (usec) or "72.463764123" (ns) -> ns, exactly; 0 ok, -1 malformed. */
 int ftext_parse_ts(const char *s, size_t len, uint64_t *ns);
 
-/* ftrace-fields.c: the getters of struct tp_fields over a line's text (ctx: text_fields) */
+/* The getters of struct tp_fields over a line's text (ctx: text_fields) */
 int ftext_num(void *ctx, const char *field, int64_t *val);
 int ftext_str(void *ctx, const char *field, char *buf, size_t size);
 int ftext_sym(void *ctx, const char *field, char *buf, size_t size);
