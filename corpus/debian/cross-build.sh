@@ -3,7 +3,8 @@
 # tlbscope cross-built on the host for the guest: the committed tree (REV, default HEAD)
 # compiled by Debian 12's riscv64-linux-gnu-gcc against the image's rootfs as sysroot (its
 # libtracefs, libtraceevent, libtracecmd and pkg-config files), about 10 s where the guest's
-# own gcc takes 6 minutes.  The binary goes to $CACHE/share/tlbscope.
+# own gcc takes 6 minutes.  The binary goes to $CACHE/share/tlbscope, the cost profiles
+# (tuner/platforms) to $CACHE/share/platforms.
 #   usage: cross-build.sh [REV]   (root the first time: installs gcc-riscv64-linux-gnu)
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,4 +27,5 @@ PKG_CONFIG_LIBDIR=$root/usr/lib/riscv64-linux-gnu/pkgconfig:$root/usr/share/pkgc
 	LDFLAGS="-Wl,-rpath-link,$root/usr/lib/riscv64-linux-gnu" tlbscope > "$CACHE/cross-build.log" 2>&1 ||
 	{ tail -30 "$CACHE/cross-build.log" >&2; exit 1; }
 cp "$src/tlbscope" "$CACHE/share/tlbscope"
+rm -rf "$CACHE/share/platforms" && cp -r "$src/tuner/platforms" "$CACHE/share/platforms"
 echo "debian guest: $CACHE/share/tlbscope cross-built at $(git -C "$top" rev-parse --short "$REV")"

@@ -15,7 +15,12 @@ share=/mnt/share
 work=/root/runs
 ts=/root/tlbscope
 cp $share/tlbscope $ts || exit 1
+# the cost profiles, which report and tune look for beside the binary's source tree
+export TLBSCOPE_PLATFORM_DIR=$share/platforms
 mkdir -p $work $share/runs
+# the workloads' own files on the guest's ext4 (stress-ng's tlb-shootdown ftruncates an
+# unlinked file, which the 9p share refuses: "aborted early, out of system resources")
+cd /root || exit 1
 uname -a > $share/runs/uname.txt
 dpkg-query -W stress-ng rt-tests redis-server redis-tools linux-perf trace-cmd libtracefs1 \
 	> $share/runs/versions.txt 2>&1
