@@ -28,4 +28,5 @@ PKG_CONFIG_LIBDIR=$root/usr/lib/riscv64-linux-gnu/pkgconfig:$root/usr/share/pkgc
 	{ tail -30 "$CACHE/cross-build.log" >&2; exit 1; }
 cp "$src/tlbscope" "$CACHE/share/tlbscope"
 rm -rf "$CACHE/share/platforms" && cp -r "$src/tuner/platforms" "$CACHE/share/platforms"
-echo "debian guest: $CACHE/share/tlbscope cross-built at $(git -C "$top" rev-parse --short "$REV")"
+git -C "$top" rev-parse --short "$REV" > "$CACHE/share/tlbscope.rev"
+echo "debian guest: $CACHE/share/tlbscope cross-built at $(cat "$CACHE/share/tlbscope.rev")"

@@ -74,8 +74,8 @@ if want redis-debian-sbi-4cpu; then
 		redis-cli ping > /dev/null 2>&1 && break
 		sleep 2
 	done
-	run redis-debian-sbi-4cpu redis-benchmark -q -n 2000 -c 16 \
-		-t set,get,incr,lpush,lpop,sadd,hset,lrange_100
+	# small: under TCG with perf, -n 2000 of 8 tests ran past 14 minutes
+	run redis-debian-sbi-4cpu redis-benchmark -q -n 300 -c 8 -t set,get,lpush,lpop
 fi
 
 if want zlib-make-debian-sbi-4cpu; then
@@ -84,7 +84,8 @@ if want zlib-make-debian-sbi-4cpu; then
 		tar -C /root/zlib --strip-components=1 -xzf $share/zlib.orig.tar.gz &&
 		(cd /root/zlib && ./configure > /root/zlib-configure.log 2>&1) ||
 		{ echo "zlib: configure failed"; tail /root/zlib-configure.log; }
-	cd /root/zlib && run zlib-make-debian-sbi-4cpu make -j4
+	# the static library alone (15 objects): the whole build records too long a trace
+	cd /root/zlib && run zlib-make-debian-sbi-4cpu make -j4 libz.a
 	cd /root || exit 1
 fi
 

@@ -37,5 +37,30 @@ if [ -e perf.txt.xz ]; then
 	one report-perf.txt sh -c "xz -dc perf.txt.xz | '$ts' report -"
 	one tune-perf.txt sh -c "xz -dc perf.txt.xz | '$ts' tune --verify -"
 fi
+# the facts of README.md (what the run shows is added by hand below them)
+if [ ! -e README.md ]; then
+	kver=$(cat "$CACHE/kernel.version" 2> /dev/null || echo unknown)
+	pkgs=$(grep -E "^(stress-ng|rt-tests|redis-server|redis-tools|linux-perf|trace-cmd|libtracefs1|gcc-14|make)[[:space:]]" \
+		"$here/versions.txt" | awk '{ printf "%s%s %s", n++ ? ", " : "", $1, $2 }')
+	{
+		echo "# Debian run \`$1\`"
+		echo
+		echo "\`$(cat command.txt)\` recorded by \`tlbscope record --kprobes-via perf\` inside the Debian 13"
+		echo "riscv64 guest (\`corpus/debian\`, \`guest-workloads.sh\`), on Debian's own kernel $kver."
+		echo
+		echo "- QEMU 7.2 (Debian 12), \`-M virt -smp 4 -m 4G\`, OpenSBI (\`fw_dynamic.bin\`), the QEMU line of"
+		echo "  \`../../README.md\`; plain \`virt\`: remote TLB flushes are SBI remote fences."
+		echo "- Packages (\`../../versions.txt\`): $pkgs."
+		echo "- Recorded by tlbscope cross-built at $(cat "$CACHE/share/tlbscope.rev" 2> /dev/null || echo '?') (\`cross-build.sh\`); imported, and"
+		echo "  report and tune run, at $(git -C "$top" rev-parse --short HEAD) (\`import-run.sh\`)."
+		echo "- Files: \`trace.dat\`, record's file (the tracepoints; the kernel dropped every kprobe event"
+		echo "  from the ring buffer), converted to version 7 with zstd; \`perf.txt.xz\`, perf record's events"
+		echo "  (the tracepoints and the kprobes) as \`perf script -F comm,tid,pid,cpu,time,event,trace --ns"
+		echo "  --header --show-lost-events\` text, read by \`xz -dc perf.txt.xz | tlbscope report -\` (Debian 12's"
+		echo "  perf 6.1 cannot read perf 6.12's perf.data); \`record.txt\`, \`workload.txt\`: their stderr and"
+		echo "  the workload's output; \`report*.txt\`, \`tune*.txt\`, \`status.txt\`: report and tune of both here."
+		echo
+	} > README.md
+fi
 cat status.txt
 du -sh "$dst"
