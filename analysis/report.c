@@ -254,6 +254,19 @@ static void kernel_check(struct ts_source *src, struct timeline *tl, struct repo
 		   !timeline_name_count(tl, ts_source_intern(src, "csd_queue_cpu"))) {
 		c->kind = REPORT_CHECK_NO_IPIS;
 		c->kernel = t->kernel_targets;
+		c->why = "no csd_queue_cpu and no SBI fence events to compare them with";
+	} else if (!sbi && r->source != TL_IPI_SBI && !t->csd_flush_ipis && t->kernel_targets &&
+		   !c->lazy_kernel) {
+		/*
+		 * csd events, none of them a flush, against remote targets: the flushes went
+		 * another way, the SBI remote fences of a kernel without IPI-based rfence
+		 * (Debian's on plain virt), whose probe has no events; not a difference
+		 */
+		c->kind = REPORT_CHECK_NO_IPIS;
+		c->kernel = t->kernel_targets;
+		c->why = "the csd events name no flush function, so the remote flushes went "
+			 "another way: SBI remote fences (a kernel without IPI-based rfence), "
+			 "which no event here shows (sbi_remote_sfence_vma_asid has none)";
 	} else if (sbi || r->source == TL_IPI_SBI) {
 		c->kind = REPORT_CHECK_SBI;
 		c->kernel = t->remote_requests;

@@ -56,7 +56,7 @@ struct report_probes {
 enum report_check_kind {
 	REPORT_CHECK_NONE,		/* no request carries the kernel's mask: nothing said */
 	REPORT_CHECK_NO_MASK,		/* kprobe requests, but their mask is unknown (why) */
-	REPORT_CHECK_NO_IPIS,		/* masks, but no csd or SBI events to compare with */
+	REPORT_CHECK_NO_IPIS,		/* masks, but no csd or SBI events to compare with (why) */
 	REPORT_CHECK_SBI,		/* requests with remote targets vs SBI remote fences */
 	REPORT_CHECK_CSD,		/* remote targets in the masks vs csd flush IPIs */
 	REPORT_CHECK_LAZY,		/* a lazy kernel: targets not running the mm got no IPI */
@@ -66,6 +66,7 @@ struct report_check {
 	enum report_check_kind kind;
 	uint64_t kernel, seen;		/* the kernel's count and the events' */
 	bool lazy_kernel;		/* local_load_tlb_mm events: a lazy-flush kernel */
+	const char *why;		/* REPORT_CHECK_NO_IPIS: what is missing; static */
 };
 
 /* The one-screen summary's figures (report_result_new() with explain's result) */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,13 +23,18 @@
 #include "cli.h"
 
 static const char record_usage[] =
-	"usage: tlbscope record [-o FILE] [-D SECONDS] [-C CPUS] [-m KB] [--] [COMMAND ...]\n"
+	"usage: tlbscope record [-o FILE] [-D SECONDS] [-C CPUS] [-m KB] [--kprobes-via WHERE]\n"
+	"                       [--] [COMMAND ...]\n"
 	"\n"
 	"  -o, --output FILE      the trace.dat to write (default trace.dat)\n"
 	"  -D, --duration SECONDS record this long (units: s, ms, us, ns); with a COMMAND,\n"
 	"                         the command is sent SIGTERM when the time is up\n"
 	"  -C, --cpu CPUS         record only these CPUs (0,2-3)\n"
 	"  -m, --buffer-kb KB     ring buffer per CPU in KiB (default 8192)\n"
+	"  --kprobes-via WHERE    ftrace (default): the kprobes' events into the ring buffer;\n"
+	"                         perf: perf record takes the same events too, into FILE with\n"
+	"                         .dat replaced by .perf.data (for a kernel whose ring buffer\n"
+	"                         drops kprobe events, as Debian's riscv64 6.12 does)\n"
 	"  COMMAND ...            record while COMMAND runs (started once tracing is on);\n"
 	"                         options end at the command, or at '--'\n"
 	"  -h, --help             this text\n"
@@ -43,6 +49,8 @@ struct record_opts {
 	struct ts_cpumask cpus;
 	unsigned long buffer_kb;
 	char **command;			/* borrowed from argv; NULL = no command */
+	bool via_perf;			/* --kprobes-via perf */
+	char perf_out[PATH_MAX];	/* then perf record's file */
 };
 
 /* Test hook and parse entry: fills @o, never exits.  0 ok, 1 help shown, -1 bad usage. */
@@ -75,7 +83,7 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 	/* -d and -b were record's first spellings; top has -d delay, -b batch */
 	static const struct cli_option opts[] = {
 		{ "output", 'o', true }, { "duration", 'D', true, 'd' }, { "cpu", 'C', true },
-		{ "buffer-kb", 'm', true, 'b' }, { NULL }
+		{ "buffer-kb", 'm', true, 'b' }, { "kprobes-via", OPT_LONG, true }, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -122,6 +130,28 @@ int record_parse_args(struct record_opts *o, int argc, char **argv)
 			}
 			o->buffer_kb = u;
 			break;
+		case OPT_LONG:
+			if (strcmp(v, "ftrace") && strcmp(v, "perf")) {
+				error("record: --kprobes-via: '%s' is not ftrace or perf", v);
+				return -1;
+			}
+			o->via_perf = !strcmp(v, "perf");
+			break;
+		}
+	}
+	if (o->via_perf && !command_found("perf")) {
+		error("record: --kprobes-via perf: no perf command (Debian: linux-perf)");
+		return -1;
+	}
+	if (o->via_perf) {
+		size_t len = strlen(o->output);
+
+		if (len > 4 && !strcmp(o->output + len - 4, ".dat"))
+			len -= 4;
+		if (snprintf(o->perf_out, sizeof(o->perf_out), "%.*s.perf.data", (int)len,
+			     o->output) >= (int)sizeof(o->perf_out)) {
+			error("record: --output: the name is too long");
+			return -1;
 		}
 	}
 	rest = cli_parser_rest(&p, &n);
@@ -146,6 +176,7 @@ struct recorder {
 	char tmpdir[PATH_MAX];
 	char tmpout[PATH_MAX + 16];	/* the trace.dat until it is complete */
 	pid_t child;
+	const char *child_name;		/* the command, or "perf" when perf runs alone */
 	int child_status;
 	bool child_done;
 };
@@ -194,8 +225,11 @@ static void close_on_exec_all(void)
 	}
 }
 
-/* Start the command once tracing is on; exec failure comes back through a CLOEXEC pipe. */
-static int start_command(struct recorder *rec)
+/*
+ * Start @argv (the command, or perf record with it) once tracing is on; exec failure comes
+ * back through a CLOEXEC pipe.
+ */
+static int start_command(struct recorder *rec, char *const *argv)
 {
 	int pfd[2], err = 0;
 	ssize_t n;
@@ -218,7 +252,7 @@ static int start_command(struct recorder *rec)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(pfd[0]);
 		close_on_exec_all();
-		execvp(rec->o->command[0], rec->o->command);
+		execvp(argv[0], argv);
 		err = errno;
 		n = write(pfd[1], &err, sizeof(err));
 		(void)n;
@@ -232,7 +266,7 @@ static int start_command(struct recorder *rec)
 	if (n == sizeof(err)) {
 		waitpid(rec->child, NULL, 0);
 		rec->child = 0;
-		return error("record: cannot run '%s': %s", rec->o->command[0], strerror(err)), -1;
+		return error("record: cannot run '%s': %s", argv[0], strerror(err)), -1;
 	}
 	return 0;
 }
@@ -291,17 +325,17 @@ static int report_child(struct recorder *rec)
 	if (!rec->child)
 		return 0;
 	if (!rec->child_done) {
-		warning("record: '%s' still running at exit; killed", rec->o->command[0]);
+		warning("record: '%s' still running at exit; killed", rec->child_name);
 		kill(rec->child, SIGKILL);
 		waitpid(rec->child, NULL, 0);
 		return 0;
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st)) {
-		warning("record: '%s' exited with status %d", rec->o->command[0], WEXITSTATUS(st));
+		warning("record: '%s' exited with status %d", rec->child_name, WEXITSTATUS(st));
 		return WEXITSTATUS(st);
 	}
 	if (WIFSIGNALED(st) && WTERMSIG(st) != SIGINT && WTERMSIG(st) != SIGTERM) {
-		warning("record: '%s' was killed by signal %d", rec->o->command[0], WTERMSIG(st));
+		warning("record: '%s' was killed by signal %d", rec->child_name, WTERMSIG(st));
 		return 128 + WTERMSIG(st);
 	}
 	return 0;
@@ -353,7 +387,9 @@ int cmd_record(int argc, char **argv)
 	struct rec_config rc;
 	struct rec_table table;
 	uint64_t bytes = 0, lost, t0;
-	int status = EXIT_BAD, r, ncpu, child_status;
+	int status = EXIT_BAD, r = 0, ncpu, child_status;
+	char **perf_argv = NULL;
+	struct stat st;
 	double secs;
 
 	r = record_parse_args(&o, argc, argv);
@@ -365,7 +401,7 @@ int cmd_record(int argc, char **argv)
 	rc = (struct rec_config){
 		.who = "record", .prefix = "tlbscope", .buffer_kb = o.buffer_kb,
 		.cpus = o.has_cpus ? &o.cpus : NULL, .tgid = true, .mount = true,
-		.events = REC_EVENTS_RECORD,
+		.events = REC_EVENTS_RECORD, .kprobes_perf = o.via_perf ? o.perf_out : NULL,
 	};
 
 	/* before tracefs is touched; no SA_RESTART: a signal must cut sleeps and waits short */
@@ -395,7 +431,18 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "tlbscope: record: task table: %llu tasks, %.1f KiB in %.1f ms%s\n",
 			(unsigned long long)table.rows, table.bytes / 1024.0, table.ns / 1e6,
 			table.pauses ? " (waiting for the stream to drain the small buffer)" : "");
-	if (o.command && start_command(&rec)) {
+	if (o.via_perf) {
+		/* perf record, the command its workload: perf is set up before the command runs */
+		perf_argv = rec_perf_argv(rec.rec, o.perf_out, o.command);
+		rec.child_name = o.command ? o.command[0] : "perf";
+		fprintf(stderr, "tlbscope: record: kprobes via perf: perf record takes the "
+			"instance's tracepoints and kprobes into %s\n", o.perf_out);
+		r = start_command(&rec, perf_argv);
+	} else if (o.command) {
+		rec.child_name = o.command[0];
+		r = start_command(&rec, o.command);
+	}
+	if (r) {
 		rec_off(rec.rec);
 		goto out_cleanup;
 	}
@@ -404,6 +451,9 @@ int cmd_record(int argc, char **argv)
 		ncpu, ncpu == 1 ? "" : "s", o.output, rec_name(rec.rec),
 		o.command || o.duration_ns ? "" : "; Ctrl-C stops");
 	record_loop(&rec);
+	/* perf holds the kprobes' events open: they can be removed only once it is gone */
+	if (o.via_perf)
+		wait_child(&rec, sig_count);
 	rec_off(rec.rec);
 	secs = (now_ns() - t0) / 1e9;
 	if (rec_stream_stop(rec.rec, &bytes)) {
@@ -433,6 +483,12 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "tlbscope: record: wrote %s: %.1f s, %d CPU%s, %llu KiB of events, "
 		"%llu lost\n", o.output, secs, ncpu, ncpu == 1 ? "" : "s",
 		(unsigned long long)(bytes / 1024), (unsigned long long)lost);
+	if (o.via_perf && !stat(o.perf_out, &st) && st.st_size > 0)
+		fprintf(stderr, "tlbscope: record: perf record wrote %s (the kprobes and the "
+			"tracepoints through perf events; tlbscope report reads it)\n", o.perf_out);
+	else if (o.via_perf)
+		warning("record: perf record wrote no %s; the kprobes' events are only where "
+			"the ring buffer kept them", o.perf_out);
 	status = EXIT_OK;
 	goto out_cleanup;
 
@@ -445,6 +501,7 @@ out_cleanup:
 	if (status == EXIT_OK && child_status)
 		status = child_status;	/* the trace is written; the command's status is ours */
 	rec_free(rec.rec);
+	rec_argv_free(perf_argv);
 	remove_tmpdir(&rec);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);

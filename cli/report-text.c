@@ -73,9 +73,8 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl,
 		printf("  kernel check: n/a (%s)\n", t->kmask_unknown);
 		break;
 	case REPORT_CHECK_NO_IPIS:
-		printf("  kernel check: n/a (no csd_queue_cpu and no SBI fence events to "
-		       "compare the %llu kernel flush targets with)\n",
-		       (unsigned long long)r->check.kernel);
+		printf("  kernel check: n/a (%llu kernel flush targets; %s)\n",
+		       (unsigned long long)r->check.kernel, r->check.why);
 		break;
 	case REPORT_CHECK_SBI:
 		printf("  kernel check: requests with remote targets = SBI remote fences: "

@@ -162,6 +162,48 @@ static void header_line(struct ts_source *src, struct perf *pf, const char *s)
 	}
 }
 
+/*
+ * The "# ..." header `perf script --header` prints before any event, read at open so that
+ * the CPU count, kernel and arch are known before the first event: tune sizes its models by
+ * the declared CPUs and sends a kernel-wide flush to every one of them, so a count learnt
+ * only later, while reading, made it price 512 CPUs.  @src->buf has the input's first bytes
+ * (the probe's); with @more (a perf child's pipe) more is read while the header lasts, up to
+ * PERF_HEADER_MAX bytes.  0, or -1 on a read error (ts_source_fail() called).
+ */
+#define PERF_HEADER_MAX	(1 << 20)
+static int read_header(struct ts_source *src, struct perf *pf, bool more)
+{
+	size_t at = 0;
+
+	for (;;) {
+		char *p = src->buf + at, *nl;
+		size_t avail = src->buf_len - at;
+		ssize_t n;
+
+		nl = avail ? memchr(p, '\n', avail) : NULL;
+		if (nl) {
+			if (*p != '#')
+				return 0;
+			*nl = '\0';
+			header_line(src, pf, p);
+			*nl = '\n';
+			at = (size_t)(nl + 1 - src->buf);
+			continue;
+		}
+		if (!more || src->eof || src->buf_len >= PERF_HEADER_MAX)
+			return 0;
+		ALLOC_GROW(src->buf, src->buf_len + 65536 + 1, src->buf_alloc);
+		do
+			n = read(src->fd, src->buf + src->buf_len, 65536);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return ts_source_fail(src, "read error: %s", strerror(errno));
+		if (!n)
+			src->eof = true;
+		src->buf_len += (size_t)n;
+	}
+}
+
 static void set_detail(struct ts_source *src, struct perf *pf)
 {
 	const char *what = pf->child ? "perf.data through perf script" : "perf script text";
@@ -397,7 +439,7 @@ static int perf_open(struct ts_source *src)
 	pf->err_fd = -1;
 	src->priv = pf;
 	set_detail(src, pf);
-	return 0;
+	return read_header(src, pf, false);
 }
 
 static void perf_close(struct ts_source *src)
@@ -484,7 +526,7 @@ static int perfdata_open(struct ts_source *src)
 	src->eof = false;
 	src->lineno = 0;
 	set_detail(src, pf);
-	return 0;
+	return read_header(src, pf, true);
 }
 
 const struct ts_format ts_format_perf_data = {

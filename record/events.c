@@ -286,3 +286,77 @@ void record_remove_kprobes(struct tracefs_dynevent **added)
 		added[i] = NULL;
 	}
 }
+
+/* ---- the same events through perf (record --kprobes-via perf) ---- */
+
+/* Append a copy of @s to the NULL-terminated vector @v of *@n strings. */
+static void argv_add(char ***v, size_t *n, size_t *alloc, const char *s)
+{
+	ALLOC_GROW(*v, *n + 2, *alloc);
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+static bool enabled_in(struct tracefs_instance *inst, const char *system, const char *event)
+{
+	char *en = tracefs_event_file_read(inst, system, event, "enable", NULL);
+	bool on = en && en[0] == '1';
+
+	free(en);
+	return on;
+}
+
+char **rec_perf_argv(struct rec *r, const char *path, char *const *command)
+{
+	size_t n = 0, cap = 0;
+	char **v = NULL, buf[TS_MAX_CPUS * 4 + 64];
+	size_t pos = 0;
+
+	argv_add(&v, &n, &cap, "perf");
+	argv_add(&v, &n, &cap, "record");
+	argv_add(&v, &n, &cap, "-q");
+	if (r->has_cpus) {
+		buf[0] = '\0';
+		for (int c = 0; c < r->ncpus && pos < sizeof(buf) - 16; c++)
+			if (ts_cpumask_test(&r->cpus, c))
+				pos += snprintf(buf + pos, sizeof(buf) - pos, "%s%d", pos ? "," : "",
+						c);
+		argv_add(&v, &n, &cap, "-C");
+		argv_add(&v, &n, &cap, buf);
+	} else {
+		argv_add(&v, &n, &cap, "-a");
+	}
+	/* perf's buffers as large as the instance's (it rounds up to a power of two pages) */
+	snprintf(buf, sizeof(buf), "%luK", r->c.buffer_kb);
+	argv_add(&v, &n, &cap, "-m");
+	argv_add(&v, &n, &cap, buf);
+	argv_add(&v, &n, &cap, "-o");
+	argv_add(&v, &n, &cap, path);
+	for (size_t i = 0; i < N_TP; i++) {
+		if (!enabled_in(r->inst, tracepoints[i].system, tracepoints[i].event))
+			continue;
+		snprintf(buf, sizeof(buf), "%s:%s", tracepoints[i].system, tracepoints[i].event);
+		argv_add(&v, &n, &cap, "-e");
+		argv_add(&v, &n, &cap, buf);
+	}
+	for (size_t i = 0; i < N_KP; i++) {
+		if (r->kp_id[i] < 0)
+			continue;
+		snprintf(buf, sizeof(buf), KP_GROUP ":%s", kprobes[i].fn);
+		argv_add(&v, &n, &cap, "-e");
+		argv_add(&v, &n, &cap, buf);
+	}
+	if (command) {
+		argv_add(&v, &n, &cap, "--");
+		for (; *command; command++)
+			argv_add(&v, &n, &cap, *command);
+	}
+	return v;
+}
+
+void rec_argv_free(char **argv)
+{
+	for (char **p = argv; p && *p; p++)
+		free(*p);
+	free(argv);
+}

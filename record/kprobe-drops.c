@@ -4,7 +4,8 @@
  * (kprobe_profile, read by rec_on() and rec_off()) against its events in the streamed
  * per-CPU files.  A riscv64 kernel without ARCH_HAVE_NMI_SAFE_CMPXCHG (Debian's 6.12) has
  * the ring buffer refuse every write from a kprobe handler: the probes hit, the trace has
- * none of their events, and record says so.
+ * none of their events, and record says so, naming --kprobes-via perf (perf events are not
+ * refused), or, with it, where the evidence went.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -145,13 +146,21 @@ void record_kprobe_check(struct rec *r)
 	}
 	if (!hits)
 		return;
+	if (!events && r->c.kprobes_perf) {
+		fprintf(stderr, "tlbscope: %s: kprobes: the ring buffer has none of their events "
+			"(the kernel dropped all %llu hits); perf events took them: the flush "
+			"evidence is in %s\n", r->c.who, (unsigned long long)hits,
+			r->c.kprobes_perf);
+		return;
+	}
 	if (!events) {
 		rec_warning("%s: the kernel dropped every kprobe event: the probes hit %llu times "
 			    "while recording (kprobe_profile) and the ring buffer has none of "
 			    "their events; a riscv64 kernel without ARCH_HAVE_NMI_SAFE_CMPXCHG "
 			    "(Debian's 6.12) refuses ring-buffer writes from kprobe handlers, so "
-			    "this trace has no flush evidence from the probes; perf record -e "
-			    "'" RECORD_KP_GROUP ":*' sees them", r->c.who, (unsigned long long)hits);
+			    "this trace has no flush evidence from the probes; record "
+			    "--kprobes-via perf takes them through perf events into a perf.data "
+			    "that report reads", r->c.who, (unsigned long long)hits);
 		return;
 	}
 	fprintf(stderr, "tlbscope: %s: kprobes: %llu hits while recording, %llu events "

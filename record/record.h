@@ -50,6 +50,11 @@ struct rec_config {
 	bool mono_clock;		/* trace_clock "mono" (the live reader merges against now) */
 	bool tgid;			/* options/record-tgid */
 	bool mount;			/* mount tracefs at /sys/kernel/tracing if it is not */
+	/*
+	 * The perf.data into which perf record takes the same events, kprobes included
+	 * (record --kprobes-via perf), said where the ring buffer dropped them; NULL none
+	 */
+	const char *kprobes_perf;
 	enum rec_events events;
 };
 
@@ -106,6 +111,15 @@ int rec_stream_start(struct rec *r, const char *dir);
 bool rec_stream_failed(struct rec *r);		/* a reader stopped on an error */
 /* Last drain, join the threads, close the files; *@bytes copied.  -1 (printed) on error. */
 int rec_stream_stop(struct rec *r, uint64_t *bytes);
+
+/*
+ * The `perf record` command line that records the events enabled in @r's instance (its
+ * tracepoints and kprobes) on the same CPUs, into @path, with @command as its workload
+ * (NULL: until a signal stops it): perf events keep the kprobe events that a kernel's ring
+ * buffer refuses (kprobe-drops.c).  A new NULL-terminated vector; rec_argv_free() frees it.
+ */
+char **rec_perf_argv(struct rec *r, const char *path, char *const *command);
+void rec_argv_free(char **argv);	/* NULL is fine */
 
 /*
  * The trace.dat at @path: rec_tracedat_head() writes the headers (event formats, kallsyms,

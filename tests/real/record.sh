@@ -9,7 +9,8 @@ T=record
 . "$(dirname "$0")/../lib.sh"
 
 # usage errors need neither root nor tracefs
-for args in "-x" "-d 0" "-D 0" "-d abc" "-b 1" "-m 1" "-C x" "-o" "--" "stray" "-o x.dat no-such-command -x"; do
+for args in "-x" "-d 0" "-D 0" "-d abc" "-b 1" "-m 1" "-C x" "-o" "--" "stray" "-o x.dat no-such-command -x" \
+	"--kprobes-via" "--kprobes-via ring"; do
 	# shellcheck disable=SC2086
 	tls record $args > /dev/null 2>&1
 	same "bad usage 'record $args' exits 2" 2 $?
@@ -204,4 +205,28 @@ if command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_parano
 	check "... and trace-cmd reads the file" tc_reads "$tmp/nosyms.dat"
 else
 	skip "record without CAP_SYSLOG" "no setpriv, or perf_event_paranoid lets it read kallsyms"
+fi
+
+# --kprobes-via perf: perf record of the instance's events beside it, the command its
+# workload (on riscv64 the kprobes too, which a kernel's ring buffer may drop)
+if command -v perf > /dev/null; then
+	rec -o "$tmp/p.dat" --kprobes-via perf -- hackbench -g 2 -l 50 > /dev/null 2> "$tmp/p.err"
+	rc=$?
+	same "record --kprobes-via perf -- hackbench exits 0" 0 $rc
+	[ $rc = 0 ] || sed 's/^/#   /' "$tmp/p.err"
+	check "... wrote p.dat and p.perf.data" [ -s "$tmp/p.dat" -a -s "$tmp/p.perf.data" ]
+	check "... says perf record wrote p.perf.data" \
+		grep -q "perf record wrote $tmp/p.perf.data" "$tmp/p.err"
+	ps=$(tls report --json "$tmp/p.perf.data" 2> /dev/null | jq '.totals.switches')
+	check "tlbscope report reads p.perf.data: ${ps:-no} switches" [ "${ps:-0}" -gt 0 ]
+	rec -o "$tmp/p2.dat" --kprobes-via perf -- sh -c 'exit 3' > /dev/null 2>&1
+	same "record --kprobes-via perf: the command's exit status through perf" 3 $?
+	# without a command perf runs until record stops it, and is gone before the kprobes
+	rec -o "$tmp/p3.dat" --kprobes-via perf -D 1s > /dev/null 2> "$tmp/p3.err"
+	same "record --kprobes-via perf -D 1s exits 0" 0 $?
+	check "... wrote p3.perf.data" [ -s "$tmp/p3.perf.data" ]
+	check "... no kprobe left in use" sh -c "! grep -q 'cannot remove kprobe' '$tmp/p3.err'"
+	same "tracefs is as it was after --kprobes-via perf" "$before" "$(state)"
+else
+	skip "record --kprobes-via perf" "perf not installed"
 fi
