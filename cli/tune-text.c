@@ -148,8 +148,8 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 				 "mm were counted%s. The trace defines kprobes on the flush path but "
 				 "holds none of their events: riscv 6.12 drops kprobe events written "
 				 "in NMI context to the ftrace ring buffer (tlbscope-probes(7)). "
-				 "Record them through perf (perf record -e 'tlbscope:*' with the "
-				 "tracepoints) and tune that.",
+				 "Record with tlbscope record --kprobes-via perf (perf records the "
+				 "kprobes beside the tracepoints) and tune the .perf.data it writes.",
 				 (unsigned long long)(req - unattr), warm);
 			return;
 		}

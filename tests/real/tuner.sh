@@ -413,5 +413,5 @@ if [ -f "$f" ]; then
 	same "Debian riscv64 trace: insufficient-data, a riscv kernel in a VM" \
 		"insufficient-data riscv true" "$(jq -r '"\(.recommendation.verdict) \(.machine.arch) \(.machine.vm)"' "$tmp/deb.json")"
 	check "... because its kprobe events were dropped, recorded through perf instead" \
-		grep -q "drops kprobe events.*perf record" <(jq -r .recommendation.reason "$tmp/deb.json")
+		grep -q "drops kprobe events.*--kprobes-via perf" <(jq -r .recommendation.reason "$tmp/deb.json")
 fi
