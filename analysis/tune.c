@@ -36,14 +36,32 @@ static void sensitivity(struct tune_run *r)
 		}
 }
 
-double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi)
+/* The numbers the renderers print (struct tune_run's last part), once the advice is made. */
+static void price_shown(struct tune_run *r)
 {
-	return tuner_point_cost(r->tu, pf, ti, qi);
-}
+	int nT = r->o->nT, nQ = r->o->nQ, T, Q;
 
-void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi)
-{
-	tuner_shown_point(&r->adv, rec, ti, qi);
+	r->grid = xcalloc((size_t)nT * nQ, sizeof(*r->grid));
+	for (int ti = 0; ti < nT; ti++)
+		for (int qi = 0; qi < nQ; qi++) {
+			struct tune_cell *g = &r->grid[ti * nQ + qi];
+
+			tuner_grid_point(r->tu, ti, qi, &g->c);
+			g->cost_ns = tuner_point_cost(r->tu, &r->pf, ti, qi);
+		}
+	tuner_shown_point(&r->adv, &r->rec, &r->pti, &r->pqi);
+	T = r->o->T[r->pti];
+	Q = r->o->Q[r->pqi];
+	tuner_point_counts(r->tu, &r->pf, r->pti, r->pqi, &r->shown);
+	r->exit_slot_lookups = tuner_exits(r->tu) * (uint64_t)r->ncpus * T;
+	r->whatif_ok = tuner_whatif_point(r->tu, &r->pf, r->pti, r->pqi, &r->whatif);
+	if (r->whatif_ok)
+		r->whatif_cost_ns = tuner_cost(&r->pf, &r->whatif, T, Q, tuner_mm_switches(r->tu),
+					       r->ncpus);
+	for (int m = 0; m < TUNER__MODELS; m++)
+		r->model_cost[m] = tuner_model_cost(&r->pf, tuner_model(r->tu, m));
+	tuner_lazy_split(r->tu, r->lazy_split);
+	r->flush_all = tuner_flush_all_threshold(r->tu, &r->pf);
 }
 
 /*
@@ -412,14 +430,10 @@ int tune_run_finish(struct tune_run *r)
 	r->span_ns = tuner_span(r->tu);
 	sensitivity(r);
 	r->nwin = tuner_windows(r->tu, &r->pf, 4, r->win, r->until);
-	{
-		int pti, pqi;
-
-		/* a quarter agrees when the point is within the band of its own cheapest */
-		tune_point(r, &r->rec, &pti, &pqi);
-		r->same_quarters = r->nwin ? tuner_windows_agree(r->tu, &r->pf, r->nwin, pti, pqi) :
-				   0;
-	}
+	price_shown(r);
+	/* a quarter agrees when the point is within the band of its own cheapest */
+	r->same_quarters = r->nwin ? tuner_windows_agree(r->tu, &r->pf, r->nwin, r->pti, r->pqi) :
+			   0;
 	r->quarters_T[0] = r->quarters_Q[0] = INT_MAX;
 	r->quarters_T[1] = r->quarters_Q[1] = 0;
 	for (int k = 0; k < r->nwin; k++) {
@@ -447,4 +461,5 @@ void tune_run_free(struct tune_run *r)
 	free(r->uname);
 	free(r->cmdline);
 	free(r->verify_diffs);
+	free(r->grid);
 }

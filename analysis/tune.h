@@ -94,7 +94,32 @@ struct tune_run {
 	uint64_t reach_cov, reach_den;	/* mm reuses within the advised T's reach, of all */
 	int verify_bad;		/* --verify: differences between the sweep and the replays */
 	char *verify_diffs;	/* and what they are, a line each (NULL none) */
+	/*
+	 * The numbers the renderers print, priced once: every grid point (grid[ti * nQ + qi],
+	 * in the order of o->T and o->Q), the point shown (the advice, else the smallest
+	 * cheapest one) with every counter, the what-if of deferring to CPUs that hold the mm
+	 * lazily at that point, each model's cost, where lazy's IPIs go.
+	 */
+	struct tune_cell {
+		struct tuner_counts c;
+		double cost_ns;
+	} *grid;
+	int pti, pqi;
+	struct tuner_counts shown;
+	uint64_t exit_slot_lookups;	/* each exit looks its mm up in every CPU's table */
+	bool whatif_ok;			/* false: the what-if is not replayed */
+	struct tuner_counts whatif;
+	double whatif_cost_ns;
+	double model_cost[TUNER__MODELS];
+	uint64_t lazy_split[TUNER_TGT__COUNT];
+	uint64_t flush_all;		/* pages past which a range flushes the whole ASID */
 };
+
+/* grid point (@ti, @qi) of a finished run */
+static inline const struct tune_cell *tune_cell(const struct tune_run *r, int ti, int qi)
+{
+	return &r->grid[ti * r->o->nQ + qi];
+}
 
 /* The consumer of one trace's resolved stream (tl_emit_fn; @ctx the run). */
 void tune_run_feed(void *ctx, struct timeline *tl, const struct ts_event *ev);
@@ -133,8 +158,5 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 int tune_run_finish(struct tune_run *r);
 void tune_run_free(struct tune_run *r);
 
-double tune_cost_of(const struct tune_run *r, const struct platform *pf, int ti, int qi);
-/* the point advised, or where there is none the smallest cheapest one: (ti, qi) */
-void tune_point(const struct tune_run *r, const struct tuner_rec *rec, int *ti, int *qi);
 
 #endif

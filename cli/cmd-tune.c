@@ -412,7 +412,7 @@ static int tune_main(int argc, char **argv, json_t **out)
 	if (r.verify_diffs)
 		for (char *l = r.verify_diffs, *nl; (nl = strchr(l, '\n')); l = nl + 1)
 			fprintf(stderr, "tlbscope: verify: %.*s\n", (int)(nl - l), l);
-	tune_reason(why, sizeof(why), &r, &r.rec, r.reach_cov, r.reach_den);
+	tune_reason(why, sizeof(why), &r);
 	if (o.save_profile) {
 		json_t *pj = tune_profile_json(&r);
 
@@ -425,25 +425,22 @@ static int tune_main(int argc, char **argv, json_t **out)
 		}
 		json_decref(pj);
 	}
-	if (o.svg && tune_write_svg(&r, o.svg, &r.rec)) {
+	if (o.svg && tune_write_svg(&r, o.svg)) {
 		ret = EXIT_BAD;
 		goto out;
 	}
-	if (o.patch && tune_save_patch(&r, o.patch, tuner_flush_all_threshold(r.tu, &r.pf))) {
+	if (o.patch && tune_save_patch(&r, o.patch)) {
 		ret = EXIT_BAD;
 		goto out;
 	}
 	if (out)
-		*out = tune_json(&r, &r.rec, r.observed, r.obs_how,
-				 tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+		*out = tune_json(&r, why);
 	else if (o.c.json) {
 		view_begin(false);
-		tune_print_json(&r, &r.rec, r.observed, r.obs_how,
-				tuner_flush_all_threshold(r.tu, &r.pf), why, bad);
+		tune_print_json(&r, why);
 	} else {
 		view_begin(true);
-		tune_print_text(&r, &r.rec, r.observed, r.obs_how,
-				tuner_flush_all_threshold(r.tu, &r.pf), why, bad, o.verbose, o.quiet);
+		tune_print_text(&r, why, o.verbose, o.quiet);
 	}
 	/* no advice is an answer a script must not take for one */
 	ret = bad || r.adv.verdict == TUNER_INSUFFICIENT ? EXIT_PROBLEM : EXIT_OK;

@@ -37,9 +37,10 @@ static json_t *jall(const struct tuner_counts *c)
 	return j;
 }
 
-json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		  const char *obs_how, uint64_t fat, const char *why, int verified)
+json_t *tune_json(const struct tune_run *r, const char *why)
 {
+	const struct tuner_rec *rec = &r->rec;
+	int64_t observed = r->observed;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	/* what every lazy point sends, and what lazy is checked against on a lazy kernel */
 	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_LAZY);
@@ -105,8 +106,7 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 			json_object_set_new(cj, "cpu", json_integer(c));
 			json_array_append_new(cpus, cj);
 		}
-		json_object_set_new(mj, "cost_ns", json_real(tuner_model_cost(&r->pf,
-				    tuner_model(r->tu, m))));
+		json_object_set_new(mj, "cost_ns", json_real(r->model_cost[m]));
 		json_object_set_new(mj, "cpus", cpus);
 		json_object_set_new(j, tuner_model_name(m), mj);
 	}
@@ -156,9 +156,8 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 	arr = json_array();
 	for (int ti = 0; ti < r->o->nT; ti++)
 		for (int qi = 0; qi < r->o->nQ; qi++) {
-			struct tuner_counts c;
+			const struct tuner_counts c = tune_cell(r, ti, qi)->c;
 
-			tuner_grid_point(r->tu, ti, qi, &c);
 			j = json_object();
 			json_object_set_new(j, "threshold", json_integer(r->o->T[ti]));
 			json_object_set_new(j, "queue", json_integer(r->o->Q[qi]));
@@ -170,14 +169,14 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 			json_object_set_new(j, "table_resets", json_integer((json_int_t)c.table_resets));
 			json_object_set_new(j, "local_flushes", json_integer((json_int_t)c.local_flushes));
 			json_object_set_new(j, "refills", json_integer((json_int_t)c.refills));
-			json_object_set_new(j, "cost_ns", json_real(tune_cost_of(r, &r->pf, ti, qi)));
+			json_object_set_new(j, "cost_ns", json_real(tune_cell(r, ti, qi)->cost_ns));
 			json_array_append_new(arr, j);
 		}
 	json_object_set_new(root, "grid", arr);
 
 	j = json_object();
 	json_object_set_new(j, "flush_ipis", observed >= 0 ? json_integer(observed) : json_null());
-	json_object_set_new(j, "source", observed >= 0 ? json_text(obs_how) : json_null());
+	json_object_set_new(j, "source", observed >= 0 ? json_text(r->obs_how) : json_null());
 	json_object_set_new(j, "warmup_ns", json_integer((json_int_t)r->o->warmup_ns));
 	/* a lazy kernel is checked against lazy at its own T, Q, whose IPIs are ideal's */
 	json_object_set_new(j, "predicted_model", json_text(r->lazy_kernel ? "lazy" : "stock_asid"));
@@ -208,15 +207,10 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 				      m->median, "p25", m->p25, "p75", m->p75, "used", m->used));
 	}
 	json_object_set_new(root, "measured", arr);
-	{
-		uint64_t split[TUNER_TGT__COUNT];
-
-		tuner_lazy_split(r->tu, split);
-		json_object_set_new(root, "lazy_ipis_by_target", json_pack("{s:I,s:I,s:I}",
-				    "running", (json_int_t)split[TUNER_TGT_RUNNING],
-				    "idle", (json_int_t)split[TUNER_TGT_IDLE],
-				    "kernel_thread", (json_int_t)split[TUNER_TGT_KTHREAD]));
-	}
+	json_object_set_new(root, "lazy_ipis_by_target", json_pack("{s:I,s:I,s:I}",
+			    "running", (json_int_t)r->lazy_split[TUNER_TGT_RUNNING],
+			    "idle", (json_int_t)r->lazy_split[TUNER_TGT_IDLE],
+			    "kernel_thread", (json_int_t)r->lazy_split[TUNER_TGT_KTHREAD]));
 
 	{
 		const struct tuner_advice *a = &r->adv;
@@ -242,8 +236,8 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 		json_object_set_new(j, "threshold", point ? json_integer(r->o->T[a->ti]) :
 				    json_null());
 		json_object_set_new(j, "queue", point ? json_integer(r->o->Q[a->qi]) : json_null());
-		json_object_set_new(j, "tlb_flush_all_threshold", point && fat ?
-				    json_integer((json_int_t)fat) : json_null());
+		json_object_set_new(j, "tlb_flush_all_threshold", point && r->flush_all ?
+				    json_integer((json_int_t)r->flush_all) : json_null());
 		json_object_set_new(j, "cost_ns", point ? json_real(a->point_cost) : json_null());
 		json_object_set_new(j, "stock_cost_ns", priced ? json_real(a->stock_cost) : json_null());
 		json_object_set_new(j, "ideal_cost_ns", priced ? json_real(a->ideal_cost) : json_null());
@@ -291,18 +285,16 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 		}
 		pf = open_memstream(&patch, &plen);
 		if (pf) {
-			bool any = tune_write_patch(pf, r, fat);
+			bool any = tune_write_patch(pf, r);
 
 			fclose(pf);
 			json_object_set_new(j, "patch", any ? json_text(patch) : json_null());
 		}
 		free(patch);
 		{
-			struct tuner_counts c;
-			int pti, pqi;
+			const struct tuner_counts c = r->shown;
+			int pti = r->pti, pqi = r->pqi;
 
-			tune_point(r, rec, &pti, &pqi);
-			tuner_point_counts(r->tu, &r->pf, pti, pqi, &c);
 			json_object_set_new(j, "counts", json_pack(
 				"{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:i}",
 				"threshold", r->o->T[pti], "queue", r->o->Q[pqi],
@@ -317,23 +309,18 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 				"mm_structs_pinned", r->o->T[pti] * r->ncpus));
 			/* each exit looks the mm up in every CPU's table */
 			json_object_set_new(json_object_get(j, "counts"), "exit_slot_lookups",
-					    json_integer((json_int_t)(tuner_exits(r->tu) *
-					    (uint64_t)r->ncpus * r->o->T[pti])));
+					    json_integer((json_int_t)r->exit_slot_lookups));
 		}
 		{
-			struct tuner_counts w;
-			int pti, pqi;
+			const struct tuner_counts w = r->whatif;
+			int pti = r->pti, pqi = r->pqi;
 
-			tune_point(r, rec, &pti, &pqi);
-			json_object_set_new(j, "whatif_lazy_idle", !tuner_whatif_point(r->tu, &r->pf,
-					    pti, pqi, &w) ? json_null() : json_pack(
+			json_object_set_new(j, "whatif_lazy_idle", !r->whatif_ok ? json_null() : json_pack(
 				"{s:i,s:i,s:I,s:I,s:I,s:I,s:I,s:f}", "threshold", r->o->T[pti],
 				"queue", r->o->Q[pqi], "ipis", (json_int_t)w.ipis,
 				"deferred", (json_int_t)w.deferred, "replayed", (json_int_t)w.replayed,
 				"drain_max", (json_int_t)w.drain_max,
-				"overflows", (json_int_t)w.overflows, "cost_ns",
-				tuner_cost(&r->pf, &w, r->o->T[pti], r->o->Q[pqi],
-					   tuner_mm_switches(r->tu), r->ncpus)));
+				"overflows", (json_int_t)w.overflows, "cost_ns", r->whatif_cost_ns));
 		}
 		json_object_set_new(j, "tlb_reach_mms", json_integer(rec->reach));
 		json_object_set_new(j, "on_grid_edge", json_boolean(rec->edge_T || rec->edge_Q));
@@ -341,14 +328,13 @@ json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t obser
 		json_object_set_new(root, "recommendation", j);
 	}
 	if (r->o->verify)
-		json_object_set_new(root, "verify_differences", json_integer(verified));
+		json_object_set_new(root, "verify_differences", json_integer(r->verify_bad));
 	return root;
 }
 
-void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified)
+void tune_print_json(const struct tune_run *r, const char *why)
 {
-	json_t *root = tune_json(r, rec, observed, obs_how, fat, why, verified);
+	json_t *root = tune_json(r, why);
 
 	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	putchar('\n');

@@ -46,7 +46,7 @@ static double tick_step(double max)
 	return raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
 }
 
-int tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec)
+int tune_write_svg(const struct tune_run *r, const char *path)
 {
 	FILE *f = fopen(path, "we");
 	int nT = r->o->nT, nQ = r->o->nQ, cw = 56, ch = 22, x0 = 90, y0 = 84;
@@ -56,15 +56,14 @@ int tune_write_svg(const struct tune_run *r, const char *path, const struct tune
 	double lo = -1, hi = 0, emax = 0, cmax = 0, estep, cstep;
 	int tmin = r->o->T[0], tmax = r->o->T[nT - 1];
 	size_t chars = (size_t)(W - 20) / 7;
-	int pti, pqi;	/* the point the text and JSON give */
+	int pti = r->pti, pqi = r->pqi;	/* the point the text and JSON give */
 	bool failed;
 
-	tune_point(r, rec, &pti, &pqi);
 	if (!f)
 		return error("tune: --svg: cannot write %s: %s", path, strerror(errno)), -1;
 	for (int ti = 0; ti < nT; ti++)
 		for (int qi = 0; qi < nQ; qi++) {
-			double c = tune_cost_of(r, &r->pf, ti, qi);
+			double c = tune_cell(r, ti, qi)->cost_ns;
 
 			if (lo < 0 || c < lo)
 				lo = c;
@@ -93,7 +92,7 @@ int tune_write_svg(const struct tune_run *r, const char *path, const struct tune
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", x0 - 6,
 			y0 + ti * ch + 15, r->o->T[ti]);
 		for (int qi = 0; qi < nQ; qi++) {
-			double c = tune_cost_of(r, &r->pf, ti, qi);
+			double c = tune_cell(r, ti, qi)->cost_ns;
 			double k = hi > lo ? (c - lo) / (hi - lo) : 0;
 			int g = (int)(40 + 200 * sqrt(k));
 			bool pick = ti == pti && qi == pqi;
@@ -108,12 +107,11 @@ int tune_write_svg(const struct tune_run *r, const char *path, const struct tune
 	}
 	/* curves over T at the recommended Q */
 	for (int ti = 0; ti < nT; ti++) {
-		struct tuner_counts c;
-		double cost = tune_cost_of(r, &r->pf, ti, pqi) / 1e6;
+		const struct tune_cell *g = tune_cell(r, ti, pqi);
+		double cost = g->cost_ns / 1e6;
 
-		tuner_grid_point(r->tu, ti, pqi, &c);
-		if (c.evictions > emax)
-			emax = c.evictions;
+		if (g->c.evictions > emax)
+			emax = g->c.evictions;
 		if (cost > cmax)
 			cmax = cost;
 	}
@@ -149,13 +147,11 @@ int tune_write_svg(const struct tune_run *r, const char *path, const struct tune
 		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
 			curve ? "blue" : "red");
 		for (int ti = 0; ti < nT; ti++) {
-			struct tuner_counts c;
+			const struct tune_cell *g = tune_cell(r, ti, pqi);
 			double v, x = px0 + (tmax > tmin ? (double)(r->o->T[ti] - tmin) / (tmax - tmin) :
 					     0) * (px1 - px0);
 
-			tuner_grid_point(r->tu, ti, pqi, &c);
-			v = curve ? tune_cost_of(r, &r->pf, ti, pqi) / 1e6 / cmax :
-				    c.evictions / emax;
+			v = curve ? g->cost_ns / 1e6 / cmax : g->c.evictions / emax;
 			fprintf(f, "%.1f,%.1f ", x, py1 - v * PH);
 		}
 		fprintf(f, "\"/>\n");

@@ -52,18 +52,17 @@ const char *tune_percent(char *buf, size_t len, double part, double whole)
 }
 
 /* Why lazy flush pays, and what T and Q trade at the point to set. */
-static void reason_pays(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
-			uint64_t cov, uint64_t den)
+static void reason_pays(char *buf, size_t len, const struct tune_run *r)
 {
+	const struct tuner_rec *rec = &r->rec;
+	uint64_t cov = r->reach_cov, den = r->reach_den;
 	const struct tuner_advice *a = &r->adv;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_counts *lazy = tuner_model(r->tu, TUNER_LAZY);
-	struct tuner_counts c, c1;
+	const struct tuner_counts c = tune_cell(r, a->ti, a->qi)->c, c1 = tune_cell(r, 0, a->qi)->c;
 	int T = r->o->T[a->ti], Q = r->o->Q[a->qi], cT = r->o->T[rec->ti];
 	char pct[32], bigger[160];
 
-	tuner_grid_point(r->tu, a->ti, a->qi, &c);
-	tuner_grid_point(r->tu, 0, a->qi, &c1);
 	if (a->ti == r->o->nT - 1)
 		snprintf(bigger, sizeof(bigger), "the grid ends at T=%d: try --threshold with "
 			 "bigger values", T);
@@ -72,7 +71,7 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
 			 cT, 100 * TUNER_BAND);
 	else
 		snprintf(bigger, sizeof(bigger), "the next size, T=%d, costs %.3f ms more",
-			 r->o->T[a->ti + 1], (tune_cost_of(r, &r->pf, a->ti + 1, a->qi) -
+			 r->o->T[a->ti + 1], (tune_cell(r, a->ti + 1, a->qi)->cost_ns -
 					      a->point_cost) / 1e6);
 	snprintf(buf, len,
 		 "%s. Lazy flush interrupts only CPUs whose active mm it is, so it sends %llu "
@@ -100,8 +99,9 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r, const s
  * a grid flat within the band around it (a range, not a point).
  */
 
-static void honesty(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec)
+static void honesty(char *buf, size_t len, const struct tune_run *r)
 {
+	const struct tuner_rec *rec = &r->rec;
 	size_t n = strlen(buf);
 	int same = r->same_quarters;
 
@@ -126,9 +126,9 @@ static bool kprobes_dropped(const struct tune_run *r)
 	return info && info->nkprobes_defined && r->tl && !timeline_kprobe_requests(r->tl);
 }
 
-void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
-		 uint64_t reach_cov_num, uint64_t reach_den)
+void tune_reason(char *buf, size_t len, const struct tune_run *r)
 {
+	const struct tuner_rec *rec = &r->rec;
 	const struct tuner_advice *a = &r->adv;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
@@ -173,9 +173,8 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 			 r->o->T[rec->small_ti], r->o->Q[rec->small_qi], a->stock_cost / 1e6);
 		return;
 	case TUNER_WHY_ALL_RUNNING: {
-		uint64_t split[TUNER_TGT__COUNT];
+		const uint64_t *split = r->lazy_split;
 
-		tuner_lazy_split(r->tu, split);
 		snprintf(buf, len, "Lazy flush does not help: every target of stock's %llu flush "
 			 "IPIs had the mm active (%llu only lazily: the series still interrupts "
 			 "those).",
@@ -203,8 +202,8 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct t
 			 (unsigned long long)stock->ipis);
 		return;
 	case TUNER_WHY_PAYS:
-		reason_pays(buf, len, r, rec, reach_cov_num, reach_den);
-		honesty(buf, len, r, rec);
+		reason_pays(buf, len, r);
+		honesty(buf, len, r);
 		return;
 	}
 }
@@ -251,7 +250,7 @@ static bool boot_params(const struct tune_run *r)
 	return false;
 }
 
-bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
+bool tune_write_patch(FILE *out, const struct tune_run *r)
 {
 	const struct tuner_advice *a = &r->adv;
 	int bT, bQ, T, Q, first, last;
@@ -291,18 +290,18 @@ bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat)
 			header_line(out, '+', l, T, Q);
 		}
 	}
-	(void)fat;	/* upstream's threshold is not the series': said beside the patch */
+	/* upstream's threshold (r->flush_all) is not the series': said beside the patch */
 	return true;
 }
 
-int tune_save_patch(const struct tune_run *r, const char *path, uint64_t fat)
+int tune_save_patch(const struct tune_run *r, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	bool failed;
 
 	if (!f)
 		return error("tune: %s: %s", path, strerror(errno));
-	tune_write_patch(f, r, fat);
+	tune_write_patch(f, r);
 	failed = ferror(f);
 	if (fclose(f) || failed)
 		return error("tune: %s: could not write the patch", path);
@@ -371,24 +370,21 @@ static const char *rates(char *buf, size_t len, const struct tune_run *r, uint64
 	return buf;
 }
 
-static void print_summary(const struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-			  const char *obs_how)
+static void print_summary(const struct tune_run *r)
 {
+	const struct tuner_rec *rec = &r->rec;
 	const struct tuner_advice *a = &r->adv;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_counts *lazy = tuner_model(r->tu, TUNER_LAZY);
 	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_IDEAL);
-	int pti, pqi, T, Q, reach = rec->reach, ncpus = r->ncpus;
-	struct tuner_counts c;
-	uint64_t split[TUNER_TGT__COUNT];
+	int pti = r->pti, pqi = r->pqi, T, Q, reach = rec->reach, ncpus = r->ncpus;
+	const struct tuner_counts c = r->shown;
+	const uint64_t *split = r->lazy_split;
 	char b1[64], b2[64], pct[32], pt[32], drain[192];
 	bool point = a->ti >= 0;
 
-	tune_point(r, rec, &pti, &pqi);
 	T = r->o->T[pti];
 	Q = r->o->Q[pqi];
-	tuner_point_counts(r->tu, &r->pf, pti, pqi, &c);
-	tuner_lazy_split(r->tu, split);
 	if (r->host.vm)
 		say(10, "machine   ", "%s%s in a virtual machine (%s): its timings unused, costs "
 		    "from '%s'", r->arch, strcmp(r->arch, "unknown") ? " kernel" :
@@ -420,23 +416,23 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	    rates(b1, sizeof(b1), r, lazy->ipis), (unsigned long long)ideal->ipis);
 	{
 		const struct tuner_counts *cf = tuner_model(r->tu, TUNER_CLEAR_AT_FULL);
-		struct tuner_counts w;
+		const struct tuner_counts w = r->whatif;
 		uint64_t lazily = split[TUNER_TGT_IDLE] + split[TUNER_TGT_KTHREAD];
 
 		if (stock->ipis && !lazily)
 			say(14, "  what if     ", "no lazy IPI reaches a CPU holding the mm lazily; "
 			    "clearing the mask at a full ASID flush alone (patches 8-9) sends %llu "
 			    "(%.3f ms)", (unsigned long long)cf->ipis,
-			    tuner_model_cost(&r->pf, cf) / 1e6);
-		else if (stock->ipis && tuner_whatif_point(r->tu, &r->pf, pti, pqi, &w))
+			    r->model_cost[TUNER_CLEAR_AT_FULL] / 1e6);
+		else if (stock->ipis && r->whatif_ok)
 			say(14, "  what if     ", "%llu of lazy's go to CPUs holding the mm lazily (%llu "
 			    "idle, %llu kthread): deferring those (x86's is_lazy) sends %llu (%.3f ms); "
 			    "clearing the mask at a full ASID flush alone (patches 8-9) sends %llu "
 			    "(%.3f ms)", (unsigned long long)lazily,
 			    (unsigned long long)split[TUNER_TGT_IDLE],
 			    (unsigned long long)split[TUNER_TGT_KTHREAD], (unsigned long long)w.ipis,
-			    tuner_cost(&r->pf, &w, T, Q, tuner_mm_switches(r->tu), ncpus) / 1e6,
-			    (unsigned long long)cf->ipis, tuner_model_cost(&r->pf, cf) / 1e6);
+			    r->whatif_cost_ns / 1e6, (unsigned long long)cf->ipis,
+			    r->model_cost[TUNER_CLEAR_AT_FULL] / 1e6);
 	}
 	snprintf(b2, sizeof(b2), "  %-12s", point_name(pt, sizeof(pt), r, pti, pqi));
 	if (c.replayed)
@@ -476,23 +472,20 @@ static void print_summary(const struct tune_run *r, const struct tuner_rec *rec,
 	    "; the grid's cheapest point lies past it" : "",
 	    rec->edge_T || rec->edge_Q ? "; the point is on the grid's edge: the cost may fall "
 	    "further out (--threshold, --queue)" : "");
-	(void)observed;
-	(void)obs_how;
 }
 
-void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified,
-		     bool verbose, bool quiet)
+void tune_print_text(const struct tune_run *r, const char *why, bool verbose, bool quiet)
 {
+	const struct tuner_rec *rec = &r->rec;
+	int64_t observed = r->observed;
+	const char *obs_how = r->obs_how;
+	uint64_t fat = r->flush_all;
 	const struct tuner_counts *stock = tuner_model(r->tu, TUNER_STOCK_ASID);
 	const struct tuner_advice *a = &r->adv;
 	/* the point to set, or where there is none the cheapest, for the counts shown */
-	int pti, pqi, T, Q;
+	int pti = r->pti, pqi = r->pqi, T = r->o->T[pti], Q = r->o->Q[pqi];
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 
-	tune_point(r, rec, &pti, &pqi);
-	T = r->o->T[pti];
-	Q = r->o->Q[pqi];
 	if (r->aggregate) {
 		printf("tlbscope tune: %d input%s, their counters summed (up to %d CPUs):",
 		       r->o->ninputs, r->o->ninputs == 1 ? "" : "s", r->ncpus);
@@ -537,7 +530,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 			       (unsigned long long)tuner_unmodelled(r->tu, NULL), r->ncpus, cpu);
 	}
 
-	print_summary(r, rec, observed, obs_how);
+	print_summary(r);
 	if (quiet) {
 		if (a->verdict != TUNER_ENABLE && a->verdict != TUNER_KEEP &&
 		    a->verdict != TUNER_RETUNE)
@@ -601,8 +594,8 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		    a->verdict != TUNER_RETUNE)
 			say(2, "  ", "%s", why);
 		printf("Details (%sgrid, quarters, sensitivity, costs): -v%s\n",
-		       tune_write_patch(NULL, r, fat) ? "the patch, " : "",
-		       tune_write_patch(NULL, r, fat) ? "; --patch FILE" : "");
+		       tune_write_patch(NULL, r) ? "the patch, " : "",
+		       tune_write_patch(NULL, r) ? "; --patch FILE" : "");
 		return;
 	}
 	say(2, "\n", "Unit costs (ns; source: trace = measured in the input, median [quartiles], "
@@ -643,7 +636,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 
 			snprintf(n, 32, "%llu", (unsigned long long)c->ipis);
 			snprintf(b, 32, "%llu", (unsigned long long)c->local_flushes);
-			snprintf(d, 32, "%.3f", tuner_model_cost(&r->pf, c) / 1e6);
+			snprintf(d, 32, "%.3f", r->model_cost[m] / 1e6);
 			table_add(t, row);
 		}
 		table_print(t, stdout, "  ");
@@ -670,14 +663,13 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 				    ti == rec->ti && qi == rec->qi ? '*' :
 				    ti == a->base_ti && qi == a->base_qi ? '=' : ' ';
 
-			printf(" %8.3f%c", tune_cost_of(r, &r->pf, ti, qi) / 1e6, mark);
+			printf(" %8.3f%c", tune_cell(r, ti, qi)->cost_ns / 1e6, mark);
 		}
 		printf("\n");
 	}
 	{
-		struct tuner_counts c;
+		const struct tuner_counts c = tune_cell(r, pti, pqi)->c;
 
-		tuner_grid_point(r->tu, pti, pqi, &c);
 		say(4, "\n", "At T=%d, Q=%d: %llu IPIs, %llu deferred, %llu deferred flushes, %llu "
 		    "overflows, %llu evictions (%llu refills), %llu table resets; %llu mm exits, "
 		    "each looked up in %d tables of %d slots", T, Q,
@@ -718,7 +710,7 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 	}
 	if (r->o->verify)
 		printf("Verify: %d grid points replayed directly, %s\n", r->nreplay,
-		       verified ? "DIFFERENCES (see stderr)" : "every counter equal to the sweep");
+		       r->verify_bad ? "DIFFERENCES (see stderr)" : "every counter equal to the sweep");
 
 	printf("\nRecommendation\n");
 	printf("  verdict                  %s\n", tuner_verdict_name(a->verdict));
@@ -853,11 +845,11 @@ void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t ob
 		    "lazytlb.max_loaded_mm=%d lazytlb.flush_queue=%d", T, Q);
 		return;
 	}
-	if (!tune_write_patch(NULL, r, fat)) {
+	if (!tune_write_patch(NULL, r)) {
 		printf("\nPatch: none, T=%d Q=%d is the base\n", T, Q);
 		return;
 	}
 	printf("\nPatch (against the series' arch/riscv/include/asm/tlbflush.h, RFC v2, at "
 	       "T=%d Q=%d; git apply)\n", r->o->T[a->base_ti], r->o->Q[a->base_qi]);
-	tune_write_patch(stdout, r, fat);
+	tune_write_patch(stdout, r);
 }

@@ -27,31 +27,28 @@ struct tune_opts {
 int tune_parse_args(struct tune_opts *o, int argc, char **argv);
 
 /* tune-text.c */
-void tune_reason(char *buf, size_t len, const struct tune_run *r, const struct tuner_rec *rec,
-		 uint64_t reach_cov_num, uint64_t reach_den);
+/* Why the verdict, in words (the JSON's recommendation.reason too). */
+void tune_reason(char *buf, size_t len, const struct tune_run *r);
 /* "+1.2 %" of @part over @whole, or "n/a" when @whole is 0 */
 const char *tune_percent(char *buf, size_t len, double part, double whole);
-void tune_print_text(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified,
-		     bool verbose, bool quiet);
+/* The text of a finished run: @why from tune_reason(); -v, -q */
+void tune_print_text(const struct tune_run *r, const char *why, bool verbose, bool quiet);
 
 /*
  * The patch against the base for an "enable" verdict to @out (NULL: only tell); false
  * when there is nothing to change.
  */
-bool tune_write_patch(FILE *out, const struct tune_run *r, uint64_t fat);
+bool tune_write_patch(FILE *out, const struct tune_run *r);
 /* The patch to file @path (--patch); 0, or -1 with the message printed. */
-int tune_save_patch(const struct tune_run *r, const char *path, uint64_t fat);
+int tune_save_patch(const struct tune_run *r, const char *path);
 
 /* tune-json.c: the JSON object (new reference), and printed */
 struct json_t;
-struct json_t *tune_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-			 const char *obs_how, uint64_t fat, const char *why, int verified);
-void tune_print_json(struct tune_run *r, const struct tuner_rec *rec, int64_t observed,
-		     const char *obs_how, uint64_t fat, const char *why, int verified);
+struct json_t *tune_json(const struct tune_run *r, const char *why);
+void tune_print_json(const struct tune_run *r, const char *why);
 
 /* tune-svg.c */
 /* The SVG of @r into @path: 0, or -1 with the reason printed (the file cannot be written). */
-int tune_write_svg(const struct tune_run *r, const char *path, const struct tuner_rec *rec);
+int tune_write_svg(const struct tune_run *r, const char *path);
 
 #endif
