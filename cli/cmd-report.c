@@ -96,7 +96,8 @@ static int report_main(int argc, char **argv, json_t **out)
 	if (!src)
 		r = error("%s", err);
 	if (!r) {
-		struct sfence_opts so = { .src = src, .flush_all_threshold = FLUSH_ALL_DEFAULT };
+		struct sfence_opts so = { .src = src, .flush_all_threshold = FLUSH_ALL_DEFAULT,
+					  .pf = &pf };
 
 		analysis_set_add(&set, "explain", src, NULL);
 		analysis_set_add(&set, "sfence", src, &so);

@@ -31,23 +31,6 @@ static const char no_sites_why[] =
 static const char no_probes_why[] =
 	"no RISC-V flush or sfence site probe in this trace";
 
-/* Full fences (a whole ASID or everything) are priced as one; the rest per page. */
-static bool full_fence(int c)
-{
-	return c == TS_SF_FLUSH_ALL || c == TS_SF_ASID || c == TS_SF_LAZY_EVICT ||
-	       c == TS_SF_LAZY_RESET;
-}
-
-static double fences_ns(const struct sfence_result *r, const struct platform *pf)
-{
-	double ns = 0;
-
-	for (int c = 0; c < TS_SF__COUNT; c++)
-		ns += (double)r->by_cause[c] * pf->v[full_fence(c) ? PF_LOCAL_ASID_FLUSH :
-							     PF_SFENCE_PAGE];
-	return ns;
-}
-
 /* Why the flush rules miss some fences, NULL when they see them all. */
 static const char *rules_gap(const struct sfence_result *r, char *buf, size_t len)
 {
@@ -102,17 +85,16 @@ static void text_account(struct ts_source *src, struct timeline *tl,
 		printf("%s %s(%s) %llu", i ? "," : "", m ? m->comm : "?", m ? m->name : "?",
 		       (unsigned long long)r->mms[i].count);
 	}
-	format_ns(t, sizeof(t), (uint64_t)fences_ns(r, pf));
+	format_ns(t, sizeof(t), (uint64_t)r->fences_ns);
 	printf("\n  time: %s s at %s (%.0f ns a page fence, %.0f ns a whole-ASID fence)\n", t,
 	       pf->name, pf->v[PF_SFENCE_PAGE], pf->v[PF_LOCAL_ASID_FLUSH]);
 }
 
 static void text_whatif(const struct sfence_result *r, const struct platform *pf)
 {
-	struct sfence_whatif w;
+	const struct sfence_whatif w = r->svvptc;
 	char t[32];
 
-	sfence_whatif_svvptc(r, &w);
 	printf("\nWhat if this kernel had Svvptc\n");
 	printf("  sfence.vma         %12llu -> %llu  (%+.1f %%); up to %llu on a core that traps "
 	       "to set A/D bits\n", (unsigned long long)r->total, (unsigned long long)w.sfence,
@@ -137,7 +119,7 @@ static void text_whatif(const struct sfence_result *r, const struct platform *pf
 		       (unsigned long long)w.ipis_added_max);
 	printf("  extra page faults  %12d  on a core that caches no invalid PTE (QEMU, the "
 	       "series' uarch); at most %llu\n", 0, (unsigned long long)w.faults_added_max);
-	format_ns(t, sizeof(t), (uint64_t)((double)(r->total - w.sfence) * pf->v[PF_SFENCE_PAGE]));
+	format_ns(t, sizeof(t), (uint64_t)r->svvptc_saved_ns);
 	printf("  fence time saved   %12s s  at %.0f ns a page fence (%s)\n", t,
 	       pf->v[PF_SFENCE_PAGE], pf->name);
 	printf("  assumes: the hardware sets A/D bits (Svadu, as QEMU does), so an access/dirty "
@@ -190,7 +172,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 			const struct sfence_result *r, const struct platform *pf, json_t *root)
 {
 	json_t *j = json_object(), *c = json_object(), *w = json_object(), *a;
-	struct sfence_whatif wi;
+	const struct sfence_whatif wi = r->svvptc;
 	char gap[160];
 
 	json_object_set_new(j, "total", r->probed ? jint(r->total) : json_null());
@@ -254,7 +236,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 			json_array_append_new(a, p);
 		}
 		json_object_set_new(j, "processes", a);
-		json_object_set_new(j, "time_ns", json_real(fences_ns(r, pf)));
+		json_object_set_new(j, "time_ns", json_real(r->fences_ns));
 	} else {
 		json_object_set_new(j, "by_cpu", json_null());
 		json_object_set_new(j, "sites", json_null());
@@ -280,7 +262,6 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 		json_object_set_new(root, "whatif", w);
 		return;
 	}
-	sfence_whatif_svvptc(r, &wi);
 	a = json_object();
 	json_object_set_new(a, "sfence", jint(wi.sfence));
 	json_object_set_new(a, "sfence_max", jint(wi.sfence_max));
@@ -293,7 +274,7 @@ void sfence_report_json(struct ts_source *src, struct timeline *tl,
 			    json_null());
 	json_object_set_new(a, "ipis_added_max", jint(wi.ipis_added_max));
 	json_object_set_new(a, "time_saved_ns",
-			    json_real((double)(r->total - wi.sfence) * pf->v[PF_SFENCE_PAGE]));
+			    json_real(r->svvptc_saved_ns));
 	{
 		json_t *as = json_array();
 

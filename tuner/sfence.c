@@ -250,6 +250,13 @@ static size_t top_counts(const uint64_t *counts, size_t n, size_t first,
 	return k;
 }
 
+/* Full fences (a whole ASID or everything) are priced as one; the rest per page. */
+static bool full_fence(int c)
+{
+	return c == TS_SF_FLUSH_ALL || c == TS_SF_ASID || c == TS_SF_LAZY_EVICT ||
+	       c == TS_SF_LAZY_RESET;
+}
+
 const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 {
 	struct sfence_result *r = &s->r;
@@ -265,6 +272,14 @@ const struct sfence_result *sfence_result(struct sfence *s, int ncpus)
 
 	r->nsites = top_counts(s->site_counts, s->nsite_ids, 0, r->sites);
 	r->nmms = top_counts(s->mm_counts, s->nmm_ids, 1, r->mms);
+	sfence_whatif_svvptc(r, &r->svvptc);
+	r->fences_ns = r->svvptc_saved_ns = 0;
+	for (int c = 0; s->o.pf && c < TS_SF__COUNT; c++)
+		r->fences_ns += (double)r->by_cause[c] * s->o.pf->v[full_fence(c) ?
+				PF_LOCAL_ASID_FLUSH : PF_SFENCE_PAGE];
+	if (s->o.pf)
+		r->svvptc_saved_ns = (double)(r->total - r->svvptc.sfence) *
+				     s->o.pf->v[PF_SFENCE_PAGE];
 	return r;
 }
 

@@ -166,11 +166,21 @@ uint64_t tuner_stock_seeded(const struct tuner *t, uint64_t *mms_widened);
 struct sfence_opts {
 	struct ts_source *src;		/* borrowed: its probes, names of probes and sites */
 	uint64_t flush_all_threshold;	/* pages: a longer range is one whole-ASID fence (64) */
+	const struct platform *pf;	/* borrowed: the prices of fences, NULL unpriced */
 };
 
 struct sfence_site {
 	uint32_t site;			/* string id of the function the site is in, 0 unknown */
 	uint64_t count;
+};
+
+/* What the same workload would execute on a kernel with Svvptc (from a baseline trace). */
+struct sfence_whatif {
+	uint64_t sfence;		/* A/D set by hardware: access updates change no PTE */
+	uint64_t sfence_max;		/* every access update changed its PTE: a flush each */
+	uint64_t removed_pte, removed_vmalloc;
+	uint64_t ipis_removed, ipis_added_max;
+	uint64_t faults_added_max;	/* each new PTE (and vmalloc page per CPU) faulting once */
 };
 
 struct sfence_result {
@@ -204,16 +214,12 @@ struct sfence_result {
 	/* Svvptc's flush_tlb_page() for each access-flag fence, if each changed the PTE */
 	uint64_t access_flush_fences, access_flush_ipis;
 	uint64_t access_mask_unknown;	/* of them, with the mm's mask unknown (taken as 1) */
+	/* sfence_result()'s: the Svvptc what-if, and with a platform the time of fences */
+	struct sfence_whatif svvptc;
+	double fences_ns;		/* full fences priced as one, the rest per page */
+	double svvptc_saved_ns;		/* the page fences Svvptc removes */
 };
 
-/* What the same workload would execute on a kernel with Svvptc (from a baseline trace). */
-struct sfence_whatif {
-	uint64_t sfence;		/* A/D set by hardware: access updates change no PTE */
-	uint64_t sfence_max;		/* every access update changed its PTE: a flush each */
-	uint64_t removed_pte, removed_vmalloc;
-	uint64_t ipis_removed, ipis_added_max;
-	uint64_t faults_added_max;	/* each new PTE (and vmalloc page per CPU) faulting once */
-};
 
 struct sfence;
 /* A new account (free with sfence_free()); @o is copied. */

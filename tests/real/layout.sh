@@ -34,8 +34,8 @@ check "no layer includes one above it${up:+ (up:$up)}" [ -z "$up" ]
 # cli/ is argv and renderers: what is fed the stream (a *_feed consumer) lives below it
 feeds=$(grep -nE '^[a-z].*[a-z0-9]_feed\(' cli/*.c || true)
 check "cli/ defines no *_feed consumer${feeds:+ ($feeds)}" [ -z "$feeds" ]
-# ... and prices nothing: tune's renderers print what analysis/tune.c finished
-prices=$(grep -nE 'tuner_(cost|model_cost|point_cost|grid_point|point_counts|whatif_point|recommend|advise|windows|lazy_split)\(' cli/*.c || true)
+# ... and prices nothing: its renderers print what analysis/ and tuner/ finished
+prices=$(grep -nE '(tuner_(cost|model_cost|point_cost|grid_point|point_counts|whatif_point|recommend|advise|windows|lazy_split)|sfence_whatif_svvptc)\(' cli/*.c || true)
 check "cli/ calls none of the tuner's pricing functions${prices:+ ($prices)}" [ -z "$prices" ]
 
 # no call circle between the files of a room: A calls B and B (through others) calls A.

@@ -66,6 +66,9 @@ static const char *const stream[] = {
 	"{\"ts\":2004,\"cpu\":1,\"kind\":\"sfence\",\"cause\":\"no_such_cause\"}",
 };
 
+/* the prices run() gives the account (NULL: unpriced) */
+static const struct platform *run_pf;
+
 /* Feed @lines (without the sfence events when @no_sites) to a new account. */
 static void run(const char *const *lines, size_t n, bool no_sites,
 		const struct sfence_result **out, struct sfence **sp, struct ts_source **srcp,
@@ -88,6 +91,7 @@ static void run(const char *const *lines, size_t n, bool no_sites,
 	assert_non_null(*srcp);
 	o.src = *srcp;
 	o.flush_all_threshold = 64;
+	o.pf = run_pf;
 	*sp = sfence_new(&o);
 	*tlp = timeline_new(*srcp, NULL);
 	while (ts_source_next(*srcp, &ev) > 0)
@@ -103,9 +107,12 @@ static void test_account(void **state)
 	struct ts_source *src;
 	struct timeline *tl;
 	struct sfence_whatif w;
+	struct platform pf = { .v[PF_SFENCE_PAGE] = 10, .v[PF_LOCAL_ASID_FLUSH] = 100 };
 
 	(void)state;
+	run_pf = &pf;
 	run(stream, sizeof(stream) / sizeof(stream[0]), false, &r, &s, &src, &tl);
+	run_pf = NULL;
 	assert_true(r->probed);
 	assert_int_equal(r->by_cause[TS_SF_PTE_NEW], 3);
 	assert_int_equal(r->by_cause[TS_SF_PTE_ACCESS], 1);
@@ -147,6 +154,13 @@ static void test_account(void **state)
 	assert_int_equal(w.ipis_removed, 1);
 	assert_int_equal(w.ipis_added_max, 1);
 	assert_int_equal(w.faults_added_max, 3 + 2);
+	/*
+	 * the result carries the same what-if, and the fences priced: the 2 full ones at
+	 * 100 ns, the other 24 at 10 ns a page; Svvptc removes 26 - 18 page fences
+	 */
+	assert_memory_equal(&r->svvptc, &w, sizeof(w));
+	assert_true(r->fences_ns == 2 * 100 + 24 * 10);
+	assert_true(r->svvptc_saved_ns == (26 - 18) * 10);
 	sfence_free(s);
 	timeline_free(tl);
 	ts_source_close(src);
