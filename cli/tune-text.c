@@ -453,6 +453,11 @@ static void print_summary(const struct tune_run *r)
 	    a->stock_cost / 1e6, a->base_cost / 1e6,
 	    a->base_above_stock ? " (the kernel's own: above stock)" : "",
 	    point ? "advised" : "cheapest", a->point_cost / 1e6, a->ideal_cost / 1e6);
+	if (!point && (rec->edge_T || rec->edge_Q))
+		say(14, "  grid edge   ", "the cheapest point is on the grid's last %s, where it "
+		    "still %s: the cost may fall further out (a larger %s), so this verdict "
+		    "holds for the grid given only", rec->edge_T ? "T" : "Q",
+		    rec->edge_T ? "evicts" : "overflows", rec->edge_T ? "--threshold" : "--queue");
 	if (!point)
 		return;	/* which lazy point is cheapest is beside the verdict */
 	if (r->nwin)

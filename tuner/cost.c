@@ -252,8 +252,18 @@ void recommend_from(const struct tuner *t, const struct platform *p, const struc
 	r->cost = best + shared;
 	r->differing = best;
 	r->free_cost = freebest + shared;
-	r->edge_T = t->thresholds[r->ti] == maxT && maxT < reach;
-	r->edge_Q = t->queues[r->qi] == maxQ;
+	{
+		struct tuner_counts c;
+
+		/*
+		 * Past the grid's last T or Q the counts change only where that point still
+		 * evicts or overflows: a table that never filled, a queue that never overflowed,
+		 * behaves the same when larger, and costs no less
+		 */
+		sweep_counts_point_reach(t->sweep, sc, r->ti, r->qi, reach, &c);
+		r->edge_T = t->thresholds[r->ti] == maxT && maxT < reach && c.evictions;
+		r->edge_Q = t->queues[r->qi] == maxQ && c.overflows;
+	}
 	/* the smallest table, then the shortest queue, within the band of the cheapest */
 	r->small_ti = r->ti;
 	r->small_qi = r->qi;

@@ -361,8 +361,9 @@ struct tuner_rec {
 	/*
 	 * The TLB's reach (mms whose working sets fit together): points past it are not
 	 * recommended.  free_ti, free_qi: the cheapest point of the whole grid, past the
-	 * reach or not; the recommendation on the grid's last T or Q (edge_T, edge_Q) means
-	 * the cost may fall further out.
+	 * reach or not; the recommendation on the grid's last T while it still evicts, or
+	 * on its last Q while it still overflows (edge_T, edge_Q), means the cost may fall
+	 * further out.
 	 */
 	int reach;
 	int free_ti, free_qi;

@@ -415,3 +415,19 @@ if [ -f "$f" ]; then
 	check "... because its kprobe events were dropped, recorded through perf instead" \
 		grep -q "drops kprobe events.*--kprobes-via perf" <(jq -r .recommendation.reason "$tmp/deb.json")
 fi
+# the grid's edge is said only where the cost can fall past it: at its last T a table that
+# still evicts, at its last Q a queue that still overflows; a point that does neither
+# behaves the same on a larger grid
+f=$top/corpus/traces/hackbench-lazy-t12q64-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	same "--queue 1,2,4 (and the base's 32): the cheapest Q=32 never overflows, no edge" \
+		"32 0 false" "$(tls tune --json --queue 1,2,4 "$f" | jq -r '.recommendation.cheapest as $c |
+		(.grid[] | select(.threshold == $c.threshold and .queue == $c.queue) | .overflows)
+		as $o | "\($c.queue) \($o) \(.recommendation.on_grid_edge)"')"
+fi
+f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
+if [ -f "$f" ]; then
+	tls tune --threshold 1-4 "$f" > "$tmp/edge.txt"
+	check "--threshold 1-4: no-benefit at the grid's last T, which still evicts, is said" \
+		grep -q "grid edge   the cheapest point is on the grid's last T, where it" "$tmp/edge.txt"
+fi
