@@ -178,7 +178,6 @@ static int read_header(struct ts_source *src, struct perf *pf, bool more)
 	for (;;) {
 		char *p = src->buf + at, *nl;
 		size_t avail = src->buf_len - at;
-		ssize_t n;
 
 		nl = avail ? memchr(p, '\n', avail) : NULL;
 		if (nl) {
@@ -192,15 +191,9 @@ static int read_header(struct ts_source *src, struct perf *pf, bool more)
 		}
 		if (!more || src->eof || src->buf_len >= PERF_HEADER_MAX)
 			return 0;
-		ALLOC_GROW(src->buf, src->buf_len + 65536 + 1, src->buf_alloc);
-		do
-			n = read(src->fd, src->buf + src->buf_len, 65536);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return ts_source_fail(src, "read error: %s", strerror(errno));
-		if (!n)
-			src->eof = true;
-		src->buf_len += (size_t)n;
+		/* no line taken yet (line_start 0): the read appends to what is buffered */
+		if (ts_source_fill(src))
+			return -1;
 	}
 }
 
