@@ -333,8 +333,10 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 	if (to->decisions) {
 		bool failed = ferror(to->decisions);
 
+		errno = failed ? errno : 0;
 		if ((fclose(to->decisions) || failed) && !ret)
-			ret = error("tune: %s: could not write the decisions", o->decisions);
+			ret = error("tune: cannot write the decisions to %s: %s", o->decisions,
+				    strerror(errno ? errno : EIO));
 		to->decisions = NULL;
 	}
 	if (ret)

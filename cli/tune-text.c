@@ -301,10 +301,12 @@ int tune_save_patch(const struct tune_run *r, const char *path)
 
 	if (!f)
 		return error("tune: %s: %s", path, strerror(errno));
+	errno = 0;
 	tune_write_patch(f, r);
 	failed = ferror(f);
 	if (fclose(f) || failed)
-		return error("tune: %s: could not write the patch", path);
+		return error("tune: cannot write the patch to %s: %s", path,
+			     strerror(errno ? errno : EIO));
 	return 0;
 }
 
