@@ -45,13 +45,32 @@ done
 echo "== CLI cases"
 tally < <(tests/cli-run.sh)
 
-echo "== real traces"
+# Scripts that trace this machine or drive a terminal ("# run alone" in their heading) run
+# one after another with nothing beside them; the others TEST_JOBS at a time (default: the
+# CPUs).  Each script's output is kept and printed in the scripts' order.
+jobs=${TEST_JOBS:-$(nproc 2> /dev/null || echo 1)}
+echo "== real traces ($jobs at a time; those that trace this machine alone)"
+outs=$(mktemp -d "${TMPDIR:-/tmp}/tlbscope-run.XXXXXX") || exit 2
+trap 'rm -rf "$outs"' EXIT
+shared=() alone=()
 for s in tests/real/*.sh; do
 	if [ ! -x "$s" ]; then	# a script that is not run must not pass in silence
-		tally <<< "not ok - $s is not executable (chmod +x), so it did not run"
-		continue
+		echo "not ok - $s is not executable (chmod +x), so it did not run" > "$outs/${s##*/}"
+	elif grep -q '^# run alone' "$s"; then
+		alone+=("$s")
+	else
+		shared+=("$s")
 	fi
-	tally < <("$s" 2>&1)
+done
+if [ ${#shared[@]} -gt 0 ]; then
+	printf '%s\n' "${shared[@]}" |
+		xargs -P "$jobs" -I{} sh -c '"$1" > "$2/${1##*/}" 2>&1' _ {} "$outs"
+fi
+for s in "${alone[@]}"; do
+	"$s" > "$outs/${s##*/}" 2>&1
+done
+for s in tests/real/*.sh; do
+	tally < "$outs/${s##*/}"
 done
 
 echo

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # The traced kernel's command line: `record` writes it into the trace ("tlbscope-cmdline:"
 # marker, tlbscope-record(1)) and `info` shows it; on a lazy-flush kernel tune and top
 # --replay take its lazytlb.* boot parameters as the base (a parameter not given is the

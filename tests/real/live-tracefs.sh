@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # A fresh capture of this machine's kernel under hackbench, in a tracefs instance of our
 # own: tlbscope agrees with trace-cmd on it, trace.dat and text agree, and tracefs is left
 # exactly as it was (tracefs_state: the top level, events, filters, kptr_restrict), also

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # perf and tracefs on the same run of this machine: `perf record -k mono` and a
 # tracefs instance of our own on the mono clock record the same events with the same
 # timestamps, so in perf's window tlbscope must count the same switches, flush requests and

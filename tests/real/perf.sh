@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # perf input: a real perf capture of this machine (tests/fixtures/perf/) read as
 # perf.data (through `perf script`), as `perf script` text on standard input and in a file,
 # with default fields and with -F comm,tid,pid,cpu,time,event,trace --ns: every event

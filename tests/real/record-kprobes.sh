@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # tlbscope record where other kprobes exist before it starts: three of another group and,
 # on riscv64, one under a name record would add itself (tlbscope/flush_tlb_all).  record must
 # not crash (libtracefs 1.8.1's tracefs_dynevent_get() freed a list that is not

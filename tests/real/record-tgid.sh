@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # The task table of tlbscope record (tlbscope-record(1), "The task table"): a real record of
 # hackbench on this machine has one "tlbscope-tgid:" print event per task when tracing
 # started, trace-cmd report shows them, and tlbscope report - on the trace.dat and on

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # tlbscope record on this machine's tracefs: the trace.dat it writes is read alike by
 # trace-cmd and tlbscope, and tracefs is left exactly as it was (tracefs_state: the top
 # level, events, filters, kptr_restrict) after a normal run, SIGINT, SIGTERM, a failing

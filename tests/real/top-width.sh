@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # tlbscope top fits the screen it has: under tmux at 80x24, 100x30 and 200x50 every column
 # of its tables is shown or named by the marker line above the table, no line is wider
 # than the terminal, and the same after a resize; freeze holds the whole screen, header

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # tlbscope top: batch replays of real traces agree with `report` and `tune` for the same
 # trace; the curses screen under tmux shows the CPU rows and obeys freeze, sort, help, the
 # strip, resize and quit, and gives the terminal back; live on this machine's tracefs (root),
