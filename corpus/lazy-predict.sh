@@ -7,12 +7,14 @@
 # overflows (decision 3) and flush requests (__flush_tlb_range; the replayed run's own,
 # which no T or Q changes, against the real run's: how alike the two runs are).
 # A run predicting its own setting is the exactness check.  The noise floor is measured
-# directly: where a workload has repeated runs at one setting (NAME-r2, NAME-r3, ... beside
-# NAME, the same parameters), the run-to-run spread of each count over them, and each
-# prediction's error is set against it: "within noise" when |pred - real| <= the spread
-# scaled to the real count (real * (hi - lo) / lo; hi - lo itself when lo or real is 0).
-# Repeated runs are replayed too (rows "T=.. Q=.. rN"), each at its own setting and at the
-# settings that have no repeats.  Then the same in totals, per workload.
+# directly: where a workload has two or more repeats of its run at one setting (NAME-r2,
+# NAME-r3, ...: NAME's line of runs-lazy.list again, recorded together, later than NAME),
+# the run-to-run spread of each count over the repeats, NAME's own counts set against their
+# range, and each prediction's error against that spread: "within noise" when
+# |pred - real| <= the spread scaled to the real count (real * (hi - lo) / lo; hi - lo
+# itself when lo or real is 0).  The repeats are replayed too (rows "T=.. Q=.. rN"), each at
+# its own setting and at the settings that have no repeats.  Then, per workload, how many
+# cells across settings are exact, within noise and outside it.
 #   usage: corpus/lazy-predict.sh [TLBSCOPE]   (prints two markdown tables)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +50,8 @@ cell() {
 	awk -v p="$1" -v r="$2" -v lo="$3" -v hi="$4" 'BEGIN {
 		s = p " / " r " ("
 		if (p == r) { print s "exact)"; exit }
-		s = s (r == 0 ? "n/a (0 real)" : sprintf("%+.1f %%", 100 * (p - r) / r))
+		e = r == 0 ? 0 : 100 * (p - r) / r
+		s = s (r == 0 ? "n/a (0 real)" : sprintf(e > -0.1 && e < 0.1 ? "%+.2f %%" : "%+.1f %%", e))
 		if (lo != "-") {
 			tol = (lo > 0 && r > 0) ? r * (hi - lo) / lo : hi - lo
 			d = p > r ? p - r : r - p
@@ -83,9 +86,9 @@ for w in $workloads; do
 	rpt="" rsfx="" rruns=""
 	for a in $points; do
 		r=$(repeats "$(run_name "$w" "$a")")
-		[ -n "$r" ] || continue
+		[ "$(wc -w <<< "$r")" -ge 2 ] || continue
 		rpt=$a rsfx=$r
-		rruns="$(run_name "$w" "$a") $(for s in $r; do echo "$(run_name "$w" "$a")$s"; done)"
+		rruns=$(for s in $r; do echo "$(run_name "$w" "$a")$s"; done)
 		break
 	done
 	declare -a vals=("" "" "" "" "") lims=("- -" "- -" "- -" "- -" "- -")
@@ -96,6 +99,8 @@ for w in $workloads; do
 			for i in 0 1 2 3 4; do vals[i]="${vals[i]} ${c[i]}"; done
 		done
 		for i in 0 1 2 3 4; do lims[i]=$(lohi "${vals[i]}"); done
+		counts_of "$(run_name "$w" "$rpt")"
+		read -r -a oc <<< "${kc[$(run_name "$w" "$rpt")]}"
 	fi
 	reqs="" stock=""
 	n_cells=0 n_exact=0 n_within=0 n_outside=0
@@ -144,10 +149,18 @@ for w in $workloads; do
 	echo "| $w | spread across settings | (no T, Q changes these) | stock IPIs: $(spread "$stock") | | | | flush requests: $(spread "$reqs") |"
 	if [ -n "$rpt" ]; then
 		nr=$(wc -w <<< "$rruns")
-		row="| $w | noise: $nr runs at $(label "$rpt") | run-to-run spread |"
+		row="| $w | noise: $nr repeats at $(label "$rpt") | run-to-run spread |"
 		for i in 0 1 2 3 4; do row="$row $(spread "${vals[i]}") |"; done
 		echo "$row"
-		summary="$summary| $w | $nr runs at $(label "$rpt") | $n_cells | $n_exact | $n_within | $n_outside |"$'\n'
+		# the run they repeat, recorded earlier: where it falls against their range
+		row="| $w | $(label "$rpt") (the run repeated) | against the repeats' range |"
+		for i in 0 1 2 3 4; do
+			row="$row $(awk -v v="${oc[i]}" -v lo="${lims[i]% *}" -v hi="${lims[i]#* }" 'BEGIN {
+				if (v < lo) print v " (" lo - v " below)"
+				else if (v > hi) print v " (" v - hi " above)"; else print v " (inside)" }') |"
+		done
+		echo "$row"
+		summary="$summary| $w | $nr repeats at $(label "$rpt") | $n_cells | $n_exact | $n_within | $n_outside |"$'\n'
 	else
 		summary="$summary| $w | none | $n_cells | $n_exact | n/a | n/a |"$'\n'
 	fi
