@@ -63,9 +63,9 @@ endif
 CFLAGS ?=
 LDFLAGS ?=
 DATADIR ?= $(PREFIX)/share/tlbscope
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -pthread -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
 	-DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' $(OPT) $(WARN) $(HARDEN) $(SAN_FLAGS) -MMD -MP $(PC_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
+ALL_LDFLAGS := -pie -pthread -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
 CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c) \
