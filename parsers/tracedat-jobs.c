@@ -7,7 +7,8 @@
  * handle, the source's strings and probes stay on that one thread, so the stream is the
  * single-threaded reader's to the byte).  A failure is a batch's last word: the reader
  * meets it where it would have failed itself, after the same records.  Memory: at most
- * depth batches per CPU, whatever the trace's length.
+ * depth batches per CPU, whatever the trace's length.  Also the number of threads in
+ * effect (ts_jobs_set(), -j).
  */
 #include <pthread.h>
 #include <sched.h>
