@@ -63,9 +63,9 @@ endif
 CFLAGS ?=
 LDFLAGS ?=
 DATADIR ?= $(PREFIX)/share/tlbscope
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -pthread -DPLATFORM_DIR='"$(DATADIR)/platforms"' \
 	-DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' $(OPT) $(WARN) $(HARDEN) $(SAN_FLAGS) -MMD -MP $(PC_CFLAGS) $(CFLAGS)
-ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
+ALL_LDFLAGS := -pie -pthread -Wl,-z,relro,-z,now $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
 CORE_SRC := $(LIB_SRC) $(wildcard parsers/*.c) $(wildcard timeline/*.c) $(wildcard tuner/*.c) \
@@ -191,7 +191,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 FUZZ_JOBS ?= 1
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := tracedat:trace.dat ftrace-text:ftrace-text jsonl:jsonl perf-text:perf-script
-FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -pthread -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-DPLATFORM_DIR='"$(DATADIR)/platforms"' -DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' \
 	$(PC_CFLAGS)

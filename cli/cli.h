@@ -151,6 +151,14 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 extern bool cli_strict;
 
 /*
+ * -j N, --jobs N (every command that reads a trace): threads reading a trace.dat, set for
+ * every source opened after it (ts_jobs_set()).  jobs_opt(): 1 taken, -1 (message printed)
+ * when @val is not a count in 1..1024.
+ */
+#define JOBS_OPT	{ "jobs", 'j', true }
+int jobs_opt(const char *val);
+
+/*
  * What the checks of @src's records found (skipped, inconsistent, escaped, malformed), as
  * one stderr warning per class naming @name and the first place.  Returns EXIT_BAD (the
  * message printed) when --strict is on and any record failed a check, else EXIT_OK.

@@ -32,6 +32,8 @@ static const char diff_usage[] =
 	"  --top N            processes listed, those with most flush IPIs (default 10, 0 all)\n"
 	"  --threshold T      MAX_LOADED_MM of the lazy model predicted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
+	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
+	"                     available; 1: no thread started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never\n"
@@ -506,7 +508,7 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 	enum { OPT_FAIL_ON = OPT_COMMON_END, OPT_TOP, OPT_THRESHOLD, OPT_QUEUE };
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, { "fail-on", OPT_FAIL_ON, true }, { "top", OPT_TOP, true },
-		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, STRICT_OPT,
+		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true }, STRICT_OPT, JOBS_OPT,
 		VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
@@ -535,6 +537,10 @@ static int diff_parse(struct diff_opts *o, int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			cli_strict = true;
+			break;
+		case 'j':
+			if (jobs_opt(v) < 0)
+				return -1;
 			break;
 		case OPT_COLOR:
 		case OPT_NO_PAGER:

@@ -21,6 +21,8 @@ static const char events_usage[] =
 	"  --to T          only events before T\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  -j, --jobs N    threads reading a trace.dat (default: the CPUs\n"
+	"                  available; 1: no thread started)\n"
 	"  --strict        exit 2 when records failed the input's checks (skipped,\n"
 	"                  inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help      this text\n";
@@ -90,7 +92,7 @@ static void write_event(void *ctx, struct timeline *tl, const struct ts_event *e
 
 int cmd_events(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, STRICT_OPT,
+	static const struct cli_option opts[] = { COMMON_OPTS_FILTER, PROBE_MAP_OPT, STRICT_OPT, JOBS_OPT,
 						  { NULL } };
 	struct common_opts o = { 0 };
 	struct writer w = { 0 };

@@ -48,6 +48,8 @@ static const char export_usage[] =
 	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  --probe-map FILE   how kprobes of other names map to tlbscope-probes(7)\n"
+	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
+	"                     available; 1: no thread started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n";
@@ -74,7 +76,7 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 		{ "abs", OPT_ABS, false },
 		{ "interval", OPT_INTERVAL, true }, { "threshold", OPT_THRESHOLD, true },
 		{ "queue", OPT_QUEUE, true }, { "uncompressed", OPT_UNCOMPRESSED, false },
-		PROBE_MAP_OPT, STRICT_OPT, { NULL }
+		PROBE_MAP_OPT, STRICT_OPT, JOBS_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;

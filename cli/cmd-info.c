@@ -18,6 +18,8 @@ static const char info_usage[] =
 	"  --json            one JSON object: format, cpus, span, kernel, events by name\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                    'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  -j, --jobs N      threads reading a trace.dat (default: the CPUs\n"
+	"                    available; 1: no thread started)\n"
 	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
 	"                    inconsistent, escaped; each said on stderr anyway)\n"
 	"  --color WHEN      auto (default: on a terminal, unless NO_COLOR), always, never\n"
@@ -27,7 +29,7 @@ static const char info_usage[] =
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT, JOBS_OPT,
 						  VIEW_OPTS, { NULL } };
 	struct common_opts o = { 0 };
 	const struct ts_source_info *info;

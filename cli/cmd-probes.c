@@ -23,6 +23,8 @@ static const char probes_usage[] =
 	"  --json            one JSON object: the probes as an array\n"
 	"  --probe-map FILE  lines 'EVENT = FUNCTION' and 'EVENT.FIELD = ARGUMENT' for what\n"
 	"                    tlbscope cannot tell by itself (tlbscope-probes(7))\n"
+	"  -j, --jobs N      threads reading a trace.dat (default: the CPUs\n"
+	"                    available; 1: no thread started)\n"
 	"  --strict          exit 2 when records failed the input's checks (skipped,\n"
 	"                    inconsistent, escaped; each said on stderr anyway)\n"
 	"  --color WHEN      auto (default: on a terminal, unless NO_COLOR), always, never\n"
@@ -267,7 +269,7 @@ static void print_text(struct ts_source *src, const char *input)
 
 int cmd_probes(int argc, char **argv)
 {
-	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT,
+	static const struct cli_option opts[] = { COMMON_OPTS_JSON, PROBE_MAP_OPT, STRICT_OPT, JOBS_OPT,
 						  VIEW_OPTS, { NULL } };
 	struct common_opts o = { 0 };
 	struct ts_source *src;

@@ -32,6 +32,8 @@ static const char report_usage[] =
 	"                  file, as tune's; default generic)\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
+	"  -j, --jobs N    threads reading a trace.dat (default: the CPUs\n"
+	"                  available; 1: no thread started)\n"
 	"  --strict        exit 2 when records failed the input's checks (skipped,\n"
 	"                  inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help      this text\n";
@@ -43,7 +45,7 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 	static const struct cli_option opts[] = {
 		COMMON_OPTS_JSON, COMMON_OPTS_FILTER, { "top", OPT_TOP, true },
 		{ "platform", OPT_PLATFORM, true }, { "quiet", 'q', false }, PROBE_MAP_OPT,
-		STRICT_OPT, VIEW_OPTS, { NULL }
+		STRICT_OPT, JOBS_OPT, VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;

@@ -33,6 +33,8 @@ static const char top_usage[] =
 	"  -d, --delay SECONDS  screen refresh / snapshot interval (default 1)\n"
 	"  -b, --batch        plain-text snapshots on stdout (default when stdout is not a tty)\n"
 	"  -n, --iterations N stop after N snapshots or screen refreshes\n"
+	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
+	"                     available; 1: no thread started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n"
@@ -59,7 +61,7 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 		{ "replay", OPT_REPLAY, true }, { "speed", OPT_SPEED, true },
 		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
 		{ "platform", OPT_PLATFORM, true }, { "delay", 'd', true }, { "batch", 'b', false },
-		{ "iterations", 'n', true }, STRICT_OPT, { NULL }
+		{ "iterations", 'n', true }, STRICT_OPT, JOBS_OPT, { NULL }
 	};
 	struct cli_parser p;
 	const char *v;
@@ -91,6 +93,10 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			break;
 		case OPT_STRICT:
 			cli_strict = true;
+			break;
+		case 'j':
+			if (jobs_opt(v) < 0)
+				return -1;
 			break;
 		case OPT_REPLAY:
 			o->replay = v;

@@ -48,6 +48,8 @@ static const char tune_usage[] =
 	"  --save-profile FILE  write what the decision needs (counters of the whole grid,\n"
 	"                     histograms, measured costs) as JSON: tune takes it as an input\n"
 	"  --json             one JSON object with stable keys\n"
+	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
+	"                     available; 1: no thread started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never\n"
@@ -121,7 +123,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		{ "svg", OPT_SVG, true }, { "base", OPT_BASE, true }, { "weight", OPT_WEIGHT, true },
 		{ "save-profile", OPT_SAVE, true }, { "machine", OPT_MACHINE, true },
 		{ "patch", OPT_PATCH, true }, { "verbose", 'v', false },
-		{ "quiet", 'q', false }, STRICT_OPT, VIEW_OPTS, { NULL }
+		{ "quiet", 'q', false }, STRICT_OPT, JOBS_OPT, VIEW_OPTS, { NULL }
 	};
 	struct cli_parser p;
 	const char *v, *weights[MAX_INPUTS];

@@ -133,6 +133,16 @@ static int parse_time(const char *s, uint64_t *ns, bool *relative)
 	return parse_duration_ns(s + *relative, ns);
 }
 
+int jobs_opt(const char *val)
+{
+	int n;
+
+	if (parse_int(val, &n) || n < 1 || n > 1024)
+		return error("--jobs: '%s' is not a thread count (1 to 1024)", val), -1;
+	ts_jobs_set(n);
+	return 1;
+}
+
 int common_opt(struct common_opts *o, int key, const char *val)
 {
 	bool rel;
@@ -147,6 +157,8 @@ int common_opt(struct common_opts *o, int key, const char *val)
 		cli_strict = true;
 		return 1;
 	}
+	if (key == 'j')
+		return jobs_opt(val);
 	if (key == OPT_COLOR || key == OPT_NO_PAGER)
 		return view_opt(key, val);
 	if (key != 'C' && key != OPT_FROM && key != OPT_TO)

@@ -517,6 +517,18 @@ bool ts_map_how_exact(enum ts_map_how how);
  */
 int ts_probe_map_load(const char *path, char *err);
 void ts_probe_map_free(void);
+
+/**
+ * ts_jobs_set - how many threads read a trace.dat for every source opened after it (-j)
+ * @n: 1 the reader alone (no thread started); N: N - 1 workers read and inflate the
+ *     per-CPU sub-buffers while the reader's thread merges and decodes them (the stream is
+ *     the same, byte for byte); 0 (the default) the CPUs this process may run on.
+ *
+ * Only trace.dat files read directly use workers; the library's reader, text, perf and
+ * JSON lines are read by one thread whatever is set.  ts_jobs() is the number in effect.
+ */
+void ts_jobs_set(int n);
+int ts_jobs(void);
 /* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
 bool ts_func_is_tlb_flush(const char *func);
 

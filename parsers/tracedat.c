@@ -2,12 +2,12 @@
 /*
  * trace.dat reader: libtracecmd opens the file, libtraceevent decodes every field from the
  * event formats the file carries (no printing and re-parsing of text); the records are
- * read from the sub-buffers here, compressed chunks inflated one per CPU at a time
- * (direct_open()), unless the file has what only the library's reader does.  The
- * per-CPU record streams are merged by timestamp, one head record per CPU, so the reader
- * pulls one event at a time and memory stays flat in the trace length.  Sub-buffers that
- * the kernel marked as having missed events become TS_EV_LOST events in front of their
- * first record.
+ * read from the sub-buffers directly (tracedat-walk.c: compressed chunks inflated one per
+ * CPU at a time; by worker threads with -j, tracedat-jobs.c), unless the file has what
+ * only the library's reader does (direct_open()).  The per-CPU record streams are merged
+ * by timestamp here, one head record per CPU, so the reader pulls one event at a time and
+ * memory stays flat in the trace length.  Sub-buffers that the kernel marked as having
+ * missed events become TS_EV_LOST events in front of their first record.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +18,7 @@
 #include <trace-cmd.h>
 
 #include "../lib/lib.h"
-#include "ringbuf.h"
-#include "tracedat-data.h"
+#include "tracedat-jobs.h"
 #include "tracedat-tep.h"
 
 /*
@@ -41,34 +40,20 @@ struct tracedat {
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	/*
-	 * Read directly: each CPU's sub-buffers read from the file 256 KiB at a time, or
-	 * inflated a compressed chunk at a time, and walked in place (ringbuf.h) as
-	 * libtracecmd's tracecmd_read_data() walks them with kbuffer, without its allocation
-	 * per record, its pages of the file left mapped (memory that grew with the file), its
-	 * cache of inflated chunks and kbuffer's calls through pointers per record.  For the
-	 * files whose records it gives alike (direct_open()); the others go through
-	 * tracecmd_read_data().  Indexed by CPU number, as the library's records are: a CPU
-	 * the buffer does not list has no data.  NULL: not read directly.
+	 * Read directly (tracedat-walk.c), by this thread (dc) or by workers (pool, -j): for
+	 * the files whose records it gives as libtracecmd's tracecmd_read_data() does
+	 * (direct_open()); the others go through tracecmd_read_data().  Indexed by CPU
+	 * number, as the library's records are: a CPU the buffer does not list has no data.
+	 * dc NULL: not read directly.
 	 */
-	struct direct_cpu {
-		struct rb_subbuf sb;		/* the sub-buffer walked */
-		char *chunk;			/* sub-buffers read or inflated at once */
-		size_t chunk_alloc;
-		uint64_t chunk_len;		/* bytes of sub-buffers in chunk */
-		uint64_t chunk_page;		/* the offset of its first in the CPU's data */
-		uint64_t start;			/* offset of the CPU's data (library's, see below) */
-		uint64_t page_off;		/* the sub-buffer parsed: its offset, as start */
-		uint64_t next_off, end;		/* the next sub-buffer, the end of the CPU's data */
-		/* compressed: the next chunk's header in the file, and chunks left */
-		uint64_t znext, zend, zleft, zindex;
-		struct tep_record rec;		/* the next record (data NULL: drained) */
-	} *dc;
+	struct tdw_cpu *dc;
+	struct tep_record *drec;	/* each CPU's next record, read directly */
+	struct tdj_pool *pool;		/* the workers reading the CPUs, NULL: this thread */
+	struct tdw_file wf;		/* what reading every CPU of the buffer shares */
 	bool own;			/* tep built here (tracedat-tep.c), no libtracecmd handle */
 	bool comms_loaded;		/* own: the saved command lines parsed */
 	bool late_error;		/* own: kallsyms could not be read (message on src) */
-	struct cur zcur;		/* compressed: the reading of chunks (one inflater) */
-	bool zdirect;			/* the buffer read directly is compressed */
-	uint32_t chunk_size;
+	struct cur zcur;		/* compressed: this thread's inflater */
 	struct tdc_layout layout;
 	uint64_t nrecords;
 	char buffer_name[64];
@@ -154,136 +139,28 @@ static void list_kprobes(struct ts_source *src, struct tracedat *td)
 #define DIRECT_CHUNK	(256u << 10)
 
 /*
- * The next sub-buffers of CPU @cpu into its chunk: read from the file, or its next
- * compressed chunk inflated (and its commits checked, tdc_chunk_read()).  1 read, 0 the
- * CPU's data is done, -1 error.
+ * The next record of CPU @cpu into td->heads[cpu] (NULL: drained), past the current one
+ * when @past: from the workers, or read here.  0, or -1 read error.
  */
-static int direct_chunk(struct ts_source *src, struct tracedat *td, int cpu)
+static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu, bool past)
 {
-	struct direct_cpu *c = &td->dc[cpu];
-	uint64_t n = c->end - c->next_off;
+	struct tep_record *rec = &td->drec[cpu];
+	int r;
 
-	if (c->next_off >= c->end)
-		return 0;
-	if (td->zdirect) {
-		struct cur *z = &td->zcur;
-		uint64_t page = (c->next_off - c->start) / (uint64_t)td->page_size;
-
-		if (!c->zleft)
-			return 0;
-		/* the inflater's output is this CPU's chunk, kept while its records are read */
-		z->out = c->chunk;
-		z->out_alloc = c->chunk_alloc;
-		if (tdc_chunk_read(z, td->buffer_name, (uint64_t)cpu, c->zindex, &c->znext,
-				   c->zend, (uint32_t)td->page_size, &page, true)) {
-			c->chunk = z->out;
-			c->chunk_alloc = z->out_alloc;
-			z->out = NULL;
-			return -1;
-		}
-		c->chunk = z->out;
-		c->chunk_alloc = z->out_alloc;
-		z->out = NULL;
-		z->out_alloc = 0;
-		c->zleft--;
-		c->zindex++;
-		n = z->out_len;
+	if (td->pool) {
+		r = tdj_pool_next(td->pool, src, cpu, rec);
 	} else {
-		if (n > td->chunk_size)
-			n = td->chunk_size;
-		if (pread(src->fd, c->chunk, n, (off_t)c->next_off) != (ssize_t)n)
-			return ts_source_fail(src, "cpu %d: cannot read %llu bytes of sub-buffers "
-					      "at offset %llu", cpu, (unsigned long long)n,
-					      (unsigned long long)c->next_off);
+		if (past)
+			rb_next(&td->dc[cpu].sb);
+		r = tdw_next(src, &td->wf, &td->zcur, &td->dc[cpu], cpu, true);
+		if (!r)
+			tdw_record(&td->dc[cpu], cpu, rec);
+		else if (r > 0)
+			rec->data = NULL;
+		r = r < 0 ? -1 : 0;
 	}
-	c->chunk_page = c->next_off;
-	c->chunk_len = n;
-	return 1;
-}
-
-/*
- * The next record of CPU @cpu into dc[cpu].rec, reading sub-buffers as needed: the steps
- * of libtracecmd's tracecmd_peek_data() (the record's offset is its sub-buffer's plus its
- * place in it; missed events are those of the record read, rb_missed()).  0, or -1 read
- * error.
- */
-static int direct_fill(struct ts_source *src, struct tracedat *td, int cpu)
-{
-	struct direct_cpu *c = &td->dc[cpu];
-	unsigned char *page;
-	const void *data;
-
-	while (!(data = c->page_off != UINT64_MAX ? rb_event(&c->sb) : NULL)) {
-		if (c->next_off >= c->chunk_page + c->chunk_len) {
-			int r = direct_chunk(src, td, cpu);
-
-			if (r < 0)
-				return -1;
-			if (!r) {
-				c->rec.data = NULL;
-				return 0;
-			}
-		}
-		c->page_off = c->next_off;
-		c->next_off += td->page_size;
-		page = (unsigned char *)c->chunk + (c->page_off - c->chunk_page);
-		/* its commit, which the checks left to this reader (defer_pages) */
-		if (!td->zdirect &&
-		    tdc_check_subbuffer(src, &td->layout, td->buffer_name, (uint64_t)cpu,
-					(c->page_off - c->start) / (uint64_t)td->page_size, page,
-					(uint32_t)td->page_size))
-			return -1;
-		/* checked above, or as its chunk was inflated, to the stricter bound of the checks */
-		rb_load(&c->sb, page, (uint32_t)td->page_size, td->bigendian,
-			td->layout.lsize == 8);
-	}
-	c->rec = (struct tep_record){
-		.ts = c->sb.ts, .cpu = cpu, .data = (void *)data, .size = rb_event_size(&c->sb),
-		.offset = c->page_off + c->sb.curr + c->sb.start,
-		.missed_events = rb_missed(&c->sb),
-	};
-	return 0;
-}
-
-/*
- * Where CPU @cpu's data (@p) starts for the reader: in the file when not compressed; when
- * compressed, the offset libtracecmd gives its records (and so the messages): the CPUs'
- * inflated data laid end to end from one sub-buffer in, each rounded up to whole
- * sub-buffers, in the order the buffer lists them (*@next, that running offset).
- */
-static int direct_cpu_init(struct ts_source *src, struct tracedat *td, const struct tdc_cpu *p,
-			   bool compressed, uint64_t *next)
-{
-	struct direct_cpu *c = &td->dc[p->cpu];
-	uint64_t ps = (uint64_t)td->page_size;
-
-	c->page_off = UINT64_MAX;	/* no sub-buffer loaded */
-	if (!compressed) {
-		/* whole sub-buffers (the checks found each CPU's data to be whole ones) */
-		c->chunk_alloc = td->chunk_size + 8;
-		c->chunk = xcalloc(1, c->chunk_alloc);
-		c->start = c->next_off = c->chunk_page = p->off;
-		c->end = p->off + p->size;
-		return 0;
-	}
-	c->start = c->next_off = c->chunk_page = c->end = *next;
-	if (!p->size)
-		return 0;
-	c->end += p->usize;
-	*next += (p->usize + ps - 1) / ps * ps;
-	/* the chunk count, bounded by the checks, then the chunks */
-	{
-		uint32_t count;
-
-		if (pread(src->fd, &count, 4, (off_t)p->off) != 4)
-			return ts_source_fail(src, "cpu %llu: cannot read the chunk count at offset "
-					      "%llu", (unsigned long long)p->cpu,
-					      (unsigned long long)p->off);
-		c->zleft = tdc_swap(&td->zcur, count, 4);
-	}
-	c->znext = p->off + 4;
-	c->zend = p->off + 4 + p->size;
-	return 0;
+	td->heads[cpu] = !r && rec->data ? rec : NULL;
+	return r;
 }
 
 /*
@@ -315,30 +192,40 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 		if (b->cpu[i].cpu >= (uint64_t)td->ncpus)
 			return 0;
 	td->dc = xcalloc(td->ncpus, sizeof(*td->dc));
-	td->zdirect = b->compressed;
+	td->drec = xcalloc(td->ncpus, sizeof(*td->drec));
 	tdc_cur_init(&td->zcur, src, src->fd, &td->layout);
-	td->chunk_size = (uint32_t)td->page_size >= DIRECT_CHUNK ? (uint32_t)td->page_size :
-			 DIRECT_CHUNK / (uint32_t)td->page_size * (uint32_t)td->page_size;
+	td->wf = (struct tdw_file){
+		.fd = src->fd, .layout = &td->layout, .buffer = td->buffer_name,
+		.page_size = (uint32_t)td->page_size, .big = td->bigendian,
+		.compressed = b->compressed,
+		.chunk_size = (uint32_t)td->page_size >= DIRECT_CHUNK ? (uint32_t)td->page_size :
+			      DIRECT_CHUNK / (uint32_t)td->page_size * (uint32_t)td->page_size,
+	};
 	next = (uint64_t)td->page_size;
 	for (int i = 0; i < td->ncpus; i++)
-		td->dc[i].page_off = UINT64_MAX;
+		tdw_cpu_empty(&td->dc[i]);
 	for (int i = 0; i < b->ncpus; i++)
-		if (direct_cpu_init(src, td, &b->cpu[i], b->compressed, &next))
+		if (tdw_cpu_init(src, &td->wf, &td->dc[b->cpu[i].cpu], &b->cpu[i], &next))
 			return -1;
-	for (int i = 0; i < td->ncpus; i++) {
-		if (direct_fill(src, td, i))
+	/* -j N: N - 1 workers read the CPUs, this thread decodes (none started: it reads too) */
+	if (ts_jobs() > 1)
+		td->pool = tdj_pool_new(src, &td->wf, td->dc, td->ncpus, ts_jobs() - 1);
+	for (int i = 0; i < td->ncpus; i++)
+		if (direct_fill(src, td, i, false))
 			return -1;
-		td->heads[i] = td->dc[i].rec.data ? &td->dc[i].rec : NULL;
-	}
 	return 1;
 }
 
 static void direct_release(struct tracedat *td)
 {
+	tdj_pool_free(td->pool);
+	td->pool = NULL;
 	for (int cpu = 0; td->dc && cpu < td->ncpus; cpu++)
-		free(td->dc[cpu].chunk);
+		tdw_cpu_release(&td->dc[cpu]);
 	free(td->dc);
+	free(td->drec);
 	td->dc = NULL;
+	td->drec = NULL;
 	tdc_cur_release(&td->zcur);
 }
 
@@ -620,15 +507,8 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	if (td->late_error)
 		return -1;
 	td->lost_told[cpu] = false;
-	if (td->dc) {
-		struct direct_cpu *c = &td->dc[cpu];
-
-		rb_next(&c->sb);
-		if (direct_fill(src, td, cpu))
-			return -1;
-		td->heads[cpu] = c->rec.data ? &c->rec : NULL;
-		return 1;
-	}
+	if (td->dc)
+		return direct_fill(src, td, cpu, true) ? -1 : 1;
 	tracecmd_free_record(rec);
 	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
 	return 1;

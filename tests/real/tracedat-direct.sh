@@ -117,7 +117,8 @@ if command -v strace > /dev/null; then
 			/offset, size of cpu/ { o = $1 } /data offset and size/ { o = $2 }
 			/offset, size of cpu|data offset and size/ { if (o > 0 && (m == "" || o < m)) m = o }
 			END { print m + 0 }')
-		strace -e trace=pread64 -o "$tmp/st" "$prog" events "$f" > /dev/null 2>&1
+		# -j 1: the reads on this thread (workers read the same pieces, tracedat-walk.c)
+		strace -e trace=pread64 -o "$tmp/st" "$prog" events -j 1 "$f" > /dev/null 2>&1
 		# reads of more than 8 KiB in the data: how many, their bytes, how many over 256 KiB
 		read -r reads bytes over <<< "$(awk -F', ' -v start="$start" '$4 + 0 < start { next }
 			$3 + 0 > 8192 { n++; b += $3 } $3 + 0 > 262144 { o++ }
