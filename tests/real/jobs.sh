@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # -j N: worker threads read a trace.dat's per-CPU sub-buffers (parsers/tracedat-jobs.c)
 # while the reader's thread merges and decodes them.  The output must be -j 1's to the
-# byte: report --json, tune --json and events, stdout, stderr and status, on every corpus
-# trace, every Debian run and this machine's captures, compressed (v7) and uncompressed
-# (v6); corrupt input fails with the same message at the same record; the workers are
-# really started (-j 3 on a 4-CPU trace: two threads), and not for inputs read by one
-# thread (the library's reader, text).
+# byte, stdout, stderr and status: events (the stream) on every corpus trace, every Debian
+# run and this machine's captures, report --json and tune --json on one of each shape,
+# compressed (v7) and uncompressed (v6); corrupt input fails with the same message at the
+# same record; the workers are really started (-j 3 on a 4-CPU trace: two threads), and
+# not for inputs read by one thread (the library's reader, text).
 T=jobs
 . "$(dirname "$0")/../lib.sh"
 
@@ -34,11 +34,20 @@ alike() {
 	fi
 }
 
+# the stream itself (events prints every record and the timeline's mm lines) on every input
 for f in "$top"/corpus/traces/*/trace.dat "$top"/corpus/debian/traces/*/*.dat "$fx"/*.dat; do
-	name=${f#"$top"/}
-	alike "$name: report --json alike with -j 1, 2, 4" report --json "$f"
-	alike "$name: tune --json alike" tune --json "$f"
-	alike "$name: events alike" events "$f"
+	alike "${f#"$top"/}: events alike with -j 1, 2, 4" events "$f"
+done
+# report and tune take that stream on the reader's thread: their whole output alike on an
+# input of each shape (the largest corpus run, 8 harts with one never online, a lazy kernel,
+# SBI, a Debian run with perf's file beside it, x86 captures with and without losses)
+for f in corpus/traces/mmapstress-aia-4cpu/trace.dat corpus/traces/hackbench-aia-8cpu/trace.dat \
+	 corpus/traces/hackbench-lazy-t6q32-aia-4cpu/trace.dat corpus/traces/hackbench-sbi-4cpu/trace.dat \
+	 corpus/debian/traces/stress-tlb-debian-sbi-4cpu/trace.dat tests/fixtures/x86-hackbench.dat \
+	 tests/fixtures/x86-lost.dat; do
+	[ -f "$top/$f" ] || continue
+	alike "$f: report --json alike with -j 1, 2, 4" report --json "$top/$f"
+	alike "$f: tune --json alike" tune --json "$top/$f"
 done
 
 # threads started: one clone per worker, none for -j 1 or the library's reader
