@@ -108,7 +108,7 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 					     v, export_usage), -1;
 			break;
 		case 'o':
-			o->output = v;
+			o->output = strcmp(v, "-") ? v : NULL;	/* "-": standard output */
 			break;
 		case OPT_ABS:
 			o->abs = true;
