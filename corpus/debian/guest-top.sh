@@ -10,6 +10,8 @@
 #   usage: guest-top.sh   (TAP on stdout; exit 0 all ok, 1 not)
 set -u
 share=/mnt/share
+# the cost profiles (cross-build.sh puts them in the share): top's recommendation needs one
+export TLBSCOPE_PLATFORM_DIR=$share/platforms
 tr=/sys/kernel/tracing
 n=0
 fail=0
