@@ -50,6 +50,7 @@ struct live {
 	struct live_cpu *cpu;
 	bool in_round;
 	uint64_t watermark;
+	uint64_t done;			/* every event up to this returned: the last round's mark */
 	/*
 	 * Names of running tasks learned from the events, direct-mapped by pid: a miss (a
 	 * collision, a task not seen switching yet) falls back to the saved cmdlines.
@@ -179,6 +180,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	}
 	if (best < 0) {
 		l->in_round = false;
+		l->done = l->watermark;
 		return 0;	/* nothing more now: not the end */
 	}
 	c = &l->cpu[best];
@@ -334,6 +336,11 @@ static const struct ts_format ts_format_live = {
 	.next = live_next,
 	.close = live_close,
 };
+
+uint64_t ts_source_live_done(const struct ts_source *src)
+{
+	return src && src->fmt == &ts_format_live ? ((const struct live *)src->priv)->done : 0;
+}
 
 struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err)
 {

@@ -424,6 +424,12 @@ struct tracefs_instance;
  * closes the instance's trace_pipe_raw files), or NULL.
  */
 struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err);
+/*
+ * ts_source_live_done - the timestamp (ns of the instance's clock) up to which a live
+ * source has returned every event: once ts_source_next() returned 0, no event older than
+ * this is still to come.  0 when not known (not a live source, or nothing read yet).
+ */
+uint64_t ts_source_live_done(const struct ts_source *src);
 
 /*
  * JSON lines, the normalized stream as `tlbscope events` writes it and the jsonl reader

@@ -533,6 +533,12 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 	tl->ring_len++;
 }
 
+void timeline_release(struct timeline *tl, uint64_t before, tl_emit_fn emit, void *ctx)
+{
+	while (tl->ring_len && tl->ring[tl->ring_head].ts < before)
+		ring_pop(tl, emit, ctx);
+}
+
 void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx)
 {
 	while (tl->ring_len)

@@ -122,6 +122,15 @@ void timeline_free(struct timeline *tl);
 void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx);
 /* End of input: close per-CPU intervals at the last timestamp, flush the lookahead. */
 void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx);
+/*
+ * timeline_release - process the events waiting in the lookahead that are older than
+ * @before (ns of the trace clock), through @emit as timeline_feed() would.  The lookahead
+ * holds up to LOOKAHEAD (8192) events, however old: a consumer that shows the state while
+ * the input goes on (top, live or paced) calls this to bound it in time as well, or a
+ * slow stream (an idle machine, a sparse trace) shows nothing until thousands of events
+ * have come.  Those events are then resolved with the events after them so far only.
+ */
+void timeline_release(struct timeline *tl, uint64_t before, tl_emit_fn emit, void *ctx);
 
 int timeline_cpus(const struct timeline *tl);		/* highest CPU seen + 1 */
 /* The mm of the task @cpu runs now (0: a kernel thread, or none known). */
