@@ -158,5 +158,4 @@ int tune_run_aggregate(struct tune_run *r, struct tuner_opts *to, tune_replay_fn
 int tune_run_finish(struct tune_run *r);
 void tune_run_free(struct tune_run *r);
 
-
 #endif
