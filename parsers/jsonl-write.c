@@ -91,6 +91,15 @@ static void put_null(struct ts_jsonl_writer *w)
 	put(w, "null", 4);
 }
 
+/* A value that 0 means the reader did not have (a count, an address): null, else it. */
+static void put_or_null(struct ts_jsonl_writer *w, uint64_t v)
+{
+	if (v)
+		put_int(w, (int64_t)v);
+	else
+		put_null(w);
+}
+
 static void put_bool(struct ts_jsonl_writer *w, bool b)
 {
 	if (b)
@@ -259,10 +268,7 @@ static void flush_members(struct ts_jsonl_writer *w, const struct ts_event *ev, 
 	put_str(w, ts_scope_name(ev->u.flush.scope));
 	if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_KERNEL) {
 		key(w, K_PAGES);
-		if (ev->u.flush.pages)
-			put_int(w, (int64_t)ev->u.flush.pages);
-		else
-			put_null(w);
+		put_or_null(w, ev->u.flush.pages);
 	}
 	if (ev->u.flush.start) {
 		key(w, K_START);
@@ -424,15 +430,9 @@ static void kind_members(struct ts_jsonl_writer *w, const struct ts_event *ev, c
 		break;
 	case TS_EV_VMALLOC:
 		key(w, K_START);
-		if (ev->u.vmalloc.start)
-			put_int(w, (int64_t)ev->u.vmalloc.start);
-		else
-			put_null(w);
+		put_or_null(w, ev->u.vmalloc.start);
 		key(w, K_PAGES);
-		if (ev->u.vmalloc.pages)
-			put_int(w, (int64_t)ev->u.vmalloc.pages);
-		else
-			put_null(w);
+		put_or_null(w, ev->u.vmalloc.pages);
 		break;
 	case TS_EV_TGID:
 		key(w, K_TASK_PID);
@@ -446,10 +446,7 @@ static void kind_members(struct ts_jsonl_writer *w, const struct ts_event *ev, c
 		break;
 	case TS_EV_LOST:
 		key(w, K_COUNT);
-		if (ev->u.lost.count)
-			put_int(w, (int64_t)ev->u.lost.count);
-		else
-			put_null(w);
+		put_or_null(w, ev->u.lost.count);
 		break;
 	default:
 		break;
