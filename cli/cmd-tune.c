@@ -334,11 +334,12 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 	ret = analyze_run(&c, r->src, tune_run_feed, r, &r->tl);
 	if (to->decisions) {
 		bool failed = ferror(to->decisions);
+		/* fclose's own errno (its flush of the rest); an earlier write's is long gone */
+		int werr = fclose(to->decisions) ? errno : 0;
 
-		errno = failed ? errno : 0;
-		if ((fclose(to->decisions) || failed) && !ret)
+		if ((werr || failed) && !ret)
 			ret = error("tune: cannot write the decisions to %s: %s", o->decisions,
-				    strerror(errno ? errno : EIO));
+				    strerror(werr ? werr : EIO));
 		to->decisions = NULL;
 	}
 	if (ret)
