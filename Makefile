@@ -153,6 +153,7 @@ unit: $(BUILD)/tests/extract
 $(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/record/tracedat-write.o \
 		$(BUILD)/record/session.o $(BUILD)/record/events.o $(BUILD)/record/btf.o \
 		$(BUILD)/record/stream.o $(BUILD)/record/kprobe-drops.o $(BUILD)/record/messages.o \
+		$(BUILD)/record/guard.o \
 		$(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<

@@ -202,7 +202,7 @@ static void say_kprobes_missing(const char *why, size_t from)
  * Every failure is a warning: the tracepoints alone still make a trace.
  */
 void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
-			const char *machine, struct tracefs_dynevent **added)
+			const char *machine, struct tracefs_dynevent **added, int guard_fd)
 {
 	bool riscv = !strcmp(machine, "riscv64");
 	char path[PATH_MAX], defined[PATH_MAX], dropped[512];
@@ -252,6 +252,7 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 				rec_warning("record: %s: no BTF offset for %s; probed without them",
 					k->fn, dropped);
 			snprintf(addr, sizeof(addr), "%s+%d", k->fn, off);
+			rec_guard_note(guard_fd, 'K', k->fn);
 			ev = tracefs_kprobe_alloc(KP_GROUP, k->fn, addr, *args ? args : NULL);
 			free(args);
 			if (!ev || tracefs_dynevent_create(ev)) {

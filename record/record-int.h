@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "record.h"
 
@@ -48,6 +49,8 @@ struct rec {
 	struct rec_cpu *cpu;
 	atomic_int stop;		/* readers: drain what is left and return */
 	struct tracedat_out *out;	/* from rec_tracedat_head() to _finish() */
+	int guard_fd;			/* to the guard (guard.c), -1 none */
+	pid_t guard_pid;
 };
 
 /* Is CPU @cpu one that @r records (record -C)? */
@@ -59,6 +62,18 @@ static inline bool rec_cpu_recorded(const struct rec *r, int cpu)
 void rec_stream_close(struct rec *r);
 /* stream.c: remove the streamed files and free the readers (rec_free()) */
 void rec_stream_free(struct rec *r);
+
+/*
+ * guard.c: a process that outlives the caller and, when the caller dies without saying it
+ * is done (SIGKILL), removes what it was told of from @tracing_dir (borrowed; as @who in
+ * its messages).  Returns the socket to tell it by (-1 without a guard, said), its pid in
+ * @pid.  rec_guard_note(): @kind 'I' for the instance @name, 'K' for the kprobe event
+ * RECORD_KP_GROUP/@name, told BEFORE it is added.  rec_guard_stop(): all removed; the
+ * guard exits without touching anything and is waited for.  fd -1 is fine for both.
+ */
+int rec_guard_start(const char *tracing_dir, const char *who, pid_t *pid);
+void rec_guard_note(int fd, char kind, const char *name);
+void rec_guard_stop(int fd, pid_t pid);
 
 /* messages.c: "tlbscope: <msg>" on stderr; returns -1 */
 int rec_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -94,10 +109,11 @@ int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set
 /*
  * On riscv64 (@machine as uname gives it), create and enable in @inst the kprobes the
  * kernel can take (checked in @tracing_dir's available_filter_functions and kallsyms);
- * those created are stored in @added[RECORD_N_KP] for record_remove_kprobes().
+ * those created are stored in @added[RECORD_N_KP] for record_remove_kprobes(); each is told
+ * to the guard @guard_fd before it is created.
  */
 void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
-			const char *machine, struct tracefs_dynevent **added);
+			const char *machine, struct tracefs_dynevent **added, int guard_fd);
 /* Remove the kprobes record_add_kprobes() created; @added entries become NULL. */
 void record_remove_kprobes(struct tracefs_dynevent **added);
 /* The function (and event name) of the @i-th kprobe, 0 <= @i < RECORD_N_KP; static. */

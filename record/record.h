@@ -13,7 +13,9 @@
  *   safe to call at any point and more than once.  Callers reach it on every exit path:
  *   their signal handlers only set flags, and they ignore SIGPIPE while a recording
  *   exists.
- * - An instance left by a killed run (its pid gone) is removed by the next rec_open().
+ * - A run killed by SIGKILL has its instance and kprobes removed by its guard, a process of
+ *   its own started by rec_open() (record-int.h); an instance left all the same (the guard
+ *   killed too) is removed by the next rec_open() once its pid is gone.
  * - Messages go to stderr as "tlbscope: <who>: ...", and every function that fails has
  *   printed why; nothing here exits.
  * - Only this folder calls libtracefs for writing; cli/ calls no tracefs_* function.

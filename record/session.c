@@ -3,7 +3,8 @@
  * A recording's tracefs instance, "<prefix>-<pid>": found (or mounted) tracefs, instances
  * left by killed runs removed, the instance created and set up (buffer size, CPUs, clock,
  * record-tgid, events), tracing turned on and off, its lost events counted, and everything
- * removed again by rec_close().  See record.h for the invariants.
+ * removed again by rec_close() -- or by the guard (guard.c) when this process is killed
+ * before it could.  See record.h for the invariants.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -216,7 +217,8 @@ static int setup(struct rec *r)
 	if (record_enable_tracepoints(r->inst, c->events, !strcmp(un.machine, "riscv64"), c->who))
 		return -1;
 	if (c->events == REC_EVENTS_RECORD) {
-		record_add_kprobes(r->inst, r->tracing_dir, un.machine, r->kp_added);
+		record_add_kprobes(r->inst, r->tracing_dir, un.machine, r->kp_added,
+				   r->guard_fd);
 		record_kprobe_ids(r->inst, r->kp_id);
 	}
 	return 0;
@@ -231,6 +233,7 @@ struct rec *rec_open(const struct rec_config *c)
 		return NULL;
 	reap_stale(top, c->who);
 	r = xcalloc(1, sizeof(*r));
+	r->guard_fd = -1;
 	r->c = *c;
 	for (size_t i = 0; i < RECORD_N_KP; i++)
 		r->kp_id[i] = -1;
@@ -246,11 +249,13 @@ struct rec *rec_open(const struct rec_config *c)
 		free(r);
 		return NULL;
 	}
+	r->guard_fd = rec_guard_start(top, c->who, &r->guard_pid);
+	rec_guard_note(r->guard_fd, 'I', r->name);
 	r->inst = tracefs_instance_create(r->name);
 	if (!r->inst) {
 		rec_error("%s: cannot create tracefs instance %s: %s", c->who, r->name,
 			  strerror(errno));
-		free(r);
+		rec_free(r);
 		return NULL;
 	}
 	if (setup(r)) {
@@ -388,6 +393,7 @@ void rec_free(struct rec *r)
 	if (!r)
 		return;
 	rec_close(r);
+	rec_guard_stop(r->guard_fd, r->guard_pid);
 	tracedat_out_free(r->out);
 	rec_stream_free(r);
 	free(r);

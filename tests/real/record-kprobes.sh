@@ -105,4 +105,16 @@ kill -INT $pid; sleep 0.5; kill -INT $pid
 wait $pid
 same "a second SIGINT aborts with status 2" 2 $?
 same "tracefs is as it was after it" "$before" "$(tracefs_state)"
+# SIGKILL mid-run: nothing in the process survives; its guard removes the instance and the
+# kprobes it added (the others' kept)
+${TLBSCOPE_WRAP:-} "$prog" record -o "$tmp/k.dat" -- sleep 30 > /dev/null 2> "$tmp/k.err" &
+pid=$!
+for _ in $(seq 100); do grep -q "record: recording" "$tmp/k.err" 2> /dev/null && break; sleep 0.1; done
+{ kill -KILL $pid; wait $pid; } 2> /dev/null
+for _ in $(seq 100); do grep -q "removed its" "$tmp/k.err" && break; sleep 0.1; done
+check "SIGKILLed record: its guard says what it removed" grep -q \
+	"process $pid ended without cleaning up (killed?); removed its instance tlbscope-$pid" \
+	"$tmp/k.err"
+[ $riscv = 1 ] && check "... the kprobes it added among them" grep -q "tlbscope-$pid and [0-9]* kprobes (tlbscope/)" "$tmp/k.err"
+same "tracefs is as it was after it" "$before" "$(tracefs_state)"
 echo "1..$n"

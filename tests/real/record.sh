@@ -58,13 +58,27 @@ if [ ! -e $tr/kprobe_events ]; then
 		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
 fi
 same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
-# a record killed with SIGKILL cannot clean up: the next record removes its instance (its
-# pid is gone), and leaves alone the instance of a live process and other tools' instances
-"$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2>&1 &
+# a record killed with SIGKILL cannot clean up itself: its guard (a process of its own)
+# removes its instance and says so
+"$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2> "$tmp/kill.err" &
 kp=$!
 for _ in $(seq 50); do [ -d $tr/instances/tlbscope-$kp ] && break; sleep 0.1; done
 { kill -KILL $kp; wait $kp; } 2> /dev/null
-check "SIGKILLed record leaves tlbscope-$kp behind" [ -d $tr/instances/tlbscope-$kp ]
+for _ in $(seq 100); do [ -d $tr/instances/tlbscope-$kp ] || break; sleep 0.1; done
+check "SIGKILLed record: its guard removes tlbscope-$kp" [ ! -e $tr/instances/tlbscope-$kp ]
+for _ in $(seq 50); do grep -q "removed its" "$tmp/kill.err" && break; sleep 0.1; done
+check "... and says so" grep -q \
+	"process $kp ended without cleaning up (killed?); removed its instance tlbscope-$kp" \
+	"$tmp/kill.err"
+# with the guard killed first, the instance stays: the next record removes it (its pid is
+# gone), and leaves alone the instance of a live process and other tools' instances
+"$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2>&1 &
+kp=$!
+for _ in $(seq 50); do [ -d $tr/instances/tlbscope-$kp ] && break; sleep 0.1; done
+guard=$(pgrep -P $kp)
+check "record has a guard process" [ -n "$guard" ]
+{ kill -KILL $guard $kp; wait $kp; } 2> /dev/null
+check "SIGKILLed record and guard leave tlbscope-$kp behind" [ -d $tr/instances/tlbscope-$kp ]
 sleep 600 & live=$!
 mkdir $tr/instances/tlbscope-$live $tr/instances/tlbscope-capture-$kp
 "$prog" record -o "$tmp/k2.dat" -b 64 -d 100ms > /dev/null 2> "$tmp/k.err"
