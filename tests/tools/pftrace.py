@@ -17,7 +17,10 @@ TYPES = {1: "begin", 2: "end", 3: "instant", 4: "counter"}
 
 
 def varint(b, i):
-    v = s = 0
+    c = b[i]
+    if c < 0x80:            # most are one byte: the decoder's hot path
+        return c, i + 1
+    v, s, i = c & 0x7f, 7, i + 1
     while True:
         c = b[i]
         i += 1
@@ -31,10 +34,18 @@ def fields(b):
     """(field, wire type, value) of a message: ints for varint/fixed64, bytes for len."""
     i, n = 0, len(b)
     while i < n:
-        key, i = varint(b, i)
+        key = b[i]
+        if key < 0x80:
+            i += 1
+        else:
+            key, i = varint(b, i)
         f, wt = key >> 3, key & 7
         if wt == 0:
-            v, i = varint(b, i)
+            v = b[i]
+            if v < 0x80:
+                i += 1
+            else:
+                v, i = varint(b, i)
         elif wt == 1:
             v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
         elif wt == 2:
