@@ -5,6 +5,8 @@
 # "N passed, N failed, N skipped".
 #   usage: tests/run.sh BUILD_DIR PROGRAM
 # TLBSCOPE_WRAP (e.g. "valgrind -q --error-exitcode=99") prefixes every tlbscope run.
+# TESTS_REAL="record*.sh top.sh": only those real-trace scripts run; each other one is
+# reported skipped with TESTS_REAL_WHY (or "not selected") as its reason.
 set -u
 build=${1:-build}
 prog=${2:-./tlbscope}
@@ -53,8 +55,21 @@ echo "== real traces ($jobs at a time; those that trace this machine alone)"
 outs=$(mktemp -d "${TMPDIR:-/tmp}/tlbscope-run.XXXXXX") || exit 2
 trap 'rm -rf "$outs"' EXIT
 shared=() alone=()
+selected() {	# is script $1 among TESTS_REAL's patterns (all when unset)?
+	local p pats
+	[ -z "${TESTS_REAL:-}" ] && return 0
+	read -ra pats <<< "$TESTS_REAL"	# patterns, not globbed here
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053
+		[[ ${1##*/} == $p ]] && return 0
+	done
+	return 1
+}
 for s in tests/real/*.sh; do
-	if [ ! -x "$s" ]; then	# a script that is not run must not pass in silence
+	if ! selected "$s"; then
+		echo "ok - ${s##*/} # SKIP ${TESTS_REAL_WHY:-not selected (TESTS_REAL)}" \
+			> "$outs/${s##*/}"
+	elif [ ! -x "$s" ]; then	# a script that is not run must not pass in silence
 		echo "not ok - $s is not executable (chmod +x), so it did not run" > "$outs/${s##*/}"
 	elif grep -q '^# run alone' "$s"; then
 		alone+=("$s")
