@@ -46,10 +46,13 @@ new_mms() {
 	echo $((n + $(grep -c ' sched_process_exec: ' "$1")))
 }
 
+# every run but the repeats (-rN: the same run again, checked against the kernel's own
+# decisions by lazy-kernel.sh; trace-cmd report over them was a fifth of this script)
 for d in "$corpus"/*/; do
 	run=$(basename "$d")
 	dat=$d/trace.dat
 	[ -f "$dat" ] || continue
+	case $run in *-r[0-9]) continue ;; esac
 	trace-cmd report "$dat" > "$tmp/$run.txt" 2> /dev/null
 	tls report --json "$dat" > "$tmp/$run.json"
 	j=$tmp/$run.json
