@@ -89,7 +89,13 @@ if ! command -v tmux > /dev/null; then
 	skip "interactive screen" "tmux not installed"
 else
 	s=tlbscope-top-test-$$
-	cap() { tmux capture-pane -p -t "$s"; }
+	# a server of its own: another suite's tmux (a worktree beside) cannot end this one's
+	sock=tlbscope-top-$$
+	trap 'tmux -L $sock kill-server 2> /dev/null; rm -rf "$tmp"' EXIT
+	# a session kept through the tests: a server whose last session just ended must not
+	# take the next new-session with it as it exits (under load it did)
+	tmux -L $sock new-session -d -s keep "sleep 600"
+	cap() { tmux -L $sock capture-pane -p -t "$s"; }
 	# wait_for REGEX: up to 5 s for the pane to show it
 	wait_for() {
 		for _ in $(seq 50); do cap | grep -q -- "$1" && return 0; sleep 0.1; done
@@ -98,7 +104,7 @@ else
 	# under a path longer than the screen is wide: the header keeps its state visible
 	long=$tmp/a-directory-name-long-enough-that-the-path-of-the-trace-does-not-fit-in-the-header
 	mkdir -p "$long" && ln -s "$rv" "$long/trace.dat"
-	tmux new-session -d -s "$s" -x 120 -y 40 \
+	tmux -L $sock new-session -d -s "$s" -x 120 -y 40 \
 		"sh -c '$prog top --replay $long/trace.dat --speed 50; echo DONE; sleep 60'"
 	check "screen: CPU table header" wait_for ' CPU TASK .* SW/S .* LOADED'
 	check "screen: a long path is elided in its middle, the end of the header stays" \
@@ -108,47 +114,47 @@ else
 	check "screen: a row per CPU (4), with its lazy table (n/6)" wait_rows
 	check "screen: processes panel" wait_for 'STOCK_IPIS LAZY_IPIS'
 	check "screen: tuner panel" wait_for 'lazy would have saved'
-	tmux send-keys -t "$s" p
+	tmux -L $sock send-keys -t "$s" p
 	check "p: frozen indicator" wait_for '\[FROZEN'
-	tmux send-keys -t "$s" p
-	check "p again: resumed" sh -c "sleep 0.3; ! tmux capture-pane -p -t $s | grep -q FROZEN"
-	tmux send-keys -t "$s" s
+	tmux -L $sock send-keys -t "$s" p
+	check "p again: resumed" sh -c "sleep 0.3; ! tmux -L $sock capture-pane -p -t $s | grep -q FROZEN"
+	tmux -L $sock send-keys -t "$s" s
 	check "s: sort changes to SW/S" wait_for 'sort SW/S'
-	tmux send-keys -t "$s" s
+	tmux -L $sock send-keys -t "$s" s
 	check "s again: sort TX/S" wait_for 'sort TX/S'
-	tmux send-keys -t "$s" h
+	tmux -L $sock send-keys -t "$s" h
 	check "h: help visible" wait_for 'any key leaves it'
-	tmux send-keys -t "$s" x
-	check "a key leaves help" sh -c "sleep 0.3; ! tmux capture-pane -p -t $s | grep -q 'any key leaves'"
-	tmux send-keys -t "$s" t
+	tmux -L $sock send-keys -t "$s" x
+	check "a key leaves help" sh -c "sleep 0.3; ! tmux -L $sock capture-pane -p -t $s | grep -q 'any key leaves'"
+	tmux -L $sock send-keys -t "$s" t
 	check "t: timeline strip of mm switches" wait_for 'last mm switches'
-	tmux send-keys -t "$s" t
+	tmux -L $sock send-keys -t "$s" t
 	check "t again: CPU table" wait_for ' CPU TASK'
-	tmux resize-window -t "$s" -x 90 -y 30
+	tmux -L $sock resize-window -t "$s" -x 90 -y 30
 	sleep 0.5
 	# (characters, not bytes: the sparkline's blocks take 3 bytes each in UTF-8)
 	check "resize: redrawn at 90 columns (no wider line, header there)" sh -c \
-		"[ \$(tmux capture-pane -p -t $s | LC_ALL=C.UTF-8 wc -L) -le 90 ] &&
-		 tmux capture-pane -p -t $s | grep -q ' CPU TASK'"
-	tmux send-keys -t "$s" +
+		"[ \$(tmux -L $sock capture-pane -p -t $s | LC_ALL=C.UTF-8 wc -L) -le 90 ] &&
+		 tmux -L $sock capture-pane -p -t $s | grep -q ' CPU TASK'"
+	tmux -L $sock send-keys -t "$s" +
 	check "+: replay twice as fast (speed 100x)" wait_for 'speed 100x'
-	tmux send-keys -t "$s" - -
+	tmux -L $sock send-keys -t "$s" - -
 	check "- -: four times slower (speed 25x)" wait_for 'speed 25x'
-	tmux send-keys -t "$s" q
+	tmux -L $sock send-keys -t "$s" q
 	check "q: quits (DONE printed by the shell)" wait_for '^DONE'
 	check "terminal restored: no screen left after quit" sh -c \
-		"! tmux capture-pane -p -t $s | grep -qE 'tlbscope top -|CPU TASK|STOCK_IPIS'"
-	tmux kill-session -t "$s" 2> /dev/null
+		"! tmux -L $sock capture-pane -p -t $s | grep -qE 'tlbscope top -|CPU TASK|STOCK_IPIS'"
+	tmux -L $sock kill-session -t "$s" 2> /dev/null
 	# the trace on stdin: keys come from the terminal
-	tmux new-session -d -s "$s" -x 120 -y 40 \
+	tmux -L $sock new-session -d -s "$s" -x 120 -y 40 \
 		"sh -c 'xz -dc $fx/x86-hackbench.txt.xz | $prog top --replay - --speed 0.5; echo DONE; sleep 60'"
 	check "--replay - on a terminal: the screen reads the trace from stdin" \
 		wait_for 'replay - (ftrace-text) END OF TRACE'
 	check "--replay -: rates kept at the end of the trace" \
-		sh -c "tmux capture-pane -p -t $s | grep -qE '^ +0 .* +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]/6'"
-	tmux send-keys -t "$s" q
+		sh -c "tmux -L $sock capture-pane -p -t $s | grep -qE '^ +0 .* +[1-9][0-9]* +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]/6'"
+	tmux -L $sock send-keys -t "$s" q
 	check "--replay -: q quits (keys from /dev/tty)" wait_for '^DONE'
-	tmux kill-session -t "$s" 2> /dev/null
+	tmux -L $sock kill-session -t "$s" 2> /dev/null
 fi
 
 # ---- live ----
@@ -237,7 +243,7 @@ same "tracefs is as it was after top -b | head" "$before" "$(state)"
 # the live screen under tmux: Ctrl-C leaves the terminal and tracefs as they were
 if command -v tmux > /dev/null; then
 	s=tlbscope-top-live-$$
-	tmux new-session -d -s "$s" -x 120 -y 40 \
+	tmux -L $sock new-session -d -s "$s" -x 120 -y 40 \
 		"sh -c 'echo \$\$ > $tmp/live.pid; exec $prog top'"
 	for _ in $(seq 30); do [ -s "$tmp/live.pid" ] && break; sleep 0.1; done
 	pid=$(cat "$tmp/live.pid")
@@ -246,15 +252,15 @@ if command -v tmux > /dev/null; then
 	# up to a minute: under AddressSanitizer libtracefs's read of /proc/kallsyms (a
 	# realloc per 8 KiB, each a copy there) took 15 s on a host with slow page faults
 	for _ in $(seq 600); do
-		tmux capture-pane -p -t "$s" | grep -q "tlbscope top - live .*instance tlbscope-top-" && ok_screen=0 && break
+		tmux -L $sock capture-pane -p -t "$s" | grep -q "tlbscope top - live .*instance tlbscope-top-" && ok_screen=0 && break
 		sleep 0.1
 	done
 	check "live screen: header names host, kernel and instance" [ $ok_screen = 0 ]
-	tmux send-keys -t "$s" C-c
+	tmux -L $sock send-keys -t "$s" C-c
 	for _ in $(seq 300); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
 	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" sh -c "[ -n \"$pid\" ] && [ ! -d /proc/$pid ]"
 	same "tracefs is as it was after Ctrl-C on the live screen" "$before" "$(state)"
-	tmux kill-session -t "$s" 2> /dev/null
+	tmux -L $sock kill-session -t "$s" 2> /dev/null
 else
 	skip "live screen" "tmux not installed"
 fi
