@@ -65,6 +65,8 @@ struct timeline {
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
 	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
 	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
+	/* string ids of local_load_tlb_mm, local_flush_tlb_mm: timeline_lazy_kernel() per event */
+	uint32_t lazy_probe[2];
 	uint64_t kprobe_requests;
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
 	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */

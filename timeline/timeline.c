@@ -249,6 +249,9 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	const struct ts_source_info *info = ts_source_info(src);
 
 	tl->src = src;
+	/* interned once: top asks timeline_lazy_kernel() at every event */
+	tl->lazy_probe[0] = ts_source_intern(src, "local_load_tlb_mm");
+	tl->lazy_probe[1] = ts_source_intern(src, "local_flush_tlb_mm");
 	tl->cpus = xcalloc(TS_MAX_CPUS, sizeof(*tl->cpus));
 	for (int i = 0; i < TS_MAX_CPUS; i++)
 		tl->cpus[i].cur_pid = -1;
@@ -423,9 +426,8 @@ bool timeline_load_commits(const struct timeline *tl)
 
 bool timeline_lazy_kernel(const struct timeline *tl)
 {
-	return tl && (tl->saw_commit ||
-		      timeline_probe_count(tl, ts_source_intern(tl->src, "local_load_tlb_mm")) ||
-		      timeline_probe_count(tl, ts_source_intern(tl->src, "local_flush_tlb_mm")));
+	return tl && (tl->saw_commit || timeline_probe_count(tl, tl->lazy_probe[0]) ||
+		      timeline_probe_count(tl, tl->lazy_probe[1]));
 }
 
 const char *timeline_str(const struct timeline *tl, uint32_t id)
