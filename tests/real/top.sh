@@ -259,6 +259,9 @@ if command -v tmux > /dev/null; then
 	tmux -L $sock send-keys -t "$s" C-c
 	for _ in $(seq 300); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
 	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" sh -c "[ -n \"$pid\" ] && [ ! -d /proc/$pid ]"
+	# when not: what it and its guard are doing
+	[ -n "$pid" ] && [ -d /proc/"$pid" ] &&
+		ps -o pid,ppid,stat,wchan:24,args -p "$pid" --ppid "$pid" | sed 's/^/#   /'
 	same "tracefs is as it was after Ctrl-C on the live screen" "$before" "$(state)"
 	tmux -L $sock kill-session -t "$s" 2> /dev/null
 else
