@@ -10,6 +10,7 @@
 
 const char *const jsonl_key_names[N_KEYS] = {
 	[K_CAUSE] = "cause", [K_CHILD_COMM] = "child_comm", [K_CHILD_PID] = "child_pid",
+	[K_CMDLINE] = "cmdline",
 	[K_CLONE_FLAGS] = "clone_flags", [K_COMM] = "comm", [K_COMMIT] = "commit",
 	[K_COUNT] = "count", [K_CPU] = "cpu", [K_CPUS] = "cpus", [K_DECISION] = "decision",
 	[K_EVENT] = "event", [K_EXEC_PID] = "exec_pid", [K_EXIT_PID] = "exit_pid",
@@ -44,7 +45,7 @@ const char *const jsonl_how_names[JSONL_N_HOWS] = {
 
 const struct jsonl_kind jsonl_kinds[N_KINDS] = {
 	[JK_HEADER] = KIND("header", K_KIND, K_VERSION, K_CPUS, K_FORMAT, K_KERNEL,
-			   K_KPROBES_DEFINED),
+			   K_CMDLINE, K_KPROBES_DEFINED),
 	[JK_MM] = KIND("mm", K_TS, K_KIND, K_MM, K_PID, K_COMM, K_HOW),
 	[JK_SWITCH] = KIND("switch", EV_HEAD, K_PREV_PID, K_PREV_COMM, K_PREV_STATE, K_NEXT_PID,
 			   K_NEXT_COMM, K_MM, K_NO_MM),

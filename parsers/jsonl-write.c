@@ -201,6 +201,10 @@ void ts_jsonl_write_header(struct ts_jsonl_writer *w)
 		key(w, K_KERNEL);
 		put_str(w, info->uname);
 	}
+	if (info->cmdline) {	/* a lazy kernel's lazytlb.* settings are tune's base */
+		key(w, K_CMDLINE);
+		put_str(w, info->cmdline);
+	}
 	if (info->nkprobes_defined) {
 		key(w, K_KPROBES_DEFINED);
 		put_c(w, '[');

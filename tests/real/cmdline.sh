@@ -44,6 +44,14 @@ for run in forkexec-lazy-t12q64-aia-4cpu mmap-lazy-t2q4-aia-4cpu; do
 		sed -n 's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) ([0-9.]* ms, \([a-z-]*\)).*/T=\1 Q=\2 \3/p
 			s/.*recommendation ([a-z0-9-]*): \([a-z-]*\) (the cheapest.*/\1/p')
 	same "$run: top --replay ends on tune's answer with the same base ($want)" "$want" "$got"
+	# through JSON lines (events): the header carries the command line, the base stays
+	tls events "$tmp/$run.txt" > "$tmp/$run.jsonl" 2> /dev/null
+	same "$run: events writes the command line into its header" "true" \
+		"$(head -1 "$tmp/$run.jsonl" | jq '.cmdline | test("lazytlb.max_loaded_mm='$T_run' ")')"
+	same "$run: tune of those JSON lines: the same base, from the command line" \
+		"$T_run $Q_run the kernel's command line" \
+		"$(tls tune --json "$tmp/$run.jsonl" 2> /dev/null |
+			jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"')"
 done
 
 # a lazy kernel booted without lazytlb.*: it runs the series' defaults, and tune says so
