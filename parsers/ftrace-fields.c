@@ -71,16 +71,23 @@ static inline bool key_byte(unsigned char c, unsigned what)
 	return k & KEY_LOCALE ? islower(c) != 0 : (k & what) != 0;
 }
 
-/* How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none. */
+/*
+ * How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none.  An ASCII
+ * byte costs one table load and test; only one past ASCII asks the locale.
+ */
 static inline size_t key_len(const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t n;
 
-	if (!key_byte((unsigned char)*s, KEY_FIRST))
+	if (!key_byte(u[0], KEY_FIRST))
 		return 0;
-	for (n = 1; key_byte((unsigned char)s[n], KEY_NEXT); n++)
-		;
-	return n;
+	for (n = 1;; n++) {
+		unsigned k = key_class[u[n]];
+
+		if (!(k & KEY_NEXT) && !((k & KEY_LOCALE) && islower(u[n])))
+			return n;
+	}
 }
 
 /* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */

@@ -53,10 +53,32 @@ static inline bool spaces8(const char *s)
 	return w == SPACES8;
 }
 
+/*
+ * The ' ' bytes that end (@tail) or start the word at @s: the zero bytes of w ^ SPACES8 at
+ * its high or low end, counted by one bit scan on a little-endian machine (0 elsewhere: the
+ * callers' byte loops then count them).  @s's word is not all spaces.
+ */
+static inline size_t spaces_in8(const char *s, bool tail)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	w ^= SPACES8;
+	return (size_t)(tail ? __builtin_clzll(w) : __builtin_ctzll(w)) / 8;
+#else
+	(void)s;
+	(void)tail;
+	return 0;
+#endif
+}
+
 static inline size_t rtrim(const char *s, size_t len)
 {
 	while (len >= 8 && spaces8(s + len - 8))
 		len -= 8;
+	if (len >= 8)
+		len -= spaces_in8(s + len - 8, true);
 	while (len && is_blank(s[len - 1]))
 		len--;
 	return len;
@@ -67,6 +89,8 @@ static inline size_t skip_blanks(const char *s, size_t i, size_t len)
 {
 	while (i + 8 <= len && spaces8(s + i))
 		i += 8;
+	if (i + 8 <= len)
+		i += spaces_in8(s + i, false);
 	while (i < len && is_blank(s[i]))
 		i++;
 	return i;

@@ -158,15 +158,25 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 	return 0;
 }
 
-/* [A-Za-z0-9_.-], by table below 0x80; the locale's isalnum() past it, as is_alnum() */
-static const bool name_ascii[128] = {
-	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
-	['_'] = true, ['-'] = true, ['.'] = true,
+/*
+ * [A-Za-z0-9_.-] (1) by table; a byte past 0x7f (2) is the locale's isalnum() to judge, as
+ * is_alnum() has it.  One load and compare per byte of the common ASCII name.
+ */
+static const uint8_t name_class[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['_'] = 1, ['-'] = 1, ['.'] = 1,
+	[0x80 ... 0xff] = 2,
 };
 
-static inline bool is_name_char(int c)
+/* The end of the event name starting at @n, before @len. */
+static inline size_t name_end(const char *s, size_t n, size_t len)
 {
-	return c < 0x80 ? name_ascii[c] : isalnum(c);
+	for (; n < len; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (name_class[c] != 1 && !(name_class[c] == 2 && isalnum(c)))
+			break;
+	}
+	return n;
 }
 
 /*
@@ -248,8 +258,7 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 				continue;
 			p = skip_blanks(s, n + 1, len);
 		}
-		for (n = p; n < len && is_name_char((unsigned char)s[n]); n++)
-			;
+		n = name_end(s, p, len);
 		if (n == p || n >= len || s[n] != ':' || (n + 1 < len && !is_blank(s[n + 1])))
 			continue;
 		if (parse_head(s, start, h))
@@ -445,7 +454,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	};
 	struct line_hdr h;
 	struct name_slot *slot;
-	char name_buf[NAME_MAX_LEN + 1], why[160] = "";
+	char name_buf[NAME_MAX_LEN + 1], why[160];
 	const char *rest, *name;
 	bool sched_switch;
 	size_t rlen = len;
@@ -495,6 +504,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 		src->info.has_tgid = true;
 	copy_out(h.comm, h.comm_len, ev->comm, TS_COMM_LEN);
 
+	why[0] = '\0';
 	tf.event = name;
 	tf.payload = h.payload;
 	tf.plugin = false;
