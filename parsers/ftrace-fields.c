@@ -501,6 +501,33 @@ int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 	return ts_cpumask_parse_list(m, tmp);
 }
 
+int ftext_many(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+	       char **strs, size_t len)
+{
+	static const char *const fields[] = { "prev_pid", "next_pid", "prev_state", "prev_comm",
+					      "next_comm" };
+	struct text_fields *tf = ctx;
+
+	if (!tf->plugin || !tf->switch_names)
+		return 0;
+	if (*tf->switch_names != names) {
+		if (nn != 3 || ns != 2)
+			return 0;
+		for (int i = 0; i < 5; i++)
+			if (strcmp(names[i], fields[i]))
+				return 0;
+		*tf->switch_names = names;
+	}
+	/* as ftext_num() and ftext_str() answer them on this line */
+	if (parse_state(tf->sw.state, tf->sw.state_len, &vals[2]))
+		return 0;
+	vals[0] = tf->sw.prev_pid;
+	vals[1] = tf->sw.next_pid;
+	copy_out(tf->sw.prev_comm, tf->sw.prev_comm_len, strs[0], len);
+	copy_out(tf->sw.next_comm, tf->sw.next_comm_len, strs[1], len);
+	return 1;
+}
+
 /*
  * The keys of the payload in order, for a kprobe event's fields: "(ffffffff8000ad62)
  * mm=0x.. cpus=0x8" gives mm, cpus.  Text has no sizes (0).

@@ -227,6 +227,12 @@ struct text_fields {
 	bool report;		/* trace-cmd report: libtraceevent prints cpumasks as lists */
 	struct plugin_switch sw;
 	struct tf_index idx;	/* idx.done false (zeroed) for each new payload */
+	/*
+	 * ftext_many()'s names of the sched_switch plugin's fields once checked, kept by the
+	 * reader across lines (tp_decode() passes the same static array each time); NULL: the
+	 * reader offers no many()
+	 */
+	const char *const **switch_names;
 	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
@@ -242,6 +248,12 @@ int ftext_str(void *ctx, const char *field, char *buf, size_t size);
 int ftext_sym(void *ctx, const char *field, char *buf, size_t size);
 int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m);
 int ftext_list(void *ctx, const char **names, int *sizes, int max);
+/*
+ * tp_fields.many for trace-cmd's sched_switch plugin line: its five fields at once, as
+ * ftext_num() and ftext_str() give them; 0 for any other line or names.
+ */
+int ftext_many(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+	       char **strs, size_t len);
 /* "bash:2759 [120] S ==> swapper/0:0 [120]" (trace-cmd's sched_switch plugin); 0 or -1 */
 int ftext_parse_plugin_switch(const char *p, struct plugin_switch *sw);
 

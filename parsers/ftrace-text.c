@@ -34,6 +34,7 @@ struct name_slot {
 struct ftext {
 	struct name_slot names[NAME_SLOTS];
 	int nnames;		/* slots used; the table is never more than half full */
+	const char *const *switch_names;	/* ftext_many()'s, once checked */
 	bool report;		/* trace-cmd report output, else a tracefs file */
 	bool tracefs_hdr;	/* a '#' header was seen: no buffer-name prefixes */
 	uint64_t last_ts;	/* ns of the last event, given to LOST events */
@@ -450,7 +451,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	struct text_fields tf;	/* not zeroed: 1 KiB per line; what is read is set below */
 	struct tp_fields f = {
 		.ctx = &tf, .num = ftext_num, .str = ftext_str, .sym = ftext_sym, .mask = ftext_mask,
-		.list = ftext_list,
+		.list = ftext_list, .many = ftext_many,
 	};
 	struct line_hdr h;
 	struct name_slot *slot;
@@ -510,6 +511,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	tf.plugin = false;
 	tf.report = ft->report;
 	tf.idx.done = false;
+	tf.switch_names = &ft->switch_names;
 	if (sched_switch && !has_prev_pid(h.payload, len - (size_t)(h.payload - s))) {
 		if (ftext_parse_plugin_switch(h.payload, &tf.sw)) {
 			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
