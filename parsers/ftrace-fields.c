@@ -91,7 +91,7 @@ static inline size_t key_len(const char *s)
 }
 
 /* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
-static bool at_key(const char *s, char sep)
+static inline bool at_key(const char *s, char sep)
 {
 	size_t n = key_len(s);
 
@@ -306,6 +306,20 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 	}
 	if (len >= sizeof(tmp))
 		return -1;
+	/*
+	 * __print_symbolic with the number after it, "flush on task switch (0)", without the
+	 * copy when its digits are plain: what the end of this function takes from the copy
+	 * (a line holds no NUL, so strrchr() there finds the same '(')
+	 */
+	if (!hex && len >= 3 && v[len - 1] == ')' && (unsigned)(v[0] | 0x20) - 'a' < 26 &&
+	    (open = memrchr(v, '(', len - 1))) {
+		size_t n = len - 1 - (size_t)(open + 1 - v);
+
+		if (n <= 18 && !dec_u64(open + 1, n, &u)) {
+			*out = (int64_t)u;
+			return 0;
+		}
+	}
 	memcpy(tmp, v, len);
 	tmp[len] = '\0';
 	if (hex) {
