@@ -821,6 +821,16 @@ static void test_fields(void **state)
 	assert_int_equal(v, 16);
 	assert_int_equal(ftext_num(&tf, "s", &v), 0);
 	assert_int_equal(v, 7);
+	/* a symbolic value's number: read in place or through the copy, alike */
+	fields_of(&tf, "x", "a=ab(3) b=a (x7) c=a (99999999999999999999) d=9 (7) e=a (-2)");
+	assert_int_equal(ftext_num(&tf, "a", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(ftext_num(&tf, "b", &v), -1);
+	assert_int_equal(ftext_num(&tf, "c", &v), -1);		/* past an s64 */
+	assert_int_equal(ftext_num(&tf, "d", &v), 0);		/* a digit first: strtoll's */
+	assert_int_equal(v, 7);
+	assert_int_equal(ftext_num(&tf, "e", &v), 0);		/* not plain digits: the copy's */
+	assert_int_equal(v, -2);
 	fields_of(&tf, "x", "(ffffffff8000b29a) mm=0xff60000001a2b000");
 	assert_int_equal(ftext_num(&tf, "__probe_ip", &v), 0);
 	assert_true((uint64_t)v == 0xffffffff8000b29aULL);
@@ -835,6 +845,55 @@ static void test_fields(void **state)
 	assert_int_equal(ftext_num(&tf, "last", &v), 0);
 	assert_int_equal(v, 5);
 	assert_true(tf.idx.full);
+}
+
+/* many() of trace-cmd's sched_switch line gives what the single getters give, or 0. */
+static void test_many(void **state)
+{
+	static const char *const names[] = { "prev_pid", "next_pid", "prev_state", "prev_comm",
+					      "next_comm" };
+	static const char *const other[] = { "reason", "pages" };
+	const char *const *checked = NULL;
+	char a[TS_COMM_LEN], b[TS_COMM_LEN], c[TS_COMM_LEN];
+	char *strs[] = { a, b };
+	struct text_fields tf;
+	int64_t vals[3], v;
+
+	(void)state;
+	fields_of(&tf, "sched_switch", "my task:12 [120] R+ ==> swapper/1:0 [120]");
+	assert_int_equal(ftext_parse_plugin_switch(tf.payload, &tf.sw), 0);
+	tf.plugin = true;
+	assert_int_equal(ftext_many(&tf, names, 3, vals, 2, strs, TS_COMM_LEN), 0);
+	tf.switch_names = &checked;		/* the reader offers it */
+	assert_int_equal(ftext_many(&tf, names, 3, vals, 2, strs, TS_COMM_LEN), 1);
+	assert_ptr_equal(checked, names);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(ftext_num(&tf, names[i], &v), 0);
+		assert_true(vals[i] == v);
+	}
+	assert_int_equal(ftext_str(&tf, "prev_comm", c, sizeof(c)), 0);
+	assert_string_equal(a, c);
+	assert_int_equal(ftext_str(&tf, "next_comm", c, sizeof(c)), 0);
+	assert_string_equal(b, c);
+	assert_string_equal(a, "my task");
+	assert_string_equal(b, "swapper/1");
+	assert_true(vals[0] == 12 && vals[1] == 0 && vals[2] == 0);
+	/* the same line again, through the names checked once */
+	assert_int_equal(ftext_many(&tf, names, 3, vals, 2, strs, TS_COMM_LEN), 1);
+	/* other names are the getters' */
+	assert_int_equal(ftext_many(&tf, other, 2, vals, 0, NULL, 0), 0);
+	assert_ptr_equal(checked, names);
+	/* a state the getters refuse: 0, and the getters decide */
+	fields_of(&tf, "sched_switch", "a:1 [120] ? ==> b:2 [120]");
+	assert_int_equal(ftext_parse_plugin_switch(tf.payload, &tf.sw), 0);
+	tf.plugin = true;
+	tf.switch_names = &checked;
+	assert_int_equal(ftext_num(&tf, "prev_state", &v), -1);
+	assert_int_equal(ftext_many(&tf, names, 3, vals, 2, strs, TS_COMM_LEN), 0);
+	/* not the plugin's line */
+	fields_of(&tf, "tlb_flush", "pages=1 reason=local mm shootdown (3)");
+	tf.switch_names = &checked;
+	assert_int_equal(ftext_many(&tf, other, 2, vals, 0, NULL, 0), 0);
 }
 
 int main(void)
@@ -855,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_fields),
 	};
 
