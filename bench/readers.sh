@@ -4,8 +4,9 @@
 # other processes does not change: report of the first LINES (300000) lines of a trace as
 # `trace-cmd report` text and as `tlbscope events` JSON lines, mawk '/sched_switch/{n++}' on
 # the same text, and of each report the part that is the reader (the format's next(), with
-# its line splitting, parsing and decoding) and the rest (the input checks, the timeline,
-# the analyses, the output): the rest alone bounds what any reader can reach.
+# its line splitting, parsing and decoding; callgrind --toggle-collect) and the rest (the
+# input checks, the timeline, the analyses, the output): the rest alone bounds what any
+# reader can reach.
 # BEFORE=PROGRAM (another build) adds its two reports, measured on the same lines.
 #   usage: [BEFORE=PROGRAM] [LINES=N] bench/readers.sh TRACE.dat
 set -eu
@@ -20,19 +21,20 @@ trap 'rm -rf "$work"' EXIT
 "$prog" events "$trace" 2> /dev/null | head -n "$lines" > "$work/ev.jsonl"
 trace-cmd report "$trace" 2> /dev/null | head -n "$lines" > "$work/trace.txt"
 
-# instructions of "$@": the total, then (for tlbscope) those under the reader function $fn
+# instructions of "$@": the total, then (for tlbscope) those inside the reader function $fn
+# and what it calls (a second run collecting only there: --toggle-collect)
 count() {	# count FN PROGRAM ARGS...
-	local fn=$1 total reader
+	local fn=$1 total reader=0
 
 	shift
-	valgrind --tool=callgrind --callgrind-out-file="$work/cg" "$@" > /dev/null 2> "$work/err"
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" > /dev/null 2> "$work/err"
 	total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/err")
-	reader=0
 	if [ "$fn" != - ]; then
-		reader=$(callgrind_annotate --inclusive=yes "$work/cg" 2> /dev/null |
-			 awk -v fn=":$fn " 'index($0, fn) { gsub(",", "", $1); print $1; exit }')
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect="$fn" \
+			"$@" > /dev/null 2> "$work/err"
+		reader=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/err")
 	fi
-	echo "$total ${reader:-0}"
+	echo "$total $reader"
 }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 mil() { echo "$1 / 1000000" | bc -l | xargs printf '%.1fM'; }
