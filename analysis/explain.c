@@ -39,6 +39,12 @@ struct explain {
 	int ncallers;
 	/* per CPU: the caller probe last seen and the caller of the last request */
 	int pending_caller[TS_MAX_CPUS], req_caller[TS_MAX_CPUS];
+	/*
+	 * caller_id() of "tlb_flush <reason>" by x86 reason, -1 not asked yet: the name is a
+	 * function of the reason and an id, once given, never changes (callers only grow, until
+	 * explain_result() sorts them after the last event, as the ids kept per CPU assume)
+	 */
+	int reason_caller[256];
 	uint32_t req_mm[TS_MAX_CPUS];		/* the mm of the CPU's last flush request */
 	/*
 	 * The mm each CPU has active, as the models see it: a kernel thread or idle keeps
@@ -64,6 +70,8 @@ struct explain *explain_new(struct ts_source *src)
 	x->src = src;
 	for (int i = 0; i < TS_MAX_CPUS; i++)
 		x->pending_caller[i] = x->req_caller[i] = -1;
+	for (int i = 0; i < 256; i++)
+		x->reason_caller[i] = -1;
 	for (int s = 0; s < TL_IPI__COUNT; s++) {
 		u64map_init(&x->matrix[s]);
 		u64map_init(&x->per_mm[s]);
@@ -125,8 +133,12 @@ static int request_caller(struct explain *x, const struct ts_event *ev)
 		return caller_id(x, fn && strcmp(fn, "__flush_tlb_range") ? fn :
 				 "__flush_tlb_range (caller not traced)");
 	case TS_SRC_TLB_FLUSH:
-		snprintf(name, sizeof(name), "tlb_flush %s", reason_name(ev->u.flush.reason));
-		return caller_id(x, name);
+		/* on every x86 request: the name formatted once per reason */
+		if (x->reason_caller[ev->u.flush.reason] < 0) {
+			snprintf(name, sizeof(name), "tlb_flush %s", reason_name(ev->u.flush.reason));
+			x->reason_caller[ev->u.flush.reason] = caller_id(x, name);
+		}
+		return x->reason_caller[ev->u.flush.reason];
 	case TS_SRC_CSD_QUEUE:
 		return caller_id(x, "unknown (only csd events)");
 	default:

@@ -71,20 +71,27 @@ static inline bool key_byte(unsigned char c, unsigned what)
 	return k & KEY_LOCALE ? islower(c) != 0 : (k & what) != 0;
 }
 
-/* How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none. */
+/*
+ * How long is the key at @s, if one ([a-z_][a-z0-9_]*) starts there?  0: none.  An ASCII
+ * byte costs one table load and test; only one past ASCII asks the locale.
+ */
 static inline size_t key_len(const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	size_t n;
 
-	if (!key_byte((unsigned char)*s, KEY_FIRST))
+	if (!key_byte(u[0], KEY_FIRST))
 		return 0;
-	for (n = 1; key_byte((unsigned char)s[n], KEY_NEXT); n++)
-		;
-	return n;
+	for (n = 1;; n++) {
+		unsigned k = key_class[u[n]];
+
+		if (!(k & KEY_NEXT) && !((k & KEY_LOCALE) && islower(u[n])))
+			return n;
+	}
 }
 
 /* Does "key<sep>" start at @s, with key matching [a-z_][a-z0-9_]*? */
-static bool at_key(const char *s, char sep)
+static inline bool at_key(const char *s, char sep)
 {
 	size_t n = key_len(s);
 
@@ -299,6 +306,20 @@ static int value_num(const char *field, const char *v, size_t len, int64_t *out)
 	}
 	if (len >= sizeof(tmp))
 		return -1;
+	/*
+	 * __print_symbolic with the number after it, "flush on task switch (0)", without the
+	 * copy when its digits are plain: what the end of this function takes from the copy
+	 * (a line holds no NUL, so strrchr() there finds the same '(')
+	 */
+	if (!hex && len >= 3 && v[len - 1] == ')' && (unsigned)(v[0] | 0x20) - 'a' < 26 &&
+	    (open = memrchr(v, '(', len - 1))) {
+		size_t n = len - 1 - (size_t)(open + 1 - v);
+
+		if (n <= 18 && !dec_u64(open + 1, n, &u)) {
+			*out = (int64_t)u;
+			return 0;
+		}
+	}
 	memcpy(tmp, v, len);
 	tmp[len] = '\0';
 	if (hex) {
@@ -492,6 +513,33 @@ int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m)
 	if (!ts_cpumask_parse_hex(m, tmp))
 		return 0;
 	return ts_cpumask_parse_list(m, tmp);
+}
+
+int ftext_many(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+	       char **strs, size_t len)
+{
+	static const char *const fields[] = { "prev_pid", "next_pid", "prev_state", "prev_comm",
+					      "next_comm" };
+	struct text_fields *tf = ctx;
+
+	if (!tf->plugin || !tf->switch_names)
+		return 0;
+	if (*tf->switch_names != names) {
+		if (nn != 3 || ns != 2)
+			return 0;
+		for (int i = 0; i < 5; i++)
+			if (strcmp(names[i], fields[i]))
+				return 0;
+		*tf->switch_names = names;
+	}
+	/* as ftext_num() and ftext_str() answer them on this line */
+	if (parse_state(tf->sw.state, tf->sw.state_len, &vals[2]))
+		return 0;
+	vals[0] = tf->sw.prev_pid;
+	vals[1] = tf->sw.next_pid;
+	copy_out(tf->sw.prev_comm, tf->sw.prev_comm_len, strs[0], len);
+	copy_out(tf->sw.next_comm, tf->sw.next_comm_len, strs[1], len);
+	return 1;
 }
 
 /*

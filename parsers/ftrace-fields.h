@@ -53,10 +53,32 @@ static inline bool spaces8(const char *s)
 	return w == SPACES8;
 }
 
+/*
+ * The ' ' bytes that end (@tail) or start the word at @s: the zero bytes of w ^ SPACES8 at
+ * its high or low end, counted by one bit scan on a little-endian machine (0 elsewhere: the
+ * callers' byte loops then count them).  @s's word is not all spaces.
+ */
+static inline size_t spaces_in8(const char *s, bool tail)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	w ^= SPACES8;
+	return (size_t)(tail ? __builtin_clzll(w) : __builtin_ctzll(w)) / 8;
+#else
+	(void)s;
+	(void)tail;
+	return 0;
+#endif
+}
+
 static inline size_t rtrim(const char *s, size_t len)
 {
 	while (len >= 8 && spaces8(s + len - 8))
 		len -= 8;
+	if (len >= 8)
+		len -= spaces_in8(s + len - 8, true);
 	while (len && is_blank(s[len - 1]))
 		len--;
 	return len;
@@ -67,6 +89,8 @@ static inline size_t skip_blanks(const char *s, size_t i, size_t len)
 {
 	while (i + 8 <= len && spaces8(s + i))
 		i += 8;
+	if (i + 8 <= len)
+		i += spaces_in8(s + i, false);
 	while (i < len && is_blank(s[i]))
 		i++;
 	return i;
@@ -203,6 +227,12 @@ struct text_fields {
 	bool report;		/* trace-cmd report: libtraceevent prints cpumasks as lists */
 	struct plugin_switch sw;
 	struct tf_index idx;	/* idx.done false (zeroed) for each new payload */
+	/*
+	 * ftext_many()'s names of the sched_switch plugin's fields once checked, kept by the
+	 * reader across lines (tp_decode() passes the same static array each time); NULL: the
+	 * reader offers no many()
+	 */
+	const char *const **switch_names;
 	char names[512];	/* ftext_list(): the keys of the payload, NUL-separated */
 };
 
@@ -218,6 +248,12 @@ int ftext_str(void *ctx, const char *field, char *buf, size_t size);
 int ftext_sym(void *ctx, const char *field, char *buf, size_t size);
 int ftext_mask(void *ctx, const char *field, struct ts_cpumask *m);
 int ftext_list(void *ctx, const char **names, int *sizes, int max);
+/*
+ * tp_fields.many for trace-cmd's sched_switch plugin line: its five fields at once, as
+ * ftext_num() and ftext_str() give them; 0 for any other line or names.
+ */
+int ftext_many(void *ctx, const char *const *names, int nn, int64_t *vals, int ns,
+	       char **strs, size_t len);
 /* "bash:2759 [120] S ==> swapper/0:0 [120]" (trace-cmd's sched_switch plugin); 0 or -1 */
 int ftext_parse_plugin_switch(const char *p, struct plugin_switch *sw);
 

@@ -34,6 +34,7 @@ struct name_slot {
 struct ftext {
 	struct name_slot names[NAME_SLOTS];
 	int nnames;		/* slots used; the table is never more than half full */
+	const char *const *switch_names;	/* ftext_many()'s, once checked */
 	bool report;		/* trace-cmd report output, else a tracefs file */
 	bool tracefs_hdr;	/* a '#' header was seen: no buffer-name prefixes */
 	uint64_t last_ts;	/* ns of the last event, given to LOST events */
@@ -158,15 +159,25 @@ static int parse_head(const char *s, size_t len, struct line_hdr *h)
 	return 0;
 }
 
-/* [A-Za-z0-9_.-], by table below 0x80; the locale's isalnum() past it, as is_alnum() */
-static const bool name_ascii[128] = {
-	['a' ... 'z'] = true, ['A' ... 'Z'] = true, ['0' ... '9'] = true,
-	['_'] = true, ['-'] = true, ['.'] = true,
+/*
+ * [A-Za-z0-9_.-] (1) by table; a byte past 0x7f (2) is the locale's isalnum() to judge, as
+ * is_alnum() has it.  One load and compare per byte of the common ASCII name.
+ */
+static const uint8_t name_class[256] = {
+	['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['_'] = 1, ['-'] = 1, ['.'] = 1,
+	[0x80 ... 0xff] = 2,
 };
 
-static inline bool is_name_char(int c)
+/* The end of the event name starting at @n, before @len. */
+static inline size_t name_end(const char *s, size_t n, size_t len)
 {
-	return c < 0x80 ? name_ascii[c] : isalnum(c);
+	for (; n < len; n++) {
+		unsigned char c = (unsigned char)s[n];
+
+		if (name_class[c] != 1 && !(name_class[c] == 2 && isalnum(c)))
+			break;
+	}
+	return n;
 }
 
 /*
@@ -248,8 +259,7 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 				continue;
 			p = skip_blanks(s, n + 1, len);
 		}
-		for (n = p; n < len && is_name_char((unsigned char)s[n]); n++)
-			;
+		n = name_end(s, p, len);
 		if (n == p || n >= len || s[n] != ':' || (n + 1 < len && !is_blank(s[n + 1])))
 			continue;
 		if (parse_head(s, start, h))
@@ -380,10 +390,14 @@ static bool meta_line(struct ts_source *src, struct ftext *ft, const char *s, si
  */
 static struct name_slot *name_find(struct ftext *ft, const char *name, size_t len)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
+	/*
+	 * the slot by the length and the first, middle and last bytes: the few names of a
+	 * trace mostly differ there, and a clash only costs the next slot
+	 */
+	uint32_t h = ((uint32_t)len * 0x9e3779b1u) ^ (unsigned char)name[0] * 0x85ebca6bu ^
+		     (unsigned char)name[len / 2] * 0xc2b2ae35u ^ (unsigned char)name[len - 1];
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	h ^= h >> 15;
 	for (h &= NAME_SLOTS - 1;; h = (h + 1) & (NAME_SLOTS - 1)) {
 		struct name_slot *n = &ft->names[h];
 
@@ -441,11 +455,11 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	struct text_fields tf;	/* not zeroed: 1 KiB per line; what is read is set below */
 	struct tp_fields f = {
 		.ctx = &tf, .num = ftext_num, .str = ftext_str, .sym = ftext_sym, .mask = ftext_mask,
-		.list = ftext_list,
+		.list = ftext_list, .many = ftext_many,
 	};
 	struct line_hdr h;
 	struct name_slot *slot;
-	char name_buf[NAME_MAX_LEN + 1], why[160] = "";
+	char name_buf[NAME_MAX_LEN + 1], why[160];
 	const char *rest, *name;
 	bool sched_switch;
 	size_t rlen = len;
@@ -495,11 +509,13 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 		src->info.has_tgid = true;
 	copy_out(h.comm, h.comm_len, ev->comm, TS_COMM_LEN);
 
+	why[0] = '\0';
 	tf.event = name;
 	tf.payload = h.payload;
 	tf.plugin = false;
 	tf.report = ft->report;
 	tf.idx.done = false;
+	tf.switch_names = &ft->switch_names;
 	if (sched_switch && !has_prev_pid(h.payload, len - (size_t)(h.payload - s))) {
 		if (ftext_parse_plugin_switch(h.payload, &tf.sw)) {
 			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
