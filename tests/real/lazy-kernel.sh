@@ -69,10 +69,12 @@ for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
 	run=$(basename "$(dirname "$f")")
 	q=$(echo "$run" | sed -n 's/.*-lazy-t[0-9]*q\([0-9]*\)-.*/\1/p')
 	tls tune --json "$f" > "$tmp/q.json"
-	read -r found src longest <<< "$(jq -r '.recommendation.base | [.queue_found, .queue_source, .queue_longest_seen] | @tsv' "$tmp/q.json")"
+	IFS=$'\t' read -r found src longest <<< "$(jq -r '.recommendation.base | [.queue_found, .queue_source, .queue_longest_seen] | @tsv' "$tmp/q.json")"
 	check "$run: the longest queue seen ($longest) <= the kernel's Q ($q)" test "$longest" -le "$q"
 	if [ "$src" = trace ]; then
 		same "$run: Q read from an overflow = the kernel's" "$q" "$found"
+	elif [ "$src" = "the kernel's command line" ]; then
+		same "$run: Q read from the kernel command line in the trace = the kernel's" "$q" "$found"
 	else
 		same "$run: no overflow, Q not read: the default, said so" "default 32" "$src $found"
 	fi
