@@ -16,10 +16,10 @@ export RUN_NOTE=${RUN_NOTE:-"**Lazy TLB flush kernel**: patches/*.patch plus ../
 if [[ $NAME =~ -r([0-9]+)$ ]]; then
     export PROBE_SED=${PROBE_SED:-$HERE/probes-nosfence.sed}
     RUN_NOTE="$RUN_NOTE **Repeat ${BASH_REMATCH[1]}** of \`${NAME%-r*}\` (the same kernel source, patches, configuration, boot parameters, workload and probes: \`probes-nosfence.sed\`, plus \`lazy_tlb_exit_mm\` in a repeat recorded since gen-probes.sh adds it; recorded later than it): the run-to-run spread of docs/prediction.md, where a setting has two repeats or more."
-# NAME-exitprobe: a smaller run of NAME's setting for the lazy_tlb_exit_mm probe (the
-# probes of NAME's repeats plus that one), not a repeat: no part of the noise floor
+# NAME-exitprobe: a small run for the lazy_tlb_exit_mm probe (the repeats' probes plus
+# that one), not a repeat: no part of the noise floor
 elif [[ $NAME == *-exitprobe ]]; then
     export PROBE_SED=${PROBE_SED:-$HERE/probes-nosfence.sed}
-    RUN_NOTE="$RUN_NOTE **A run for the \`lazy_tlb_exit_mm\` probe** at the setting of \`${NAME%-exitprobe}\` (probes-nosfence.sed, its repeats' probes, plus \`lazy_tlb_exit_mm\`), smaller than it: not a repeat (no part of docs/prediction.md)."
+    RUN_NOTE="$RUN_NOTE **A run for the \`lazy_tlb_exit_mm\` probe** (the probes of the repeats, \`probes-nosfence.sed\`, plus \`lazy_tlb_exit_mm\`), smaller than the runs above: not a repeat (no part of docs/prediction.md)."
 fi
 exec "$HERE/run.sh" "$NAME" "$CPUS" "$MACHINE" "$WORKLOAD" "$@"
