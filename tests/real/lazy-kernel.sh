@@ -13,7 +13,7 @@ for c in trace-cmd jq; do
 done
 # Known, and pinned: when an mm ends.  The timeline ends it at its exit_mmap's last full
 # flush (tl_exit_teardown); the kernel drops it from the tables at the END of exit_mmap
-# (lazy_tlb_exit_mm, not probed).  In hackbench-lazy-t6q32-aia-4cpu-r4, CPU 2 switched to
+# (lazy_tlb_exit_mm, not probed in that run: the runs that probe it end the mm there, below).  In hackbench-lazy-t6q32-aia-4cpu-r4, CPU 2 switched to
 # PID 1's mm 4 ms after pid 259's teardown flush of 0xff600000051ff300 with that exit_mmap
 # still running: the kernel still held its slot and evicted 0xff60000000c197c0, the model
 # had the slot free.  One eviction of 8494; every other count and decision equal.
