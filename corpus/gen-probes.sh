@@ -67,6 +67,12 @@ defs+=(
 "lazy_tlb_reset_local|"
 )
 fi
+# The moment exit_mmap drops an exiting mm from every CPU's table (the end of an mm's
+# life on a lazy kernel; tlbscope ends the mm there). Only where the kernel has it as a
+# function, so that an older lazy kernel's probe list is unchanged.
+if awk '$2 == "lazy_tlb_exit_mm" {f = 1} END {exit !f}' <<<"$syms"; then
+    defs+=("lazy_tlb_exit_mm|mm=%a0:x64")
+fi
 # linux-base (patches-presvvptc/): the pre-Svvptc preventive flush of new kernel
 # mappings is the out-of-line flush_cache_vmap(); a 6.12 kernel has it inline.
 if awk '$2 == "flush_cache_vmap" {f = 1} END {exit !f}' <<<"$syms"; then

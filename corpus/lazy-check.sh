@@ -19,6 +19,7 @@ CHECKS=(
 "check-mmapstress-t6q32-8cpu  8 aia mmapstress 6 32 threads=8 iters=200 pages=16 buf=4096"
 "check-forkexec-t1q0-4cpu     4 aia forkexec   1 0  procs=4 iters=100 pages=32 buf=4096"
 "check-tlbcheck-t1q0-sbi-4cpu 4 plain tlbcheck 1 0  procs=8 threads=3 iters=300 pages=8 buf=4096"
+"check-hackbench-t12q1-10r-4cpu 4 aia hackbench 12 1 rounds=10 groups=4 fds=10 loops=100 buf=32768"
 )
 SUM=$OUTROOT/summary.md
 [ -n "${ONLY:-}" ] || : > "$SUM"

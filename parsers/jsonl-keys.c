@@ -53,8 +53,11 @@ const struct jsonl_kind jsonl_kinds[N_KINDS] = {
 	[JK_NEWTASK] = KIND("newtask", EV_HEAD, K_PARENT_PID, K_CHILD_PID, K_CHILD_COMM,
 			    K_CLONE_FLAGS),
 	[JK_EXEC] = KIND("exec", EV_HEAD, K_EXEC_PID, K_OLD_PID, K_FILENAME, K_MM),
-	/* "exit": an mm's last user left; "task_exit": a task left, no mm ended with it */
-	[JK_EXIT] = KIND("exit", EV_HEAD, K_EXIT_PID, K_MM),
+	/*
+	 * "exit": an mm's last user left (with "mm_ptr": a lazy kernel's lazy_tlb_exit_mm, the
+	 * moment every table dropped it); "task_exit": a task left, no mm ended with it
+	 */
+	[JK_EXIT] = KIND("exit", EV_HEAD, K_EXIT_PID, K_MM, K_MM_PTR),
 	[JK_TASK_EXIT] = KIND("task_exit", EV_HEAD, K_EXIT_PID, K_MM),
 	[JK_FLUSH] = KIND("flush", EV_HEAD, K_ROLE, K_MM, K_SCOPE, K_PAGES, K_START, K_STRIDE,
 			  K_SOURCE, K_REASON, K_MM_PTR, K_KERNEL_MASK),

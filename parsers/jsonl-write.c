@@ -400,6 +400,10 @@ static void kind_members(struct ts_jsonl_writer *w, const struct ts_event *ev, c
 			put_int(w, ev->u.exit.pid);
 		}
 		put_mm(w, mm);
+		if (ev->u.exit.dropped) {
+			key(w, K_MM_PTR);
+			put_ptr(w, ev->u.exit.mm_ptr);
+		}
 		break;
 	case TS_EV_FLUSH:
 		flush_members(w, ev, mm);

@@ -389,9 +389,14 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 		ev->u.exec.filename = jstr_id(src, o, K_FILENAME);
 		ev->u.exec.mm = jstr_id(src, o, K_MM);
 	} else if (o->kind == JK_EXIT || o->kind == JK_TASK_EXIT) {
+		bool dropped;
+
 		ev->kind = TS_EV_EXIT;
 		ev->u.exit.pid = jpid(o, K_EXIT_PID, -1);
 		ev->u.exit.mm_given = jstr_id(src, o, K_MM);
+		/* a lazy kernel's lazy_tlb_exit_mm: the pointer it dropped */
+		ev->u.exit.mm_ptr = jptr(o, K_MM_PTR, &dropped);
+		ev->u.exit.dropped = dropped;
 	} else if (o->kind == JK_FLUSH) {
 		const char *role = jstr(o, K_ROLE);
 		int scope = scope_of(jstr(o, K_SCOPE));

@@ -60,7 +60,12 @@ enum ts_kind {
 	TS_EV_FORK,	/* sched_process_fork: parent -> child, no clone flags */
 	TS_EV_NEWTASK,	/* task_newtask: clone flags, recorded in the parent */
 	TS_EV_EXEC,
-	TS_EV_EXIT,	/* a task exits (sched_process_exit) or, from JSON, an mm's last user */
+	/*
+	 * a task exits (sched_process_exit) or, from JSON, an mm's last user; or a lazy-flush
+	 * kernel's lazy_tlb_exit_mm(mm) kprobe (u.exit.dropped): every CPU's table dropped
+	 * that mm now, at the end of its exit_mmap
+	 */
+	TS_EV_EXIT,
 	TS_EV_FLUSH,
 	TS_EV_IPI,
 	TS_EV_LOAD_MM,	/* switch_mm kprobe (u.load); timeline/ resolves switches with it;
@@ -220,6 +225,12 @@ struct ts_event {
 			int32_t pid;		/* the task that exits, -1 none */
 			uint32_t mm;		/* after timeline/: the mm this exit ended, 0 none */
 			uint32_t mm_given;	/* JSON "exit" of an mm: its name's string id */
+			/*
+			 * a lazy_tlb_exit_mm kprobe (pid -1): the kernel's struct mm_struct *
+			 * that exit_mmap has just taken out of every CPU's lazy table
+			 */
+			uint8_t dropped;
+			uint64_t mm_ptr;
 		} exit;
 		struct {
 			uint32_t mm;		/* string id when TS_F_MM_GIVEN */

@@ -123,6 +123,9 @@ static const struct probe_def defs[] = {
 		{ "cpu", 4, false, { "target", "tcpu" }, "nothing tlbscope uses (counted)" },
 		{ "decision", 4, false, { "how", "what" }, "nothing tlbscope uses (counted)" } } },
 	{ "lazy_tlb_reset_local", { { NULL } } },
+	{ "lazy_tlb_exit_mm", {
+		{ "mm", 8, true, MM_ALIASES,
+		  "when an exiting mm leaves the tables (it is guessed from its exit then)" } } },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

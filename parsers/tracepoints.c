@@ -129,6 +129,13 @@ static int kprobe_decode(struct ts_source *src, const struct ts_probe *p, const 
 		KNEED(karg(p, f, "mm", &b), "mm");
 		ev->u.load.next = (uint64_t)b;
 		ev->u.load.commit = 1;
+	} else if (!strcmp(func, "lazy_tlb_exit_mm")) {
+		/* exit_mmap's end on a lazy-flush kernel: the mm leaves every table now */
+		KNEED(karg(p, f, "mm", &mm), "mm");
+		ev->kind = TS_EV_EXIT;
+		ev->u.exit.pid = -1;
+		ev->u.exit.dropped = 1;
+		ev->u.exit.mm_ptr = (uint64_t)mm;
 	} else if (!strcmp(func, "__flush_tlb_range")) {
 		KNEED(karg(p, f, "mm", &mm), "mm");
 		KNEED(karg(p, f, "size", &b), "size");

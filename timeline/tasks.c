@@ -216,8 +216,37 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 	/* exec_mmap() activates the new mm on this CPU: an mm switch like any other */
 	if (t->mm)
 		tl_load_mm(tl, ev->cpu, t->mm, count);
+	if (old && tl_drop_ends(tl, old))
+		return 0;	/* ended at its exit_mmap's lazy_tlb_exit_mm, or will be */
 	/* the process leaves its old mm; a vfork child leaves its parent's alone */
 	return old && old != t->mm && tl->mms[old].pid == t->tgid ? old : 0;
+}
+
+/*
+ * Does the kernel's own lazy_tlb_exit_mm event end @mm?  When the trace has them, for every
+ * mm it knows by pointer: that event is the moment every CPU's table lets go of it, and
+ * the exit or exec that left the mm says nothing more (its mm_struct may be held longer,
+ * by another user).  An mm never named by pointer was never in a table: its exit ends it.
+ */
+bool tl_drop_ends(const struct timeline *tl, uint32_t mm)
+{
+	return tl->saw_drop && tl->mms[mm].mm_ptr;
+}
+
+/*
+ * lazy_tlb_exit_mm(mm) (u.exit.dropped): the end of exit_mmap, where the kernel takes mm out
+ * of every CPU's table.  The mm its pointer names now ends here; a pointer that names no
+ * live mm ends nothing (u.exit.mm 0).
+ */
+static void do_drop(struct timeline *tl, struct ts_event *ev)
+{
+	uint32_t mm = tl_ptr_live(tl, ev->u.exit.mm_ptr);
+
+	ev->u.exit.mm = 0;
+	if (!mm)
+		return;
+	tl_mm_end(tl, mm);
+	ev->u.exit.mm = mm;
 }
 
 /*
@@ -242,6 +271,8 @@ void tl_exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn
 	old = t->exec_old;
 	if (old == t->mm || tl->mms[old].pid != t->tgid)
 		return;		/* a vfork child leaves its parent's mm alone */
+	if (tl_drop_ends(tl, old))
+		return;		/* the kernel's lazy_tlb_exit_mm ends it, no guess */
 	t->exec_old = 0;	/* the exec event has nothing left to end */
 	tl_emit_mm_exit(tl, ev, old, emit, ctx);
 }
@@ -261,8 +292,8 @@ bool tl_exit_teardown(struct timeline *tl, const struct ts_event *ev)
 
 	if ((ev->flags & TS_F_MM_GIVEN) || ev->u.flush.role != TS_FLUSH_REQUEST ||
 	    ev->u.flush.scope != TS_SCOPE_MM || !(ev->u.flush.fflags & TS_FF_PTR) || !mm ||
-	    ev->pid <= 0 || !tl->ring_cap || tl->mms[mm].exited)
-		return false;
+	    ev->pid <= 0 || !tl->ring_cap || tl->mms[mm].exited || tl_drop_ends(tl, mm))
+		return false;	/* (tl_drop_ends: the kernel's lazy_tlb_exit_mm ends it, later) */
 	t = tl_task_find(tl, ev->pid);
 	if (!t || t->kthread || t->mm != mm || tl->mms[mm].pid != t->tgid)
 		return false;
@@ -285,7 +316,10 @@ bool tl_exit_teardown(struct timeline *tl, const struct ts_event *ev)
 	return false;
 }
 
-/* A task exits; when it was the last of its process, the event also ends the mm. */
+/*
+ * A task exits; when it was the last of its process, the event also ends the mm (unless the
+ * kernel's lazy_tlb_exit_mm does: tl_drop_ends()).  Or that lazy_tlb_exit_mm itself.
+ */
 void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 {
 	struct task *t = tl_task_find(tl, ev->u.exit.pid);
@@ -305,13 +339,18 @@ void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 		}
 		return;
 	}
+	if (ev->u.exit.dropped) {
+		do_drop(tl, ev);
+		return;
+	}
 	if (!t || t->kthread)
 		return;
 	mm = t->mm;
 	/* without the group_dead field (older kernels), the leader's exit ends the mm */
 	group_dead = (ev->flags & TS_F_GROUP_KNOWN) ? (ev->flags & TS_F_GROUP_DEAD)
 						    : t->pid == t->tgid;
-	if (group_dead && mm && tl->mms[mm].pid == t->tgid && !tl->mms[mm].exited) {
+	if (group_dead && mm && tl->mms[mm].pid == t->tgid && !tl->mms[mm].exited &&
+	    !tl_drop_ends(tl, mm)) {
 		tl_mm_end(tl, mm);
 		ev->u.exit.mm = mm;
 	}

@@ -67,6 +67,11 @@ struct timeline {
 	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
 	/* string ids of local_load_tlb_mm, local_flush_tlb_mm: timeline_lazy_kernel() per event */
 	uint32_t lazy_probe[2];
+	/*
+	 * lazy_tlb_exit_mm events exist (seen entering the lookahead): an mm the kernel knew
+	 * by pointer ends at its own, never at a guess from its exit or exec
+	 */
+	bool saw_drop;
 	uint64_t kprobe_requests;
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
 	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
@@ -184,6 +189,7 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count);
 void tl_exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn emit,
 		      void *ctx);
 bool tl_exit_teardown(struct timeline *tl, const struct ts_event *ev);
+bool tl_drop_ends(const struct timeline *tl, uint32_t mm);
 void tl_do_exit(struct timeline *tl, struct ts_event *ev);
 void tl_table_learn(struct timeline *tl, const struct ts_event *ev);
 void tl_do_tgid(struct timeline *tl, const struct ts_event *ev);

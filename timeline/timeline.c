@@ -510,6 +510,8 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
 	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit)
 		tl->saw_commit = true;
+	else if (ev->kind == TS_EV_EXIT && ev->u.exit.dropped)
+		tl->saw_drop = true;
 	else if (ev->kind == TS_EV_LOAD_MM && !(ev->flags & TS_F_MM_GIVEN)) {
 		tl->saw_load_mm = true;
 		if (tl->ring_cap && ev->cpu >= 0 && ev->cpu < TS_MAX_CPUS &&

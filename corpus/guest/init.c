@@ -319,6 +319,24 @@ static void setup_tracing(void)
 
 #include "guest.h"
 
+/*
+ * The kernel command line as the trace's first event, the line `tlbscope record` writes
+ * (tlbscope-record(1)): "tlbscope-cmdline: console=ttyS0 ... lazytlb.max_loaded_mm=12
+ * lazytlb.flush_queue=64", so that a lazy run carries its own T and Q.
+ */
+static void cmdline_marker(void)
+{
+	char line[sizeof cmdline + 32];
+	size_t n = strlen(cmdline);
+
+	while (n && (cmdline[n - 1] == '\n' || cmdline[n - 1] == ' '))
+		n--;
+	if (!n || memchr(cmdline, '\n', n))
+		return;
+	snprintf(line, sizeof line, "tlbscope-cmdline: %.*s\n", (int)n, cmdline);
+	write_file(TRACING "/trace_marker", line, 0);
+}
+
 /* ---------- dump ---------- */
 
 static int online_cpus(char *list, size_t sz)
@@ -476,6 +494,7 @@ int main(int argc, char **argv)
 		prof_before = read_static(TRACING "/kprobe_profile", prof_buf[0], sizeof prof_buf[0], &pb_len);
 		sfence_before = read_static("/proc/sfence_vma", sfence_buf[0], sizeof sfence_buf[0], &sfence_before_len);
 		write_file(TRACING "/tracing_on", "1", 0);
+		cmdline_marker();
 	}
 	double t0 = now();
 	if (boot) {

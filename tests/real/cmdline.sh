@@ -4,9 +4,11 @@
 # The traced kernel's command line: `record` writes it into the trace ("tlbscope-cmdline:"
 # marker, tlbscope-record(1)) and `info` shows it; on a lazy-flush kernel tune and top
 # --replay take its lazytlb.* boot parameters as the base (a parameter not given is the
-# kernel's default), where the trace alone can only bound T from below.  The lazy corpus
+# kernel's default), where the trace alone can only bound T from below.  Most lazy corpus
 # runs were recorded before the marker: their text (trace-cmd report) gets the marker line
-# with the run's own kernel command line, as its README records the QEMU -append.
+# with the run's own kernel command line, as its README records the QEMU -append.  The
+# guest's /init writes it since (corpus/guest/init.c): forkexec-lazy-t12q64-aia-4cpu-r2
+# carries its own.
 T=cmdline
 . "$(dirname "$0")/../lib.sh"
 command -v jq > /dev/null || { skip "all" "jq not installed"; exit 0; }
@@ -53,6 +55,29 @@ for run in forkexec-lazy-t12q64-aia-4cpu mmap-lazy-t2q4-aia-4cpu; do
 		"$(tls tune --json "$tmp/$run.jsonl" 2> /dev/null |
 			jq -r '.recommendation.base | "\(.threshold) \(.queue) \(.threshold_source)"')"
 done
+
+# a run whose guest wrote the marker itself: its trace.dat says T and Q, nothing injected
+run=forkexec-lazy-t12q64-aia-4cpu-r2
+f=$top/corpus/traces/$run/trace.dat
+if [ -f "$f" ]; then
+	same "$run: the trace.dat carries its kernel command line (the README's -append)" \
+		"$(grep -o -- '-append .*' "$top/corpus/traces/$run/README.md" | head -1 |
+			sed 's/^-append //; s/ *$//')" \
+		"$(tls info --json "$f" 2> /dev/null | jq -r .cmdline)"
+	same "$run: tune's base is T=12 Q=64 from the trace itself" \
+		"12 64 the kernel's command line the kernel's command line" \
+		"$(tls tune --json "$f" 2> /dev/null | jq -r '.recommendation.base |
+			"\(.threshold) \(.queue) \(.threshold_source) \(.queue_source)"')"
+	check "$run: tune's text says base T=12 and Q=64 from the kernel's command line" \
+		sh -c "'$prog' tune '$f' 2> /dev/null | tr -s ' \n' '  ' |
+			grep -q 'base T=12 from the kernel.s command line, Q=64 from the kernel.s command line'"
+	# the run it repeats, recorded before the marker: the trace alone bounds T from below
+	same "forkexec-lazy-t12q64-aia-4cpu (no marker): the base is not from a command line" \
+		"null" "$(tls info --json "$top/corpus/traces/forkexec-lazy-t12q64-aia-4cpu/trace.dat" \
+			2> /dev/null | jq -r .cmdline)"
+else
+	skip "$run" "not in the corpus"
+fi
 
 # a lazy kernel booted without lazytlb.*: it runs the series' defaults, and tune says so
 run=forkexec-lazy-t12q64-aia-4cpu

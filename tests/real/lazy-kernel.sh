@@ -13,7 +13,7 @@ for c in trace-cmd jq; do
 done
 # Known, and pinned: when an mm ends.  The timeline ends it at its exit_mmap's last full
 # flush (tl_exit_teardown); the kernel drops it from the tables at the END of exit_mmap
-# (lazy_tlb_exit_mm, not probed).  In hackbench-lazy-t6q32-aia-4cpu-r4, CPU 2 switched to
+# (lazy_tlb_exit_mm, not probed in that run: the runs that probe it end the mm there, below).  In hackbench-lazy-t6q32-aia-4cpu-r4, CPU 2 switched to
 # PID 1's mm 4 ms after pid 259's teardown flush of 0xff600000051ff300 with that exit_mmap
 # still running: the kernel still held its slot and evicted 0xff60000000c197c0, the model
 # had the slot free.  One eviction of 8494; every other count and decision equal.
@@ -62,6 +62,57 @@ if [ -f "$f" ]; then
 		"$(tls tune --direct 6,32 --json "$tmp/fe.jsonl" | jq -S 'del(.input)')"
 fi
 
+# The kernel's own end of an mm (lazy_tlb_exit_mm, probed in the runs recorded since
+# gen-probes.sh adds it): every probe ends one mm of the replay (exact above); the same
+# replay from the trace.dat with the probe renamed (found by its symbol, mm by position),
+# its trace-cmd text, that text as perf script prints it and its JSON lines; without the
+# probe's lines the end is guessed again (tl_exit_teardown), and mms end elsewhere.
+probed=0
+for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
+	run=$(basename "$(dirname "$f")")
+	trace-cmd report "$f" 2> /dev/null > "$tmp/x.txt"
+	np=$(grep -c ' lazy_tlb_exit_mm: ' "$tmp/x.txt")
+	[ "$np" -gt 0 ] || continue
+	probed=$((probed + 1))
+	d=$(echo "$run" | sed -n 's/.*-lazy-t\([0-9]*\)q\([0-9]*\)-.*/\1,\2/p')
+	tls events "$f" > "$tmp/x.jsonl"
+	same "$run: each of its $np lazy_tlb_exit_mm ends one mm, there" "$np" \
+		"$(grep '"kind":"exit","event":"lazy_tlb_exit_mm"' "$tmp/x.jsonl" | grep -c '"mm":"p')"
+	same "$run: no other event ends an mm" "$np" \
+		"$(grep '"kind":"exit"' "$tmp/x.jsonl" | grep -vc '"mm":null')"
+	want=$(tls tune --direct "$d" --json "$f" | jq -cS .direct)
+	sed -E '/^cpus=/d
+		s/^( *)(.*)-([0-9]+) +\[([0-9]+)\] +([.a-zA-Z0-9]{4,6} +)?([0-9]+\.[0-9]+): +([a-z_0-9]+): +/\1\2 \3 [\4] \6: grp:\7: /' \
+		"$tmp/x.txt" > "$tmp/x-perf.txt"
+	forms="x.txt x-perf.txt x.jsonl"
+	if trace-cmd convert -i "$f" --file-version 6 --compression none -o "$tmp/x6.dat" \
+		> /dev/null 2>&1; then
+		"$fx/probe-rename.py" dat "$tmp/x6.dat" "$tmp/x-renamed.dat"
+		check "$run: renamed, no lazy_tlb_exit_mm event is left" \
+			sh -c "! trace-cmd report '$tmp/x-renamed.dat' 2>/dev/null | grep -q ' lazy_tlb_exit_mm:'"
+		forms="$forms x-renamed.dat"
+	fi
+	for x in $forms; do
+		same "$run: $x: its mms end at the $np probes too" "$np" \
+			"$(tls events "$tmp/$x" 2> /dev/null | grep '"kind":"exit"' | grep '"mm_ptr"' |
+				grep -vc '"mm":null')"
+		same "$run: tune --direct $d of $x = of the trace.dat" "$want" \
+			"$(tls tune --direct "$d" --json "$tmp/$x" 2> /dev/null | jq -cS .direct)"
+	done
+	grep -v ' lazy_tlb_exit_mm: ' "$tmp/x.txt" > "$tmp/x-guess.txt"
+	tls events "$tmp/x-guess.txt" > "$tmp/x-guess.jsonl"
+	# mms whose end is at another time with the guess
+	moved=$(awk '
+		FNR == 1 { file++ }
+		/"kind":"exit"/ && !/"mm":null/ { match($0, /"ts":[0-9]+/); ts = substr($0, RSTART + 5, RLENGTH - 5)
+			match($0, /"mm":"[^"]*"/); mm = substr($0, RSTART, RLENGTH)
+			if (file == 1) t[mm] = ts; else if (mm in t && t[mm] != ts) n++ }
+		END { print n + 0 }' "$tmp/x.jsonl" "$tmp/x-guess.jsonl")
+	check "$run: without the probe the mms end elsewhere (guessed: $moved of $np moved)" \
+		[ "$moved" -gt 0 ]
+done
+[ $probed -gt 0 ] || skip "lazy_tlb_exit_mm" "no corpus run has the probe"
+
 # the kernel's own Q, read from its lazy_tlb_defer decisions: the entries a slot held when it
 # overflowed (counted from the load that emptied it); without an overflow it is not in the
 # trace, and the longest queue seen is never more than the kernel's Q
@@ -69,10 +120,12 @@ for f in "$top"/corpus/traces/*-lazy-t*q*-*/trace.dat; do
 	run=$(basename "$(dirname "$f")")
 	q=$(echo "$run" | sed -n 's/.*-lazy-t[0-9]*q\([0-9]*\)-.*/\1/p')
 	tls tune --json "$f" > "$tmp/q.json"
-	read -r found src longest <<< "$(jq -r '.recommendation.base | [.queue_found, .queue_source, .queue_longest_seen] | @tsv' "$tmp/q.json")"
+	IFS=$'\t' read -r found src longest <<< "$(jq -r '.recommendation.base | [.queue_found, .queue_source, .queue_longest_seen] | @tsv' "$tmp/q.json")"
 	check "$run: the longest queue seen ($longest) <= the kernel's Q ($q)" test "$longest" -le "$q"
 	if [ "$src" = trace ]; then
 		same "$run: Q read from an overflow = the kernel's" "$q" "$found"
+	elif [ "$src" = "the kernel's command line" ]; then
+		same "$run: Q read from the kernel command line in the trace = the kernel's" "$q" "$found"
 	else
 		same "$run: no overflow, Q not read: the default, said so" "default 32" "$src $found"
 	fi

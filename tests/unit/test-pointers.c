@@ -371,6 +371,111 @@ static void test_lazy_kernel(void **state)
 	free(s);
 }
 
+/*
+ * The same kernel with its lazy_tlb_exit_mm probe: an mm ends at that event, the moment
+ * exit_mmap lets go of it on every CPU, whatever the exit or exec around it.  20 execs
+ * (P2 -> P3; P2's exit_mmap ends before the new mm's first request); 21's exit_mmap
+ * flushes P4 on CPU 2, is preempted, and ends 5 us later, before its exit event; 22's exit
+ * event comes first, its mm P5 held by another task (23, a /proc reader) whose mmput runs
+ * exit_mmap later, on CPU 0.  The answers: p20 ends at the probe of P2, p21 at the probe
+ * of P4 (not right after the teardown flush, nor at its exit event), p22 at the probe of
+ * P5, after 23's flush of P5, which is still p22's.
+ */
+#define DROP(mm)	"lazy_tlb_exit_mm: (ffffffff8000b352) mm=" mm
+#define P5 "0xff60000000848000"
+#define FULL(mm, mask)	"__flush_tlb_range: (ffffffff8000ad62) mm=" mm " mask=" mask	\
+	" start=0x0 size=0xffffffffffffffff stride=0x1000"
+static const char drop_trace[] =
+	"# tracer: nop\n"
+	"#\n"
+	SW(1, "3.000010", "swapper/1", 0, "app", 20)
+	EV(1, "3.000011", "swapper/1", 0, LOAD(INIT_MM, P2))
+	EV(1, "3.000012", "swapper/1", 0, LLOAD(P2))
+	SW(2, "3.000013", "swapper/2", 0, "other", 21)
+	EV(2, "3.000014", "swapper/2", 0, LOAD(INIT_MM, P4))
+	EV(2, "3.000015", "swapper/2", 0, LLOAD(P4))
+	SW(3, "3.000016", "swapper/3", 0, "held", 22)
+	EV(3, "3.000017", "swapper/3", 0, LOAD(INIT_MM, P5))
+	EV(3, "3.000018", "swapper/3", 0, LLOAD(P5))
+	EV(1, "3.000020", "app", 20, LOAD(P2, P3))
+	EV(1, "3.000021", "app", 20, LLOAD(P3))
+	EV(1, "3.000022", "app", 20, FULL(P2, "0x2"))
+	EV(1, "3.000023", "app", 20, DROP(P2))
+	EV(1, "3.000024", "app", 20, "__flush_tlb_range: (ffffffff8000ad62) mm=" P3
+	   " mask=0x2 start=0x7fff0000 size=0x1000 stride=0x1000")
+	EV(1, "3.000030", "app", 20, "sched_process_exec: filename=/bin/true pid=20 old_pid=20")
+	EV(2, "3.000040", "other", 21, FULL(P4, "0x4"))
+	EV(2, "3.000045", "other", 21, DROP(P4))
+	EV(2, "3.000050", "other", 21, "sched_process_exit: comm=other pid=21 prio=120 group_dead=1")
+	EV(3, "3.000060", "held", 22, "sched_process_exit: comm=held pid=22 prio=120 group_dead=1")
+	SW(3, "3.000061", "held", 22, "swapper/3", 0)
+	EV(0, "3.000070", "ps", 23, FULL(P5, "0x8"))
+	EV(0, "3.000071", "ps", 23, DROP(P5));
+
+static void test_lazy_exit_probe(void **state)
+{
+	char path[] = "/tmp/tlbscope-drop-XXXXXX", err[TS_ERR_LEN];
+	struct seen *s = calloc(1, sizeof(*s));
+	/* the emitted events of drop_trace, by index (the ring keeps the input's order) */
+	enum { DROP_P2 = 12, REQ_P3 = 13, FULL_P4 = 15, DROP_P4 = 16, EXIT_21 = 17,
+	       EXIT_22 = 18, FULL_P5 = 20, DROP_P5 = 21, N_EVENTS = 22 };
+	struct ts_source *src;
+	struct timeline *tl;
+	struct ts_event ev;
+	uint32_t p20 = 0, p21 = 0, p22 = 0;
+	int fd, r, exits = 0;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, drop_trace, sizeof(drop_trace) - 1),
+			 (ssize_t)(sizeof(drop_trace) - 1));
+	close(fd);
+	src = ts_source_open(path, err);
+	assert_non_null(src);
+	tl = timeline_new(src, NULL);
+	while ((r = ts_source_next(src, &ev)) > 0)
+		timeline_feed(tl, &ev, record, s);
+	assert_int_equal(r, 0);
+	timeline_finish(tl, record, s);
+	assert_int_equal(ts_source_skipped(src, NULL), 0);
+	for (uint32_t m = 1; m < timeline_mm_count(tl); m++) {
+		if (!strcmp(timeline_mm(tl, m)->name, "p20"))
+			p20 = m;
+		if (!strcmp(timeline_mm(tl, m)->name, "p21"))
+			p21 = m;
+		if (!strcmp(timeline_mm(tl, m)->name, "p22"))
+			p22 = m;
+	}
+	assert_true(p20 && p21 && p22);
+	assert_int_equal(s->n, N_EVENTS);	/* nothing derived: the probes are the ends */
+	for (int i = 0; i < s->n; i++)
+		exits += s->ev[i].kind == TS_EV_EXIT && s->ev[i].mm;
+	assert_int_equal(exits, 3);
+	/* exec: the old mm ends at its exit_mmap's end, before the new mm's request */
+	assert_int_equal(s->ev[DROP_P2].kind, TS_EV_EXIT);
+	assert_int_equal(s->ev[DROP_P2].mm, p20);
+	assert_true(s->ev[REQ_P3].request && s->ev[REQ_P3].mm != p20);
+	/* exit: not right after the teardown flush, not at the exit event: at the probe */
+	assert_true(s->ev[FULL_P4].request && s->ev[FULL_P4].mm == p21);
+	assert_int_equal(s->ev[DROP_P4].kind, TS_EV_EXIT);
+	assert_int_equal(s->ev[DROP_P4].mm, p21);
+	assert_int_equal(s->ev[EXIT_21].kind, TS_EV_EXIT);
+	assert_int_equal(s->ev[EXIT_21].mm, 0);
+	/* an mm held past its process's exit: it lives on (23's flush is of it) to the probe */
+	assert_int_equal(s->ev[EXIT_22].kind, TS_EV_EXIT);
+	assert_int_equal(s->ev[EXIT_22].mm, 0);
+	assert_true(s->ev[FULL_P5].request && s->ev[FULL_P5].mm == p22);
+	assert_int_equal(s->ev[DROP_P5].kind, TS_EV_EXIT);
+	assert_int_equal(s->ev[DROP_P5].mm, p22);
+	assert_int_equal(s->ev[DROP_P5].cpu, 0);
+
+	timeline_free(tl);
+	ts_source_close(src);
+	unlink(path);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +484,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_performed, setup, teardown),
 		cmocka_unit_test(test_lazy_kernel),
+		cmocka_unit_test(test_lazy_exit_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
