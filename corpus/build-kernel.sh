@@ -12,9 +12,10 @@ KNAME=${KNAME:-linux}
 SKIP_PATCHES=${SKIP_PATCHES:-}
 # EXTRA_PATCHES: directories (space-separated, applied in that order) whose
 # *.patch are applied after patches/ (the lazy TLB flush kernel: patches-lazy/;
-# the Svvptc kernels: patches-sfence/ [patches-presvvptc/]); EXTRA_CONFIG: a
-# fragment merged after kernel.config (kernel-lazy.config). Both default to
-# nothing (stock kernel).
+# the Svvptc kernels: patches-sfence/ [patches-presvvptc/]); EXTRA_CONFIG:
+# fragments (space-separated, merged in that order) after kernel.config
+# (kernel-lazy.config; the Debian guest's: "kernel-lazy.config
+# debian/kernel-guest.config"). Both default to nothing (stock kernel).
 # CCACHE=1 (the default when ccache is installed) compiles through ccache
 # (CCACHE_BASEDIR=$BUILD, CCACHE_NOHASHDIR=1: the kernel trees under $BUILD
 # share hits); CCACHE=0 turns it off.
@@ -24,7 +25,8 @@ FRAG=$HERE/kernel.config
 if [ -n "$EXTRA_CONFIG" ]; then
     FRAG=$BUILD/$KNAME.fragment
     mkdir -p "$BUILD"
-    cat "$HERE/kernel.config" "$EXTRA_CONFIG" > "$FRAG.new"
+    # shellcheck disable=SC2086
+    cat "$HERE/kernel.config" $EXTRA_CONFIG > "$FRAG.new"
     cmp -s "$FRAG.new" "$FRAG" || mv "$FRAG.new" "$FRAG"
     rm -f "$FRAG.new"
 fi

@@ -55,6 +55,7 @@ struct kp {
 	const char *fn;
 	const char *args;
 	const char *what;	/* what the analyses miss without it */
+	bool lazy;		/* a lazy-flush kernel's (patches-lazy/): silent when absent */
 };
 
 static const struct kp kprobes[] = {
@@ -84,6 +85,15 @@ static const struct kp kprobes[] = {
 	  "flush IPIs as run on each target CPU" },
 	{ "sbi_remote_sfence_vma_asid", "mask=+0(%a0):x64 start=%a1:x64 size=%a2:x64 asid=%a3:x64",
 	  "remote flushes handed to the SBI firmware (no kernel IPI shows them)" },
+	/* a lazy-flush kernel's own (tlbscope-probes(7) "On a lazy-flush kernel") */
+	{ "local_load_tlb_mm", "mm=%a0:x64 mask=+@MM_CPUMASK(%a0):x64",
+	  "the lazy kernel's table loads", true },
+	{ "local_flush_tlb_mm", "mm=%a0:x64 mask=+@MM_CPUMASK(%a0):x64",
+	  "the lazy kernel's evictions", true },
+	{ "lazy_tlb_defer", "mm=%a0:x64 cpu=%a1:u32 decision=%a2:u32",
+	  "the lazy kernel's deferral decisions", true },
+	{ "lazy_tlb_reset_local", "", "the lazy kernel's table resets", true },
+	{ "lazy_tlb_exit_mm", "mm=%a0:x64", "where the lazy kernel drops an exiting mm", true },
 };
 
 #define N_TP (sizeof(tracepoints) / sizeof(tracepoints[0]))
@@ -191,7 +201,8 @@ static void say_kprobes_missing(const char *why, size_t from)
 {
 	fprintf(stderr, "tlbscope: record: kprobes not added (%s):", why);
 	for (size_t i = from; i < N_KP; i++)
-		fprintf(stderr, " %s", kprobes[i].fn);
+		if (!kprobes[i].lazy)
+			fprintf(stderr, " %s", kprobes[i].fn);
 	fprintf(stderr, "\ntlbscope: record: without them the analyses miss mm pointers, flush "
 		"ranges and target masks, flush IPIs as run on each CPU and SBI remote fences\n");
 }
@@ -238,8 +249,9 @@ void record_add_kprobes(struct tracefs_instance *inst, const char *tracing_dir,
 		} else if (in_file("/proc/kallsyms", k->fn, true)) {
 			off = 0;	/* built without ftrace (sbi.c): no patch site */
 		} else {
-			rec_warning("record: no %s in this kernel (inlined?): no kprobe; the analyses will "
-				"not see %s", k->fn, k->what);
+			if (!k->lazy)	/* a stock kernel has none of the lazy ones */
+				rec_warning("record: no %s in this kernel (inlined?): no kprobe; the "
+					"analyses will not see %s", k->fn, k->what);
 			continue;
 		}
 		if (kprobe_defined(defined, k->fn)) {	/* someone else's: use it, leave it */

@@ -15,7 +15,7 @@
 
 #include "record.h"
 
-#define RECORD_N_KP	11	/* the kprobes record adds (tlbscope-probes(7)) */
+#define RECORD_N_KP	16	/* the kprobes record adds (tlbscope-probes(7)) */
 #define RECORD_KP_GROUP	"tlbscope"
 
 /* One CPU's reader while streaming (stream.c) */

@@ -10,6 +10,9 @@
 # there, at /mnt/share), SMP (4), MEM (4G), TIMEOUT (seconds, 3600), KEEP_DISK=1 (write the
 # disk image itself; by default writes go to a throw-away overlay, -snapshot), APPEND
 # (more kernel arguments), CACHE (mkimage.sh's).
+# IMAGE: another kernel (one of the project's, built with kernel-guest.config, everything
+# built in): booted without an initrd, on MACHINE (default for it virt,aia=aplic-imsic;
+# Debian's kernel: virt).  The QEMU line is kept in the share as qemu.line.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 CACHE=${CACHE:-$(cd "$here/../.." && pwd)/build/debian-riscv64}
@@ -20,9 +23,23 @@ TIMEOUT=${TIMEOUT:-3600}
 [ $# -ge 1 ] || { echo "usage: run.sh SCRIPT [ARGS...]" >&2; exit 2; }
 script=$1
 shift
-for f in disk.img vmlinuz initrd.img; do
-	[ -e "$CACHE/$f" ] || { echo "debian guest: no $CACHE/$f: make -C corpus/debian image" >&2; exit 2; }
-done
+[ -e "$CACHE/disk.img" ] || { echo "debian guest: no $CACHE/disk.img: make -C corpus/debian image" >&2; exit 2; }
+if [ -n "${IMAGE:-}" ]; then
+	[ -e "$IMAGE" ] || { echo "debian guest: no kernel $IMAGE" >&2; exit 2; }
+	kernel=$IMAGE
+	initrd=
+	MACHINE=${MACHINE:-virt,aia=aplic-imsic}
+	# no initrd: the root device waited for, the console's own earlycon
+	append="root=/dev/vda rw rootwait console=ttyS0 earlycon=sbi cryptomgr.notests"
+else
+	for f in vmlinuz initrd.img; do
+		[ -e "$CACHE/$f" ] || { echo "debian guest: no $CACHE/$f: make -C corpus/debian image" >&2; exit 2; }
+	done
+	kernel=$CACHE/vmlinuz
+	initrd="-initrd $CACHE/initrd.img"
+	MACHINE=${MACHINE:-virt}
+	append="root=/dev/vda rw console=ttyS0 cryptomgr.notests"
+fi
 command -v qemu-system-riscv64 > /dev/null || "$here/host-deps.sh"
 
 mkdir -p "$SHARE"
@@ -36,16 +53,20 @@ bios=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
 snapshot=-snapshot
 [ "${KEEP_DISK:-0}" = 1 ] && snapshot=
 log=$CACHE/console.log
-t0=$(date +%s)
 # shellcheck disable=SC2086
-timeout "$TIMEOUT" qemu-system-riscv64 -M virt -smp "$SMP" -m "$MEM" -bios $bios \
-	-kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 cryptomgr.notests ${APPEND:-}" \
+set -- qemu-system-riscv64 -M "$MACHINE" -smp "$SMP" -m "$MEM" -bios $bios \
+	-kernel "$kernel" $initrd -append "$append${APPEND:+ $APPEND}" \
 	-drive file="$CACHE/disk.img",format=raw,if=none,id=hd0 $snapshot \
 	-device virtio-blk-device,drive=hd0 \
 	-fsdev local,id=share,path="$SHARE",security_model=none \
 	-device virtio-9p-device,fsdev=share,mount_tag=share \
-	-display none -monitor none -serial file:"$log" -no-reboot || true
+	-display none -monitor none -serial file:"$log" -no-reboot
+# the line as run, arguments with spaces quoted
+for a in "$@"; do case $a in *' '*) printf "'%s' " "$a" ;; *) printf '%s ' "$a" ;; esac; done |
+	sed 's/ $//' > "$SHARE/qemu.line"
+echo >> "$SHARE/qemu.line"
+t0=$(date +%s)
+timeout "$TIMEOUT" "$@" || true
 t1=$(date +%s)
 
 [ -e "$SHARE/job.out" ] && cat "$SHARE/job.out"
