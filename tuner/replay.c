@@ -44,7 +44,7 @@ static bool cf_in_mask(const struct tuner *t, int c, uint32_t mm)
 	uint64_t *l = u64map_find(&t->cf_load, cf_key(c, mm));
 	uint64_t *k = u64map_find(&t->cf_clear, cf_key(c, mm));
 
-	return l && *l && (!k || *l > *k) && (*l > t->cf_reset[c] || t->active[c] == mm);
+	return l && *l && (!k || *l > *k) && *l > t->cf_reset[c];
 }
 
 void cf_check_load(struct tuner *t, int cpu, uint32_t mm)
@@ -63,10 +63,14 @@ void cf_check_exit(struct tuner *t, uint32_t mm)
 	}
 }
 
+/* A full flush of @cpu's TLB: every mm leaves its mask but the active one, which stays */
 void cf_check_reset(struct tuner *t, int cpu)
 {
-	if (t->cf_check)
-		t->cf_reset[cpu] = ++t->cf_seq;
+	if (!t->cf_check)
+		return;
+	t->cf_reset[cpu] = ++t->cf_seq;
+	if (t->active[cpu])
+		cf_check_load(t, cpu, t->active[cpu]);
 }
 
 void cf_check_flush(struct tuner *t, int cpu, uint32_t mm, bool full, bool count)

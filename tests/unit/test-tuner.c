@@ -512,6 +512,25 @@ static void test_clear_at_full(void **state)
 	assert_int_equal(tuner_clear_at_full_check(f->t), 2);
 }
 
+/*
+ * Clear-at-full after a flush of every TLB: the mm CPU 1 was running stays in its mask
+ * when CPU 1 moves on, and the next flush of it interrupts CPU 1; both counts agree.
+ */
+static void test_clear_at_full_after_reset(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 1, 1);
+	sw(f, 1, 2);
+	sw(f, 1, 1);
+	flush(f, 0, 0, TS_SCOPE_ALL, 0);	/* 1 IPI; CPU 1 keeps mm 1 only */
+	sw(f, 1, 2);				/* mm 1 stays in the mask, 2 is back */
+	flush(f, 0, 1, TS_SCOPE_RANGE, 1);	/* CPU 1: 1 IPI */
+	tuner_finish(f->t);
+	assert_int_equal(tuner_model(f->t, TUNER_CLEAR_AT_FULL)->ipis, 2);
+	assert_int_equal(tuner_clear_at_full_check(f->t), 2);
+}
+
 /* A lazy kernel's own queues: Q read from an overflow counted from an emptying load. */
 static void test_lazy_kernel_queue(void **state)
 {
@@ -631,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_kernel_queue),
 		cmocka_unit_test_setup_teardown(test_whatif_lazy_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear_at_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clear_at_full_after_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_base, setup, teardown),
 		cmocka_unit_test(test_cmdline_base),
 	};
