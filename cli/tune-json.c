@@ -119,9 +119,24 @@ json_t *tune_json(const struct tune_run *r, const char *why)
 		json_object_set_new(j, "threshold", json_integer(r->o->direct[0]));
 		json_object_set_new(j, "queue", json_integer(r->o->direct[1]));
 		for (int c = 0; c < ncpus; c++) {
-			json_t *cj = jall(tuner_replayed_cpu(r->tu, i, c));
+			const struct tuner_counts *all = tuner_replayed_cpu(r->tu, i, c), *base;
+			json_t *cj = jall(all);
+			struct tuner_counts since;
+			uint64_t known, undecided;
+			int slots;
 
 			json_object_set_new(cj, "cpu", json_integer(c));
+			base = tuner_replayed_unknown(r->tu, i, c, &slots, &known, &undecided);
+			if (base) {
+				tuner_counts_since(&since, all, base);
+				json_object_set_new(cj, "table_unknown_slots", json_integer(slots));
+				json_object_set_new(cj, "table_known_ns", known ?
+						    json_integer((json_int_t)known) : json_null());
+				json_object_set_new(cj, "since_known", known ? jall(&since) :
+						    json_null());
+				json_object_set_new(cj, "undecided",
+						    json_integer((json_int_t)undecided));
+			}
 			json_array_append_new(cpus, cj);
 		}
 		json_object_set_new(j, "cpus", cpus);

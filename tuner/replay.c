@@ -245,6 +245,19 @@ struct lazy {
 	 * on the requester.
 	 */
 	struct tuner_counts *cpu;
+	/*
+	 * A recording that starts on a running system does not show what each CPU's table
+	 * held before it.  Per CPU: how many slots may still hold such an mm (T at first;
+	 * a slot the replay fills while the table is not full may be one of them in the
+	 * kernel); the first load once none can (0: not yet), from which on the CPU's
+	 * counters are the kernel's, and its counters just before that load; the requests
+	 * whose target the replay could not decide for that reason.
+	 */
+	int *unknown;
+	uint64_t *known_at;
+	struct tuner_counts *known_base;
+	uint64_t *undecided;
+	int nunknown;		/* CPUs with unknown slots */
 	FILE *log;		/* lazy_log_decisions() */
 };
 
@@ -259,6 +272,13 @@ struct lazy *lazy_new(int T, int Q, int ncpus, bool idle)
 	l->slots = xcalloc((size_t)ncpus * T, sizeof(*l->slots));
 	l->gen = xcalloc(ncpus, sizeof(*l->gen));
 	l->cpu = xcalloc(ncpus, sizeof(*l->cpu));
+	l->unknown = xcalloc(ncpus, sizeof(*l->unknown));
+	l->known_at = xcalloc(ncpus, sizeof(*l->known_at));
+	l->known_base = xcalloc(ncpus, sizeof(*l->known_base));
+	l->undecided = xcalloc(ncpus, sizeof(*l->undecided));
+	for (int c = 0; c < ncpus; c++)
+		l->unknown[c] = T;
+	l->nunknown = ncpus;
 	return l;
 }
 
@@ -270,6 +290,10 @@ void lazy_free(struct lazy *l)
 	free(l->gen);
 	free(l->mask);
 	free(l->cpu);
+	free(l->unknown);
+	free(l->known_at);
+	free(l->known_base);
+	free(l->undecided);
 	free(l);
 }
 
@@ -300,6 +324,15 @@ static struct slot *slot_of(struct lazy *l, int cpu, uint32_t mm)
 		if (s[i].mm == mm)
 			return &s[i];
 	return NULL;
+}
+
+/* At most @n of @cpu's slots may hold an mm from before the recording. */
+static void unknown_at_most(struct lazy *l, int cpu, int n)
+{
+	if (l->unknown[cpu] <= n)
+		return;
+	l->unknown[cpu] = n;
+	l->nunknown -= !n;
 }
 
 /* @cpu flushes the ranges queued in @s itself, at its switch back to the mm. */
@@ -333,9 +366,15 @@ static void perform_queue(struct lazy *l, int cpu, struct slot *s, bool count)
 }
 
 /* Rule 1: @cpu loads @mm (the caller checked it is not a kernel thread nor active). */
-void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
+void lazy_switch(struct lazy *l, int cpu, uint32_t mm, uint64_t ts, bool count)
 {
 	struct slot *s = slot_of(l, cpu, mm), *row = &l->slots[(size_t)cpu * l->T];
+	int empty = 0;
+
+	if (!l->unknown[cpu] && !l->known_at[cpu]) {
+		l->known_at[cpu] = ts ? ts : 1;
+		l->known_base[cpu] = l->cpu[cpu];
+	}
 
 	if (s) {
 		s->gen = ++l->gen[cpu];
@@ -357,6 +396,14 @@ void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count)
 	}
 	*s = (struct slot){ .mm = mm, .gen = ++l->gen[cpu] };
 	cpumask_set(lazy_mask(l, mm), cpu);
+	/*
+	 * The kernel fills an empty slot, else evicts the least recently loaded, which is
+	 * an mm from before the recording while any is left: the slots still unknown are
+	 * among those the replay sees empty
+	 */
+	for (int i = 0; i < l->T && l->unknown[cpu]; i++)
+		empty += !row[i].mm;
+	unknown_at_most(l, cpu, empty);
 }
 
 void lazy_log_decisions(struct lazy *l, FILE *f)
@@ -364,8 +411,13 @@ void lazy_log_decisions(struct lazy *l, FILE *f)
 	l->log = f;
 }
 
-/* The codes of a lazy-flush kernel's lazy_tlb_defer(mm, cpu, decision) */
-enum { DECIDE_IPI, DECIDE_QUEUED, DECIDE_FLAG_FULL, DECIDE_FLAG_OVERFLOW, DECIDE_ABSORBED };
+/*
+ * The codes of a lazy-flush kernel's lazy_tlb_defer(mm, cpu, decision), and the
+ * replay's own for a target it cannot decide: not in the mm's mask as far as the trace
+ * shows, but its table may hold the mm from before the recording.
+ */
+enum { DECIDE_IPI, DECIDE_QUEUED, DECIDE_FLAG_FULL, DECIDE_FLAG_OVERFLOW, DECIDE_ABSORBED,
+       DECIDE_UNKNOWN = 7 };
 
 static void decided(const struct lazy *l, uint64_t ts, int cpu, int target, int decision)
 {
@@ -373,9 +425,12 @@ static void decided(const struct lazy *l, uint64_t ts, int cpu, int target, int 
 		fprintf(l->log, "%llu %d %d %d\n", (unsigned long long)ts, cpu, target, decision);
 }
 
-/* Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold). */
+/*
+ * Rule 2: a request from @cpu; @full: a whole-mm flush (or a range past the threshold);
+ * @kmask: the kernel's mask of the mm, when the event has it (NULL: not known).
+ */
 void lazy_flush(struct lazy *l, const struct tuner *tu, int cpu, uint32_t mm, bool full,
-		uint64_t pages, uint64_t ts, bool count)
+		uint64_t pages, uint64_t ts, const struct ts_cpumask *kmask, bool count)
 {
 	const uint32_t *active = tu->active;
 	struct ts_cpumask *m = lazy_mask(l, mm);
@@ -383,6 +438,14 @@ void lazy_flush(struct lazy *l, const struct tuner *tu, int cpu, uint32_t mm, bo
 
 	if (count && cpumask_test(m, cpu))
 		COUNT(l, cpu, local_flushes);
+	for (int t = 0; l->nunknown && t < l->ncpus; t++) {
+		/* the request's own mask, when it has one, says whether the kernel held it */
+		if (t == cpu || !l->unknown[t] || cpumask_test(m, t) ||
+		    (kmask && !cpumask_test(kmask, t)))
+			continue;
+		l->undecided[t] += count;
+		decided(l, ts, cpu, t, DECIDE_UNKNOWN);
+	}
 	for (int t = 0; t < l->ncpus; t++) {
 		struct slot *s;
 
@@ -447,7 +510,10 @@ void lazy_exit(struct lazy *l, uint32_t mm)
 	memset(lazy_mask(l, mm), 0, sizeof(struct ts_cpumask));
 }
 
-/* Rule 4: a full local flush on @cpu keeps only the active mm. */
+/*
+ * Rule 4: a full local flush on @cpu keeps only the active mm (0: not known yet, so
+ * one slot stays unknown).
+ */
 void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count)
 {
 	struct slot *row = &l->slots[(size_t)cpu * l->T];
@@ -458,6 +524,7 @@ void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count)
 		cpumask_clear(lazy_mask(l, row[i].mm), cpu);
 		row[i] = (struct slot){ 0 };
 	}
+	unknown_at_most(l, cpu, !active);
 	if (count)
 		COUNT(l, cpu, table_resets);
 }
@@ -491,6 +558,15 @@ void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued
 		*queued += row[i].queued;
 		*flagged += row[i].flag;
 	}
+}
+
+const struct tuner_counts *lazy_unknown(const struct lazy *l, int cpu, int *slots,
+					uint64_t *known_at, uint64_t *undecided)
+{
+	*slots = l->unknown[cpu];
+	*known_at = l->known_at[cpu];
+	*undecided = l->undecided[cpu];
+	return &l->known_base[cpu];
 }
 
 bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm)

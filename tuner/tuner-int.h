@@ -173,13 +173,20 @@ const struct tuner_counts *lazy_counts(const struct lazy *l);
 const struct tuner_counts *lazy_cpu_counts(const struct lazy *l, int cpu);
 void lazy_cpu_state(const struct lazy *l, int cpu, int *loaded, uint64_t *queued, int *flagged);
 bool lazy_holds(const struct lazy *l, int cpu, uint32_t mm);
-void lazy_switch(struct lazy *l, int cpu, uint32_t mm, bool count);
+void lazy_switch(struct lazy *l, int cpu, uint32_t mm, uint64_t ts, bool count);
 void lazy_flush(struct lazy *l, const struct tuner *t, int cpu, uint32_t mm, bool full,
-		uint64_t pages, uint64_t ts, bool count);
+		uint64_t pages, uint64_t ts, const struct ts_cpumask *kmask, bool count);
 /* Write each decision of lazy_flush() to @f (tuner_opts.decisions), NULL: none. */
 void lazy_log_decisions(struct lazy *l, FILE *f);
 void lazy_exit(struct lazy *l, uint32_t mm);
 void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
+/*
+ * What @cpu's table may still hold from before the recording: @slots that may, the
+ * first load once none can (0: not yet) and the CPU's counters just before it, and the
+ * requests to @cpu left @undecided for that.
+ */
+const struct tuner_counts *lazy_unknown(const struct lazy *l, int cpu, int *slots,
+					uint64_t *known_at, uint64_t *undecided);
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);
 void lazy_targets_flush(struct lazy *l, int remote, bool count);
 

@@ -148,7 +148,7 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 	sweep_switch(t->sweep, cpu, mm, ts, count);
 	sweep_switch(t->sweep_idle, cpu, mm, ts, count);
 	for (int i = 0; i < t->o.nreplay; i++)
-		lazy_switch(t->lazy[i], cpu, mm, count);
+		lazy_switch(t->lazy[i], cpu, mm, ts, count);
 	stock_switch(t, cpu, mm, count);
 	cf_check_load(t, cpu, mm);
 	t->active[cpu] = mm;
@@ -255,15 +255,16 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 	{
 		/* a range larger than tlb_flush_all_threshold flushes the whole ASID */
 		bool full = scope == TS_SCOPE_MM || pages > t->o.flush_all_threshold;
+		const struct ts_cpumask *kmask = (ev->u.flush.fflags & TS_FF_KMASK) ?
+						  &ev->u.flush.kmask : NULL;
 
 		sweep_flush(t->sweep, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
 		sweep_flush(t->sweep_idle, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
 		for (int i = 0; i < t->o.nreplay; i++)
-			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts,
+			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts, kmask,
 				   count);
 		cf_check_flush(t, cpu, mm, full, count);
-		stock_flush(t, cpu, mm, full, (ev->u.flush.fflags & TS_FF_KMASK) ?
-			    &ev->u.flush.kmask : NULL, count);
+		stock_flush(t, cpu, mm, full, kmask, count);
 	}
 }
 
@@ -412,6 +413,32 @@ const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int 
 
 	return t->lazy && i < t->o.nreplay && cpu >= 0 && cpu < t->ncpus ?
 	       lazy_cpu_counts(t->lazy[i], cpu) : &none;
+}
+
+const struct tuner_counts *tuner_replayed_unknown(const struct tuner *t, int i, int cpu,
+						  int *slots, uint64_t *known_at,
+						  uint64_t *undecided)
+{
+	if (!t->lazy || i < 0 || i >= t->o.nreplay || cpu < 0 || cpu >= t->ncpus)
+		return NULL;
+	return lazy_unknown(t->lazy[i], cpu, slots, known_at, undecided);
+}
+
+void tuner_counts_since(struct tuner_counts *out, const struct tuner_counts *a,
+			const struct tuner_counts *b)
+{
+	*out = *a;
+	out->ipis -= b->ipis;
+	out->deferred -= b->deferred;
+	out->deferred_flushes -= b->deferred_flushes;
+	out->overflows -= b->overflows;
+	out->evictions -= b->evictions;
+	out->table_resets -= b->table_resets;
+	out->local_flushes -= b->local_flushes;
+	out->refills -= b->refills;
+	out->ipi_requests -= b->ipi_requests;
+	out->replayed -= b->replayed;
+	out->replayed_pages -= b->replayed_pages;
 }
 
 const struct tuner_counts *tuner_replayed(const struct tuner *t, int i)

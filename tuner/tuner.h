@@ -125,6 +125,19 @@ const struct tuner_counts *tuner_replayed(const struct tuner *t, int i);
  */
 const struct tuner_counts *tuner_model_cpu(const struct tuner *t, enum tuner_model m, int cpu);
 const struct tuner_counts *tuner_replayed_cpu(const struct tuner *t, int i, int cpu);
+/*
+ * Replay @i on @cpu, for a recording that began on a running system: the table slots
+ * that may still hold an mm from before it, the first load once none can (0: never
+ * within the trace), from which on the CPU's counters are exact, and the requests to
+ * @cpu the replay could not decide for that.  Returns the CPU's counters just before
+ * that load, NULL when there is no such replay or CPU.
+ */
+const struct tuner_counts *tuner_replayed_unknown(const struct tuner *t, int i, int cpu,
+						  int *slots, uint64_t *known_at,
+						  uint64_t *undecided);
+/* @out = @a - @b, counter by counter (the maxima taken from @a) */
+void tuner_counts_since(struct tuner_counts *out, const struct tuner_counts *a,
+			const struct tuner_counts *b);
 /* The table of replayed point @i on @cpu right now: mms loaded, range entries queued,
  * slots flagged for a whole-ASID flush (for live views). */
 void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, uint64_t *queued,

@@ -531,6 +531,70 @@ static void test_clear_at_full_after_reset(void **state)
 	assert_int_equal(tuner_clear_at_full_check(f->t), 2);
 }
 
+/*
+ * A recording that starts on a running system: CPU 1's table may hold mms from before it.
+ * A request whose kernel mask names CPU 1 is left undecided there, one whose mask does
+ * not is decided; T=2 loads fill CPU 1's table, and from the next load on its counters
+ * are exact (the load's eviction the first of them).
+ */
+static void test_unknown_tables(void **state)
+{
+	struct fx *f = *state;
+	struct ts_event ev = { .kind = TS_EV_FLUSH, .cpu = 0 };
+	const struct tuner_counts *base;
+	struct tuner_counts since;
+	uint64_t known, undecided, at;
+	int slots, i = 1 * 3 + 0;	/* the direct replay of T=2, Q=0 */
+
+	sw(f, 0, 1);
+	ev.u.flush.role = TS_FLUSH_REQUEST;
+	ev.u.flush.mm = 1;
+	ev.u.flush.scope = TS_SCOPE_RANGE;
+	ev.u.flush.pages = 1;
+	ev.u.flush.fflags = TS_FF_KMASK;
+	ts_cpumask_set(&ev.u.flush.kmask, 0);
+	feed(f, &ev);			/* the kernel's mask: CPU 0 only, decided */
+	ts_cpumask_set(&ev.u.flush.kmask, 1);
+	feed(f, &ev);			/* CPU 1 too: it held mm 1 before the recording */
+	base = tuner_replayed_unknown(f->t, i, 1, &slots, &known, &undecided);
+	assert_non_null(base);
+	assert_int_equal(slots, 2);
+	assert_int_equal(undecided, 1);
+	sw(f, 1, 2);
+	sw(f, 1, 3);			/* CPU 1's table full of mms loaded in the trace */
+	tuner_replayed_unknown(f->t, i, 1, &slots, &known, &undecided);
+	assert_int_equal(slots, 0);
+	assert_int_equal(known, 0);	/* known from its next load on */
+	sw(f, 1, 4);
+	at = f->ts;
+	tuner_finish(f->t);
+	base = tuner_replayed_unknown(f->t, i, 1, &slots, &known, &undecided);
+	assert_int_equal(known, at);
+	tuner_counts_since(&since, tuner_replayed_cpu(f->t, i, 1), base);
+	assert_int_equal(base->evictions, 0);
+	assert_int_equal(since.evictions, 1);
+	/* CPU 0: one slot filled, one still unknown; a flush of every TLB makes it known */
+	tuner_replayed_unknown(f->t, i, 0, &slots, &known, &undecided);
+	assert_int_equal(slots, 1);
+	assert_int_equal(undecided, 0);
+}
+
+/* A full flush of every TLB leaves each CPU only its active mm: nothing is unknown. */
+static void test_unknown_tables_reset(void **state)
+{
+	struct fx *f = *state;
+	uint64_t known, undecided;
+	int slots;
+
+	sw(f, 0, 1);
+	flush(f, 1, 0, TS_SCOPE_ALL, 0);
+	tuner_replayed_unknown(f->t, 8, 0, &slots, &known, &undecided);
+	assert_int_equal(slots, 0);
+	/* CPU 1 switched to nothing the trace showed: its active mm stays unknown */
+	tuner_replayed_unknown(f->t, 8, 1, &slots, &known, &undecided);
+	assert_int_equal(slots, 1);
+}
+
 /* A lazy kernel's own queues: Q read from an overflow counted from an emptying load. */
 static void test_lazy_kernel_queue(void **state)
 {
@@ -651,6 +715,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_whatif_lazy_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear_at_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clear_at_full_after_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_tables_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_base, setup, teardown),
 		cmocka_unit_test(test_cmdline_base),
 	};
