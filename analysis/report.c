@@ -50,6 +50,7 @@ static void sum_totals(const struct timeline *tl, int src, struct report_totals 
 		t->kernel_targets += c->kernel_targets;
 		t->remote_requests += c->remote_requests;
 		t->csd_flush_ipis += c->ipis_sent[TL_IPI_CSD_QUEUE];
+		t->csd_all_ipis += c->csd_all_ipis;
 	}
 	for (uint32_t id = 1; id < timeline_mm_count(tl); id++) {
 		const struct tl_mm *m = timeline_mm(tl, id);
@@ -272,10 +273,14 @@ static void kernel_check(struct ts_source *src, struct timeline *tl, struct repo
 		c->kernel = t->remote_requests;
 		c->seen = sbi;
 	} else {
-		c->kind = t->kernel_targets == t->csd_flush_ipis || !c->lazy_kernel ?
+		/* flush_tlb_all's IPIs go to every CPU, in no request's mask: apart */
+		uint64_t seen = t->csd_flush_ipis - t->csd_all_ipis;
+
+		c->kind = t->kernel_targets == seen || !c->lazy_kernel ?
 			  REPORT_CHECK_CSD : REPORT_CHECK_LAZY;
 		c->kernel = t->kernel_targets;
-		c->seen = t->csd_flush_ipis;
+		c->seen = seen;
+		c->all = t->csd_all_ipis;
 	}
 }
 

@@ -14,6 +14,7 @@
 struct report_totals {
 	uint64_t switches, mm_switches, requests, ipis, local, mms, guessed;
 	uint64_t kmask_requests, kernel_targets, remote_requests, csd_flush_ipis;
+	uint64_t csd_all_ipis;		/* of csd_flush_ipis, flush_tlb_all's (no mask) */
 	/* why the kernel's flush targets are unknown, NULL when they are counted */
 	const char *kmask_unknown;
 	uint64_t how[TL_HOW__COUNT];
@@ -65,6 +66,7 @@ enum report_check_kind {
 struct report_check {
 	enum report_check_kind kind;
 	uint64_t kernel, seen;		/* the kernel's count and the events' */
+	uint64_t all;			/* REPORT_CHECK_CSD, _LAZY: flush_tlb_all's IPIs, apart */
 	bool lazy_kernel;		/* local_load_tlb_mm events: a lazy-flush kernel */
 	const char *why;		/* REPORT_CHECK_NO_IPIS: what is missing; static */
 };

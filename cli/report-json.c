@@ -64,6 +64,7 @@ static void json_probes(json_t *ev, struct ts_source *src, struct timeline *tl,
 			    known(!t->kmask_unknown, t->remote_requests));
 	json_object_set_new(j, "kernel_remote_targets", known(!t->kmask_unknown, t->kernel_targets));
 	json_object_set_new(j, "csd_flush_ipis_queued", jint(t->csd_flush_ipis));
+	json_object_set_new(j, "csd_flush_all_ipis_queued", jint(t->csd_all_ipis));
 	json_object_set_new(j, "sbi_remote_fences", jint(p->count[REPORT_KPROBE_SBI]));
 	json_object_set_new(j, "lazy_flush_kernel", json_boolean(timeline_lazy_kernel(tl)));
 	json_object_set_new(ev, "kernel_check", j);

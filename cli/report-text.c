@@ -100,6 +100,11 @@ static void print_probes_text(struct ts_source *src, struct timeline *tl,
 					    r->check.kernel - r->check.seen : 0));
 		break;
 	}
+	if ((r->check.kind == REPORT_CHECK_CSD || r->check.kind == REPORT_CHECK_LAZY) &&
+	    r->check.all)
+		printf("  and %llu flush IPIs of flush_tlb_all, not counted above: it interrupts "
+		       "every online CPU, with no cpumask to check them against\n",
+		       (unsigned long long)r->check.all);
 }
 
 /*
@@ -271,6 +276,10 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 	case REPORT_CHECK_NONE:
 		break;
 	}
+	if ((r->check.kind == REPORT_CHECK_CSD || r->check.kind == REPORT_CHECK_LAZY) &&
+	    r->check.all)
+		printf("                  + %llu IPIs of flush_tlb_all (every CPU, no mask)\n",
+		       (unsigned long long)r->check.all);
 	if (r->probes.nmi_drop)
 		printf("  warning: the kprobe events were dropped (Evidence says why)\n");
 	checks_warning(src);

@@ -263,6 +263,19 @@ static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn 
 	emit(ctx, tl, &r);
 }
 
+/* Whether flush function @func (interned) flushes everything, as flush_tlb_all's does. */
+static bool flushes_all(struct timeline *tl, uint32_t func)
+{
+	if (func == tl->fn_all || func == tl->fn_other)
+		return func == tl->fn_all;
+	if (strstr(ts_source_str(tl->src, func), "flush_tlb_all")) {
+		tl->fn_all = func;
+		return true;
+	}
+	tl->fn_other = func;
+	return false;
+}
+
 void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
 	       bool count)
 {
@@ -298,6 +311,9 @@ void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *
 		if (!tlb || t == ev->cpu)
 			continue;
 		count_ipi(tl, send_evidence(ev), ev->cpu, t, mm, ev->ts);
+		if (send_evidence(ev) == TL_IPI_CSD_QUEUE && tl_counted(tl, ev->cpu, ev->ts) &&
+		    flushes_all(tl, ev->u.ipi.func))
+			c->st.csd_all_ipis++;
 	}
 	if (!tlb || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
 		return;

@@ -63,6 +63,7 @@ struct timeline {
 	bool derive;		/* derive requests from csd_queue_cpu groups */
 	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
+	uint32_t fn_all, fn_other;	/* the last flush functions seen to flush everything or not */
 	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
 	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
 	/* string ids of local_load_tlb_mm, local_flush_tlb_mm: timeline_lazy_kernel() per event */

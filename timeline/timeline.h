@@ -57,6 +57,8 @@ struct tl_cpu {
 	uint64_t kernel_targets;	/* remote CPUs in those masks (mask minus this CPU) */
 	uint64_t remote_requests;	/* requests whose kernel mask has a remote CPU */
 	uint64_t flushes_received_kprobe;	/* __ipi_flush_tlb_range_asid run for another CPU */
+	uint64_t csd_all_ipis;		/* of ipis_sent[TL_IPI_CSD_QUEUE], those of a function
+					 * that flushes everything (flush_tlb_all's): no mask */
 };
 
 struct tl_mm {
