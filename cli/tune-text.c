@@ -403,6 +403,12 @@ static void print_summary(const struct tune_run *r)
 		say(10, "verdict   ", "%s: MAX_LOADED_MM=%d MAX_TLB_FLUSH_TASK=%d (base %s Q=%d: "
 		    "the series' defaults)", tuner_verdict_name(a->verdict), T, Q, pt,
 		    r->o->Q[a->base_qi]);
+	else if (point && a->verdict == TUNER_KEEP && r->base_T_min && T == r->base_T_min)
+		/* the kernel's own T, which the trace bounds from below only */
+		say(10, "verdict   ", "%s: MAX_LOADED_MM>=%d (the kernel's, unread) "
+		    "MAX_TLB_FLUSH_TASK=%d (base %s from the trace, Q=%d from %s)",
+		    tuner_verdict_name(a->verdict), T, Q, pt, r->o->Q[a->base_qi],
+		    r->base_Q_how);
 	else if (point)
 		say(10, "verdict   ", "%s: MAX_LOADED_MM=%d MAX_TLB_FLUSH_TASK=%d (base %s from %s, "
 		    "Q=%d from %s)", tuner_verdict_name(a->verdict), T, Q, pt,

@@ -171,6 +171,11 @@ f=$top/corpus/traces/mmap-lazy-t12q64-aia-4cpu/trace.dat
 [ -f "$f" ] && same "mmap-lazy-t12q64: no eviction: T at least 3, read from the trace, no default" "3 3 trace (at least)" \
 	"$(tls tune --json "$f" | jq -r '.recommendation.base |
 		"\(.threshold_at_least) \(.threshold) \(.threshold_source)"')"
+f=$top/corpus/traces/forkexec-lazy-t12q64-aia-4cpu/trace.dat
+# a T=12 kernel that never filled more than 6 slots: keep says the kernel's own T, unread,
+# never "MAX_LOADED_MM=6" as if that were its setting
+[ -f "$f" ] && check "forkexec-lazy-t12q64: keep names the kernel's T as a lower bound, not 6" \
+	sh -c "'$prog' tune '$f' | tr -s ' \n' ' ' | grep -q 'keep: MAX_LOADED_MM>=6 (the kernel.s, unread)'"
 # many traces: the counters of a sum are the sums of the counters, a profile
 # decides as its trace does, and the GNU parallel recipe (map: --save-profile per trace,
 # reduce: tune of the profiles) gives what one tune of every trace gives
