@@ -47,6 +47,12 @@ struct explain {
 	int reason_caller[256];
 	uint32_t req_mm[TS_MAX_CPUS];		/* the mm of the CPU's last flush request */
 	/*
+	 * The CPU's last request flushed kernel mappings or everything (a kprobe's, made
+	 * before its IPIs): no model could queue its IPIs, whatever the targets run
+	 */
+	bool req_nomm[TS_MAX_CPUS];
+	bool ipi_all;		/* the IPI event being counted is flush_tlb_all's */
+	/*
 	 * The mm each CPU has active, as the models see it: a kernel thread or idle keeps
 	 * the one before (lazy TLB), switch_mm and exec's activate_mm load one.
 	 */
@@ -204,7 +210,10 @@ static void count_ipi(void *ctx, struct timeline *tl, int s, int from, int to, u
 		mm = timeline_current_mm(tl, from);
 	if (s != TL_IPI_CSD_ENTRY && s != TL_IPI_TLB_FLUSH)
 		x->pend_mm[to] = mm;
-	not_running = x->active[to] != mm;
+	/* a flush of kernel mappings or of everything: its sender's, but no model queues it */
+	not_running = x->active[to] != mm &&
+		      !((s == TL_IPI_CSD_QUEUE || s == TL_IPI_MASK) &&
+			(x->ipi_all || (from >= 0 && x->req_nomm[from])));
 	if (!timeline_counted(tl, to, ts))
 		return;
 	(*u64map_get(&x->matrix[s], (uint64_t)(from + 1) << 16 | (uint64_t)to, 0, NULL))++;
@@ -257,6 +266,11 @@ void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 
 			x->req_caller[ev->cpu] = c;
 			x->req_mm[ev->cpu] = ev->u.flush.mm;
+			x->req_nomm[ev->cpu] = (ev->u.flush.src == TS_SRC_KPROBE ||
+						ev->u.flush.src == TS_SRC_KPROBE_CALLER) &&
+					       (ev->u.flush.scope == TS_SCOPE_KERNEL ||
+						ev->u.flush.scope == TS_SCOPE_ALL ||
+						ev->u.flush.scope == TS_SCOPE_TARGETS);
 			x->pending_caller[ev->cpu] = -1;
 			if (timeline_counted(tl, ev->cpu, ev->ts))
 				x->callers[c].requests++;
@@ -264,7 +278,10 @@ void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		timeline_flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	case TS_EV_IPI:
+		fn = ev->u.ipi.func ? ts_source_str(x->src, ev->u.ipi.func) : NULL;
+		x->ipi_all = fn && strstr(fn, "flush_tlb_all");
 		timeline_flush_ipis_each(ev, tl, count_ipi, x);
+		x->ipi_all = false;
 		break;
 	default:
 		break;

@@ -117,10 +117,13 @@ void explain_text(const struct explain_result *x, int top)
 			char at[32];
 
 			format_ns(at, sizeof(at), b->start);
-			printf("  at %s s: %llu IPIs in 10 ms (%.0f/s), most from %s (%s, %llu)\n",
-			       at, (unsigned long long)b->ipis, b->ipis * 1e9 / EXPLAIN_BURST_NS,
-			       m ? m->name : "?", m ? m->comm : "?",
-			       (unsigned long long)b->top_mm_ipis);
+			printf("  at %s s: %llu IPIs in 10 ms (%.0f/s), ", at,
+			       (unsigned long long)b->ipis, b->ipis * 1e9 / EXPLAIN_BURST_NS);
+			if (m)
+				printf("most from %s (%s, %llu)\n", m->name, m->comm,
+				       (unsigned long long)b->top_mm_ipis);
+			else
+				printf("for no process's mm (kernel-wide or unattributed)\n");
 		}
 	}
 }

@@ -253,8 +253,12 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 	if (r->source >= 0 && x->nworst) {
 		format_ns(a, sizeof(a), x->worst[0].start);
 		mm_label(b, sizeof(b), x->worst[0].top_mm);
-		printf("  worst 10 ms     %llu IPIs at %s s, most from %s\n",
-		       (unsigned long long)x->worst[0].ipis, a, b);
+		if (x->worst[0].top_mm)
+			printf("  worst 10 ms     %llu IPIs at %s s, most from %s\n",
+			       (unsigned long long)x->worst[0].ipis, a, b);
+		else
+			printf("  worst 10 ms     %llu IPIs at %s s, none for a process's mm\n",
+			       (unsigned long long)x->worst[0].ipis, a);
 	}
 	switch (r->check.kind) {
 	case REPORT_CHECK_SBI:
