@@ -27,6 +27,14 @@ cd /root || exit 1
 	echo "irq: $(grep -o 'IMSIC\|APLIC\|PLIC' /proc/interrupts | sort | uniq -c | tr -s ' \n' ' ')"
 } > $share/runs/kernel-$suffix.txt
 cat $share/runs/kernel-$suffix.txt
+# Debian's redis-server.service fails on these kernels and systemd restarts it all along;
+# an attempt inside a recording made 3 flush_tlb_all calls (9 csd IPIs on 4 harts, in no
+# __flush_tlb_range mask): the unit's child "(s-server)" once, then a kworker twice, as a
+# BPF program (its seccomp filter, SystemCallFilter=) is made read-only and later freed
+# (set_memory_*: arch/riscv/mm/pageattr.c flushes everything).  Stopped before recording.
+systemctl --no-pager status redis-server.service 2>&1 | sed -n '1,4p'
+systemctl stop redis-server.service
+echo "redis-server.service: $(systemctl is-active redis-server.service)"
 dpkg-query -W stress-ng rt-tests trace-cmd libtracefs1 libtraceevent1 > $share/runs/versions.txt 2>&1
 # run BASE COMMAND...: COMMAND recorded by `tlbscope record` into runs/BASE-SUFFIX/trace.dat
 run() {

@@ -3,9 +3,9 @@
 # A corpus trace.dat recompressed in place: `trace-cmd convert` to version 7 with zstd at
 # level 19 (zstd-level.so, an LD_PRELOAD shim: trace-cmd has no option for the level; its
 # own level leaves a Debian kernel's 20 MB kallsyms at 2.2 MB, 19 at 1.4 MB).  The file is
-# replaced only when tlbscope's report, report --json, tune and tune --json of the new one,
-# read under the same name, are byte-identical to the old one's; else it is kept and the
-# exit status is 1.   usage: recompress.sh TRACE.dat...   (TLBSCOPE=binary, ZSTD_LEVEL)
+# replaced only when tlbscope's report, report --json, tune, tune --json and tune --verify -v
+# of the new one, read under the same name, are byte-identical to the old one's; else it is
+# kept and the exit status is 1.   usage: recompress.sh TRACE.dat...   (TLBSCOPE=binary, ZSTD_LEVEL)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -20,7 +20,8 @@ outputs() {
 		"$ts" report trace.dat > "$1/report.txt" 2>&1; echo "$?" >> "$1/report.txt"
 		"$ts" report --json trace.dat > "$1/report.json" 2>&1; echo "$?" >> "$1/report.json"
 		"$ts" tune trace.dat > "$1/tune.txt" 2>&1; echo "$?" >> "$1/tune.txt"
-		"$ts" tune --json trace.dat > "$1/tune.json" 2>&1; echo "$?" >> "$1/tune.json")
+		"$ts" tune --json trace.dat > "$1/tune.json" 2>&1; echo "$?" >> "$1/tune.json"
+		"$ts" tune --verify -v trace.dat > "$1/verify.txt" 2>&1; echo "$?" >> "$1/verify.txt")
 }
 bad=0
 for f in "$@"; do
@@ -34,7 +35,7 @@ for f in "$@"; do
 	cp "$tmp/new.dat" "$d/trace.dat"
 	outputs "$tmp/after" "$d/trace.dat"
 	if diff -r "$tmp/before" "$tmp/after" > "$tmp/diff"; then
-		echo "$f: $old -> $(wc -c < "$d/trace.dat") bytes; report, tune (text, JSON) identical"
+		echo "$f: $old -> $(wc -c < "$d/trace.dat") bytes; report, tune (text, JSON), tune --verify -v identical"
 	else
 		cp "$tmp/old.dat" "$d/trace.dat"
 		echo "$f: outputs differ; kept:"
