@@ -73,6 +73,17 @@ project_kernel() {
 				[ "${remote:-x}" = "${queued:-y}" ]
 			check "$name: report prints the kernel check as equal" sh -c \
 				"'$prog' report '$dat' | tr '\\n' ' ' | tr -s ' ' | grep -q 'flush IPIs queued in csd events: $queued = $queued (equal)'"
+			# the stock replay: exact, or exact once each mm's mask is taken from its
+			# first request (CPUs that ran the mm before the recording), and said so
+			tls tune --json "$dat" > "$tmp/t.json"
+			read -r obs pred seeded <<< "$(jq -r '.observed | "\(.flush_ipis) \(.predicted) \(.predicted_seeded)"' "$tmp/t.json")"
+			if [ "$pred" = "$obs" ]; then
+				same "$name: tune's stock_asid replay = the kernel's flush IPIs" "$obs" "$pred"
+			else
+				same "$name: tune's stock_asid replay ($pred) with masks from before the trace = the kernel's flush IPIs" "$obs" "$seeded"
+				check "$name: ... and the text says so" sh -c \
+					"'$prog' tune '$dat' | tr -s ' \\n' ' ' | grep -q 'predicted $pred by stock_asid (.*), $seeded with masks from before the trace (+0.0 %)'"
+			fi
 			;;
 		esac
 	fi
