@@ -85,7 +85,8 @@ static void fill_cpu(struct top_frame_cpu *fc, const struct top_model *m, struct
 	/* rates need a whole interval of trace time behind them */
 	bool rates = m->ticks > 0;
 	uint64_t queued;
-	int loaded = top_cpu_loaded(m, i, &queued);
+	bool unknown;
+	int loaded = top_cpu_loaded(m, i, &queued, &unknown);
 	char (*cell)[TOP_CELL] = fc->cell;
 
 	fc->cpu = i;
@@ -113,7 +114,8 @@ static void fill_cpu(struct top_frame_cpu *fc, const struct top_model *m, struct
 	num(cell[TC_TX], cols, TC_TX, src >= 0 ? fc->c.r_tx : -1);
 	num(cell[TC_RX], cols, TC_RX, src >= 0 ? fc->c.r_rx : -1);
 	num(cell[TC_LOCAL_S], cols, TC_LOCAL_S, fc->c.r_local);
-	snprintf(cell[TC_LOADED], TOP_CELL, "%d/%d", loaded, m->T);
+	/* "N?": its table may also hold mms loaded before the trace began */
+	snprintf(cell[TC_LOADED], TOP_CELL, unknown ? "%d?/%d" : "%d/%d", loaded, m->T);
 	num(cell[TC_QUEUED], cols, TC_QUEUED, (double)queued);
 	num(cell[TC_EVICT], cols, TC_EVICT, fc->c.r_evict);
 	cell[TC_HIST][0] = '\0';

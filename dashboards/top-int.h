@@ -56,7 +56,7 @@ struct top_model {
 int top_ipi_src(struct timeline *tl);
 uint64_t top_cpu_tx(const struct tl_cpu *c, int src);
 uint64_t top_cpu_rx(const struct tl_cpu *c, int src);
-int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued);
+int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued, bool *unknown);
 /* mm ids sorted by stock IPIs caused (most first); *@ids new (free()); returns the count. */
 size_t top_mms_by_ipis(const struct top_model *m, uint32_t **ids);
 /* Sparkline of the last @width points of @c into @buf (ASCII levels). */

@@ -193,11 +193,14 @@ void top_model_tick(struct top_model *m, struct timeline *tl)
 	m->ticks++;
 }
 
-int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued)
+int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued, bool *unknown)
 {
-	int loaded, flagged;
+	uint64_t known_at, undecided;
+	int loaded, flagged, slots = 0;
 
 	tuner_replayed_state(m->tu, 0, cpu, &loaded, queued, &flagged);
+	tuner_replayed_unknown(m->tu, 0, cpu, &slots, &known_at, &undecided);
+	*unknown = slots > 0;
 	return loaded;
 }
 
