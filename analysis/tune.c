@@ -225,6 +225,9 @@ void tune_run_trace_done(struct tune_run *r)
 	free(r->cmdline);
 	r->cmdline = ts_source_info(r->src)->cmdline ? xstrdup(ts_source_info(r->src)->cmdline) :
 		     NULL;
+	free(r->machine);
+	r->machine = ts_source_info(r->src)->machine ? xstrdup(ts_source_info(r->src)->machine) :
+		     NULL;
 	r->lazy_kernel = timeline_lazy_kernel(r->tl);
 	r->observed = observed_ipis(r, &r->obs_how);
 }
@@ -404,7 +407,7 @@ int tune_run_finish(struct tune_run *r)
 	 * What the trace measured replaces the profile's figure, unless it came from a
 	 * virtual machine (its timings are the host's scheduling); the user's own file wins
 	 */
-	tuner_host_detect(r->meas, r->uname, &r->host);
+	tuner_host_detect(r->meas, r->uname, r->machine, &r->host);
 	if (r->o->machine != TUNE_MACHINE_AUTO) {
 		r->host.vm = r->o->machine == TUNE_MACHINE_VM;
 		r->host.user = true;
@@ -459,6 +462,7 @@ void tune_run_free(struct tune_run *r)
 	ts_source_close(r->src);
 	free(r->replay);
 	free(r->uname);
+	free(r->machine);
 	free(r->cmdline);
 	free(r->verify_diffs);
 	free(r->grid);

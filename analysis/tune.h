@@ -55,6 +55,7 @@ struct tune_run {
 	int sens_ti[PF__COUNT][2], sens_qi[PF__COUNT][2];	/* the point advised then */
 	struct tuner_host host;	/* a VM's timings price nothing */
 	char *uname;		/* the kernel string of the (last) trace, NULL none */
+	char *machine;		/* record's look at the machine (ts_source_info), NULL none */
 	char *cmdline;		/* the traced kernel's command line, NULL not recorded (or
 				 * inputs that differ in it) */
 	const char *arch;	/* "riscv", "x86_64", "other", "unknown" */

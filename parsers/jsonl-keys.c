@@ -18,6 +18,7 @@ const char *const jsonl_key_names[N_KEYS] = {
 	[K_FUNC] = "func", [K_HOW] = "how", [K_INITIAL] = "initial", [K_KERNEL] = "kernel",
 	[K_KERNEL_MASK] = "kernel_mask", [K_KIND] = "kind",
 	[K_KPROBES_DEFINED] = "kprobes_defined", [K_KTHREAD] = "kthread", [K_LOCAL] = "local",
+	[K_MACHINE] = "machine",
 	[K_MM] = "mm", [K_MM_PTR] = "mm_ptr", [K_NEXT_COMM] = "next_comm",
 	[K_NEXT_MASK] = "next_mask", [K_NEXT_PID] = "next_pid", [K_NEXT_PTR] = "next_ptr",
 	[K_NO_MM] = "no_mm", [K_OLD_PID] = "old_pid", [K_PAGES] = "pages",
@@ -45,7 +46,7 @@ const char *const jsonl_how_names[JSONL_N_HOWS] = {
 
 const struct jsonl_kind jsonl_kinds[N_KINDS] = {
 	[JK_HEADER] = KIND("header", K_KIND, K_VERSION, K_CPUS, K_FORMAT, K_KERNEL,
-			   K_CMDLINE, K_KPROBES_DEFINED),
+			   K_CMDLINE, K_MACHINE, K_KPROBES_DEFINED),
 	[JK_MM] = KIND("mm", K_TS, K_KIND, K_MM, K_PID, K_COMM, K_HOW),
 	[JK_SWITCH] = KIND("switch", EV_HEAD, K_PREV_PID, K_PREV_COMM, K_PREV_STATE, K_NEXT_PID,
 			   K_NEXT_COMM, K_MM, K_NO_MM),

@@ -205,6 +205,10 @@ void ts_jsonl_write_header(struct ts_jsonl_writer *w)
 		key(w, K_CMDLINE);
 		put_str(w, info->cmdline);
 	}
+	if (info->machine) {	/* record's view of the machine: a VM's timings price nothing */
+		key(w, K_MACHINE);
+		put_str(w, info->machine);
+	}
 	if (info->nkprobes_defined) {
 		key(w, K_KPROBES_DEFINED);
 		put_c(w, '[');

@@ -320,6 +320,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	if (o->kind == JK_HEADER) {
 		int64_t cpus = jnum(o, K_CPUS, 0);
 		const char *k = jstr(o, K_KERNEL), *cl = jstr(o, K_CMDLINE);
+		const char *ma = jstr(o, K_MACHINE);
 
 		if (cpus > TS_MAX_CPUS)
 			return *why = "\"cpus\" past the 512 CPUs tlbscope handles", -1;
@@ -329,6 +330,8 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			src->info.uname = ts_source_str(src, ts_source_intern(src, k));
 		if (cl)
 			src->info.cmdline = ts_source_str(src, ts_source_intern(src, cl));
+		if (ma)
+			src->info.machine = ts_source_str(src, ts_source_intern(src, ma));
 		set_kprobes_defined(src, jget(o, K_KPROBES_DEFINED));
 		return 0;
 	}

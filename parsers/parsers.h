@@ -325,6 +325,11 @@ struct ts_source_info {
 	 * "tlbscope-cmdline:" marker), else NULL
 	 */
 	const char *cmdline;
+	/*
+	 * where the input was recorded, as tlbscope record saw the machine (its
+	 * "tlbscope-machine:" marker): "vm (why)" or "metal (why)", else NULL
+	 */
+	const char *machine;
 	const char *arch;	/* the machine as the input states it apart ("x86_64"), else NULL */
 	int cpus;		/* CPUs the input declares (0 = unknown) */
 	bool has_tgid;		/* the input carries the tgid of every event's task */
@@ -352,6 +357,8 @@ struct ts_source_info {
 #define TS_TGID_MARKER	"tlbscope-tgid:"
 /* The text of the marker that carries the kernel's command line (tlbscope-record(1)). */
 #define TS_CMDLINE_MARKER	"tlbscope-cmdline:"
+/* The text of the marker that says whether the recording machine is virtual. */
+#define TS_MACHINE_MARKER	"tlbscope-machine:"
 
 /**
  * ts_source_open - open a trace of any supported format, detected from its content

@@ -339,25 +339,36 @@ static const char *marker_text(const char *buf, const char *prefix)
 }
 
 /*
- * `tlbscope record`'s line of the kernel's command line (tlbscope-record(1)),
- * "tlbscope-cmdline: console=ttyS0 lazytlb.max_loaded_mm=12 ...": kept as the source's
- * info.cmdline (the last one read), the event left an "other" one.
+ * A one-line marker of `tlbscope record` (tlbscope-record(1)), such as its kernel command
+ * line, "tlbscope-cmdline: console=ttyS0 lazytlb.max_loaded_mm=12 ...": the text after
+ * @marker, interned, NULL when @buf is not that marker; the event is left an "other" one.
  */
-static void cmdline_marker(struct ts_source *src, const char *buf)
+static const char *line_marker(struct ts_source *src, const char *buf, const char *marker)
 {
-	const char *p = marker_text(buf, TS_CMDLINE_MARKER);
+	const char *p = marker_text(buf, marker);
 	char line[1024];
 	size_t n;
 
 	if (!p)
-		return;
-	p += strlen(TS_CMDLINE_MARKER);
+		return NULL;
+	p += strlen(marker);
 	p += strspn(p, " \t");
 	n = strcspn(p, "\n");
 	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 		n--;
 	snprintf(line, sizeof(line), "%.*s", (int)n, p);
-	src->info.cmdline = ts_source_str(src, ts_source_intern(src, line));
+	return ts_source_str(src, ts_source_intern(src, line));
+}
+
+/* Its "tlbscope-cmdline:" and "tlbscope-machine:" lines: the source's info (the last read). */
+static void info_markers(struct ts_source *src, const char *buf)
+{
+	const char *v;
+
+	if ((v = line_marker(src, buf, TS_CMDLINE_MARKER)))
+		src->info.cmdline = v;
+	else if ((v = line_marker(src, buf, TS_MACHINE_MARKER)))
+		src->info.machine = v;
 }
 
 /*
@@ -581,7 +592,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 
 		if (f->str(f->ctx, "buf", buf, sizeof(buf)) == 0) {
 			tgid_marker(src, buf, ev);
-			cmdline_marker(src, buf);
+			info_markers(src, buf);
 		}
 		break;
 	}

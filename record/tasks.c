@@ -227,6 +227,85 @@ static size_t cmdline_row(int fd)
 	return len > 0 && write(fd, line, (size_t)len) == len ? (size_t)len : 0;
 }
 
+/* The first line of @path, trimmed, into @buf (NUL-separated strings joined by ','); false: none */
+static bool first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!buf[i])
+			buf[i] = ',';
+	buf[strcspn(buf, "\n")] = '\0';
+	n = strlen(buf);
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == ','))
+		buf[--n] = '\0';
+	return n > 0;
+}
+
+/*
+ * Whether this machine is a virtual one, as it says of itself: the CPU's hypervisor flag
+ * (x86's CPUID bit in /proc/cpuinfo), /sys/hypervisor, the firmware's DMI vendor and
+ * product, the device tree's compatible string (riscv and arm: "riscv-virtio", "qemu").
+ * Into @why, "vm (what said so)" or "metal (none of those did)".
+ */
+static void machine_kind(char *why, size_t len)
+{
+	static const char *const names[] = {
+		"qemu", "kvm", "vmware", "virtualbox", "xen", "bochs", "virtual machine",
+		"amazon ec2", "google compute engine", "parallels", "firecracker", "riscv-virtio",
+		"hyper-v", "cloud hypervisor",
+	};
+	static const char *const files[][2] = {
+		{ "/sys/hypervisor/type", "/sys/hypervisor/type" },
+		{ "/sys/class/dmi/id/sys_vendor", "DMI vendor" },
+		{ "/sys/class/dmi/id/product_name", "DMI product" },
+		{ "/proc/device-tree/compatible", "device tree" },
+		{ "/proc/device-tree/model", "device tree model" },
+	};
+	char line[256], *l = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	bool flag = false;
+
+	/* the flags line is longer than any fixed buffer: whole lines */
+	while (f && !flag && getline(&l, &cap, f) > 0)
+		flag = !strncmp(l, "flags", 5) && (strstr(l, " hypervisor ") ||
+						   strstr(l, " hypervisor\n"));
+	free(l);
+	if (f)
+		fclose(f);
+	if (flag) {
+		snprintf(why, len, "vm (the CPU's hypervisor flag in /proc/cpuinfo)");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (!first_line(files[i][0], line, sizeof(line)))
+			continue;
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (i == 0 || strcasestr(line, names[k])) {
+				snprintf(why, len, "vm (%s: %.100s)", files[i][1], line);
+				return;
+			}
+	}
+	snprintf(why, len, "metal (no hypervisor flag, /sys/hypervisor, DMI or device tree "
+		 "names one)");
+}
+
+/* "tlbscope-machine: vm (...)" or "metal (...)": tune prices nothing from a VM's timings */
+static size_t machine_row(int fd)
+{
+	char why[200], line[240];
+	int len;
+
+	machine_kind(why, sizeof(why));
+	len = snprintf(line, sizeof(line), "%s %s\n", TS_MACHINE_MARKER, why);
+	return len > 0 && write(fd, line, (size_t)len) == len ? (size_t)len : 0;
+}
+
 int rec_task_table(struct rec *r, struct rec_table *t)
 {
 	uint64_t t0 = mono_ns(), burst = 0, limit;
@@ -254,6 +333,7 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 	}
 	tracefs_put_tracing_file(file);
 	t->bytes += cmdline_row(fd);
+	t->bytes += machine_row(fd);
 	proc = opendir("/proc");
 	if (!proc) {
 		rec_warning("%s: /proc: %s; no task table written", r->c.who, strerror(errno));

@@ -183,13 +183,23 @@ void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool
 	}
 }
 
-void tuner_host_detect(const struct tuner_measure *m, const char *uname, struct tuner_host *h)
+void tuner_host_detect(const struct tuner_measure *m, const char *uname, const char *machine,
+		       struct tuner_host *h)
 {
 	const char *vms[] = { "qemu", "kvm", "hypervisor", "xen", "vmware" };
 	double delivery = m->n[M_DELIVERY] >= TUNER_MIN_SAMPLES ?
 			  quantile(m, M_DELIVERY, 0.5) : 0;
 
 	memset(h, 0, sizeof(*h));
+	if (machine && !strncmp(machine, "vm (", 4)) {
+		/* "vm (what said so)" */
+		int n = (int)strlen(machine + 4) - (machine[strlen(machine) - 1] == ')');
+
+		h->vm = true;
+		snprintf(h->how, sizeof(h->how), "tlbscope record saw %.*s", n > 120 ? 120 : n,
+			 machine + 4);
+		return;
+	}
 	for (size_t i = 0; uname && i < sizeof(vms) / sizeof(vms[0]); i++)
 		if (strcasestr(uname, vms[i])) {
 			h->vm = true;
@@ -210,7 +220,7 @@ void tuner_host_detect(const struct tuner_measure *m, const char *uname, struct 
 		return;
 	}
 	snprintf(h->how, sizeof(h->how), "no sign of a virtual machine in the trace (kernel "
-		 "string, timer tick, IPI delivery)");
+		 "string, timer tick, IPI delivery%s)", machine ? ", tlbscope record's look" : "");
 }
 
 const char *platform_origin_name(enum pf_origin o)

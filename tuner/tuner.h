@@ -308,8 +308,12 @@ struct tuner_host {
 };
 /* IPI delivery no interrupt controller takes: vCPU threads waiting for a host CPU */
 #define TUNER_VM_DELIVERY_NS	50000
-/* from the events fed to @m and the kernel string @uname (may be NULL) */
-void tuner_host_detect(const struct tuner_measure *m, const char *uname, struct tuner_host *h);
+/*
+ * From the events fed to @m, the kernel string @uname and what tlbscope record saw of the
+ * machine, @machine ("vm (why)" or "metal (why)"; each may be NULL)
+ */
+void tuner_host_detect(const struct tuner_measure *m, const char *uname, const char *machine,
+		       struct tuner_host *h);
 
 struct json_t;
 /* @dst += @src, every sample counted @w times */

@@ -58,6 +58,21 @@ if [ ! -e $tr/kprobe_events ]; then
 		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
 fi
 same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
+# the machine as record saw it: a CPU with the hypervisor flag is a VM, whose timings tune
+# never prices; the marker survives the JSON lines
+marker=$(trace-cmd report "$tmp/r.dat" 2> /dev/null | sed -n 's/.*tlbscope-machine: //p' | head -1)
+check "record's trace says what machine it is: ${marker:-nothing}" [ -n "$marker" ]
+if grep -q '^flags.* hypervisor\( \|$\)' /proc/cpuinfo; then
+	same "... a VM, by the CPU's hypervisor flag" "vm (the CPU's hypervisor flag in /proc/cpuinfo)" "$marker"
+fi
+vm=$(tls tune --json "$tmp/r.dat" 2> /dev/null | jq -r '.machine | "\(.vm) \(.how)"')
+case $marker in
+vm*) check "tune: a VM, as record saw ($vm)" grep -q '^true tlbscope record saw ' <<< "$vm" ;;
+*) check "tune: record saw no VM, so tune decides from the trace ($vm)" \
+	grep -q "tlbscope record's look\|^true " <<< "$vm" ;;
+esac
+same "tune of its JSON lines: the same machine" "$vm" \
+	"$(tls events "$tmp/r.dat" 2> /dev/null | tls tune --json - 2> /dev/null | jq -r '.machine | "\(.vm) \(.how)"')"
 # a record killed with SIGKILL cannot clean up itself: its guard (a process of its own)
 # removes its instance and says so
 "$prog" record -o "$tmp/k.dat" -b 64 > /dev/null 2> "$tmp/kill.err" &

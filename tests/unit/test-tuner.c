@@ -595,6 +595,25 @@ static void test_unknown_tables_reset(void **state)
 	assert_int_equal(slots, 1);
 }
 
+/* What tlbscope record saw of the machine decides first; "metal" leaves it to the trace. */
+static void test_host_machine(void **state)
+{
+	struct tuner_measure *m = tuner_measure_new();
+	struct tuner_host h;
+
+	(void)state;
+	tuner_host_detect(m, "Linux box 6.12 x86_64", "vm (DMI vendor: QEMU)", &h);
+	assert_true(h.vm);
+	assert_string_equal(h.how, "tlbscope record saw DMI vendor: QEMU");
+	tuner_host_detect(m, "Linux box 6.12 x86_64", "metal (no hypervisor flag)", &h);
+	assert_false(h.vm);
+	tuner_host_detect(m, "Linux qemu-guest 6.12", "metal (no hypervisor flag)", &h);
+	assert_true(h.vm);		/* the kernel string still names it */
+	tuner_host_detect(m, NULL, NULL, &h);
+	assert_false(h.vm);
+	tuner_measure_free(m);
+}
+
 /* A lazy kernel's own queues: Q read from an overflow counted from an emptying load. */
 static void test_lazy_kernel_queue(void **state)
 {
@@ -717,6 +736,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clear_at_full_after_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_tables_reset, setup, teardown),
+		cmocka_unit_test(test_host_machine),
 		cmocka_unit_test_setup_teardown(test_find_base, setup, teardown),
 		cmocka_unit_test(test_cmdline_base),
 	};
