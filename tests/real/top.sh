@@ -257,10 +257,14 @@ if command -v tmux > /dev/null; then
 	done
 	check "live screen: header names host, kernel and instance" [ $ok_screen = 0 ]
 	tmux -L $sock send-keys -t "$s" C-c
-	for _ in $(seq 300); do [ -d /proc/"$pid" ] || break; sleep 0.1; done
-	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" sh -c "[ -n \"$pid\" ] && [ ! -d /proc/$pid ]"
+	# ended: gone, or a zombie (it exited; reaping it is the tmux server's business,
+	# which at times left it unreaped for more than 30 s)
+	ended() { [ -n "$1" ] && { [ ! -d /proc/"$1" ] ||
+		grep -q '^State:[[:space:]]*Z' /proc/"$1"/status 2> /dev/null; }; }
+	for _ in $(seq 300); do ended "$pid" && break; sleep 0.1; done
+	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" ended "$pid"
 	# when not: what it and its guard are doing
-	[ -n "$pid" ] && [ -d /proc/"$pid" ] &&
+	[ -n "$pid" ] && ! ended "$pid" &&
 		ps -o pid,ppid,stat,wchan:24,args -p "$pid" --ppid "$pid" | sed 's/^/#   /'
 	same "tracefs is as it was after Ctrl-C on the live screen" "$before" "$(state)"
 	tmux -L $sock kill-session -t "$s" 2> /dev/null
