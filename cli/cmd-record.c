@@ -179,6 +179,12 @@ struct recorder {
 	const char *child_name;		/* the command, or "perf" when perf runs alone */
 	int child_status;
 	bool child_done;
+	/*
+	 * --kprobes-via perf: perf's control pipe ([0] perf reads, [1] ours) and its answers
+	 * ([0] ours, non-blocking; [1] perf writes); -1 when closed.  perf answers the "ping"
+	 * written at its start only from its main loop, that is once it records.
+	 */
+	int perf_ctl[2], perf_ack[2];
 };
 
 static volatile sig_atomic_t sig_count, sig_last;
@@ -227,9 +233,9 @@ static void close_on_exec_all(void)
 
 /*
  * Start @argv (the command, or perf record with it) once tracing is on; exec failure comes
- * back through a CLOEXEC pipe.
+ * back through a CLOEXEC pipe.  @keep: descriptors (-1: none) the command inherits.
  */
-static int start_command(struct recorder *rec, char *const *argv)
+static int start_command(struct recorder *rec, char *const *argv, const int keep[2])
 {
 	int pfd[2], err = 0;
 	ssize_t n;
@@ -252,6 +258,9 @@ static int start_command(struct recorder *rec, char *const *argv)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(pfd[0]);
 		close_on_exec_all();
+		for (int i = 0; keep && i < 2; i++)
+			if (keep[i] >= 0)
+				fcntl(keep[i], F_SETFD, 0);
 		execvp(argv[0], argv);
 		err = errno;
 		n = write(pfd[1], &err, sizeof(err));
@@ -286,15 +295,64 @@ static void reap_child(struct recorder *rec, bool block)
 }
 
 /*
+ * The pipes of perf's --control, ours non-blocking and close-on-exec; 0, or -1 (printed,
+ * none left open).
+ */
+static int perf_ctl_open(struct recorder *rec)
+{
+	if (pipe2(rec->perf_ctl, O_CLOEXEC))
+		return error("record: pipe: %s", strerror(errno)), -1;
+	if (pipe2(rec->perf_ack, O_CLOEXEC)) {
+		close(rec->perf_ctl[0]);
+		close(rec->perf_ctl[1]);
+		rec->perf_ctl[0] = rec->perf_ctl[1] = -1;
+		return error("record: pipe: %s", strerror(errno)), -1;
+	}
+	fcntl(rec->perf_ack[0], F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static void perf_ctl_close(struct recorder *rec)
+{
+	for (int i = 0; i < 2; i++) {
+		if (rec->perf_ctl[i] >= 0)
+			close(rec->perf_ctl[i]);
+		if (rec->perf_ack[i] >= 0)
+			close(rec->perf_ack[i]);
+		rec->perf_ctl[i] = rec->perf_ack[i] = -1;
+	}
+}
+
+/* Whether perf answered the ping: it records (its set-up took seconds under an emulator). */
+static bool perf_answered(struct recorder *rec)
+{
+	char buf[64];
+	ssize_t n = read(rec->perf_ack[0], buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, "ack") != NULL;
+}
+
+/* How long perf may take to say it records before -D's time runs without it, in s. */
+#define PERF_SETUP_MAX 300
+
+/*
  * Record until the command ends, the duration is over, a reader fails or a signal comes.
+ * Through perf, the duration counts from when perf records: stopped earlier, in its set-up,
+ * perf writes nothing (a second under QEMU's TCG on a 6.12 riscv64 kernel was not enough).
  * Returns 0 to write the trace, -1 to abort (second signal).
  */
 static int record_loop(struct recorder *rec)
 {
 	const struct record_opts *o = rec->o;
-	uint64_t end = o->duration_ns ? now_ns() + o->duration_ns : 0;
+	uint64_t start = now_ns(), end = 0;
+	bool wait_perf = rec->perf_ack[0] >= 0 && rec->child;
 	int seen = 0;
 
+	if (!wait_perf && o->duration_ns)
+		end = start + o->duration_ns;
 	for (;;) {
 		reap_child(rec, false);
 		if (rec->child_done || rec_stream_failed(rec->rec) || (end && now_ns() >= end))
@@ -302,6 +360,17 @@ static int record_loop(struct recorder *rec)
 		if (sig_count) {
 			seen = sig_count;
 			break;
+		}
+		if (wait_perf && perf_answered(rec)) {
+			wait_perf = false;
+			fprintf(stderr, "tlbscope: record: perf records (its set-up took %.1f s)\n",
+				(now_ns() - start) / 1e9);
+			end = o->duration_ns ? now_ns() + o->duration_ns : 0;
+		} else if (wait_perf && now_ns() - start >= PERF_SETUP_MAX * 1000000000ULL) {
+			wait_perf = false;
+			warning("record: perf did not say it records within %d s; the duration "
+				"counts from now", PERF_SETUP_MAX);
+			end = o->duration_ns ? now_ns() + o->duration_ns : 0;
 		}
 		sleep_ms(50);
 	}
@@ -382,7 +451,7 @@ static int make_tmpdir(struct recorder *rec)
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	struct recorder rec = { 0 };
+	struct recorder rec = { .perf_ctl = { -1, -1 }, .perf_ack = { -1, -1 } };
 	struct record_opts o;
 	struct rec_config rc;
 	struct rec_table table;
@@ -433,14 +502,28 @@ int cmd_record(int argc, char **argv)
 			table.pauses ? " (waiting for the stream to drain the small buffer)" : "");
 	if (o.via_perf) {
 		/* perf record, the command its workload: perf is set up before the command runs */
-		perf_argv = rec_perf_argv(rec.rec, o.perf_out, o.command);
-		rec.child_name = o.command ? o.command[0] : "perf";
-		fprintf(stderr, "tlbscope: record: kprobes via perf: perf record takes the "
-			"instance's tracepoints and kprobes into %s\n", o.perf_out);
-		r = start_command(&rec, perf_argv);
+		r = perf_ctl_open(&rec);
+		if (!r) {
+			int keep[2] = { rec.perf_ctl[0], rec.perf_ack[1] };
+
+			perf_argv = rec_perf_argv(rec.rec, o.perf_out, o.command, keep[0], keep[1]);
+			rec.child_name = o.command ? o.command[0] : "perf";
+			fprintf(stderr, "tlbscope: record: kprobes via perf: perf record takes the "
+				"instance's tracepoints and kprobes into %s\n", o.perf_out);
+			r = start_command(&rec, perf_argv, keep);
+		}
+		/* perf's ends are its own now; the ping waits in the pipe for its main loop */
+		if (!r && write(rec.perf_ctl[1], "ping\n", 5) != 5)
+			warning("record: cannot ask perf whether it records: %s", strerror(errno));
+		for (int i = 0; !r && i < 2; i++) {
+			int *fd = i ? &rec.perf_ack[1] : &rec.perf_ctl[0];
+
+			close(*fd);
+			*fd = -1;
+		}
 	} else if (o.command) {
 		rec.child_name = o.command[0];
-		r = start_command(&rec, o.command);
+		r = start_command(&rec, o.command, NULL);
 	}
 	if (r) {
 		rec_off(rec.rec);
@@ -502,6 +585,7 @@ out_cleanup:
 		status = child_status;	/* the trace is written; the command's status is ours */
 	rec_free(rec.rec);
 	rec_argv_free(perf_argv);
+	perf_ctl_close(&rec);
 	remove_tmpdir(&rec);
 out_signals:
 	sigaction(SIGINT, &old_int, NULL);

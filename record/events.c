@@ -319,7 +319,8 @@ static bool enabled_in(struct tracefs_instance *inst, const char *system, const 
 	return on;
 }
 
-char **rec_perf_argv(struct rec *r, const char *path, char *const *command)
+char **rec_perf_argv(struct rec *r, const char *path, char *const *command, int ctl_fd,
+		     int ack_fd)
 {
 	size_t n = 0, cap = 0;
 	char **v = NULL, buf[TS_MAX_CPUS * 4 + 64];
@@ -345,6 +346,11 @@ char **rec_perf_argv(struct rec *r, const char *path, char *const *command)
 	argv_add(&v, &n, &cap, buf);
 	argv_add(&v, &n, &cap, "-o");
 	argv_add(&v, &n, &cap, path);
+	if (ctl_fd >= 0 && ack_fd >= 0) {
+		snprintf(buf, sizeof(buf), "fd:%d,%d", ctl_fd, ack_fd);
+		argv_add(&v, &n, &cap, "--control");
+		argv_add(&v, &n, &cap, buf);
+	}
 	for (size_t i = 0; i < N_TP; i++) {
 		if (!enabled_in(r->inst, tracepoints[i].system, tracepoints[i].event))
 			continue;

@@ -118,9 +118,12 @@ int rec_stream_stop(struct rec *r, uint64_t *bytes);
  * The `perf record` command line that records the events enabled in @r's instance (its
  * tracepoints and kprobes) on the same CPUs, into @path, with @command as its workload
  * (NULL: until a signal stops it): perf events keep the kprobe events that a kernel's ring
- * buffer refuses (kprobe-drops.c).  A new NULL-terminated vector; rec_argv_free() frees it.
+ * buffer refuses (kprobe-drops.c).  @ctl_fd, @ack_fd >= 0: perf's control pipe and its
+ * answers (`--control fd:CTL,ACK`; a "ping" is answered "ack" once perf records).  A new
+ * NULL-terminated vector; rec_argv_free() frees it.
  */
-char **rec_perf_argv(struct rec *r, const char *path, char *const *command);
+char **rec_perf_argv(struct rec *r, const char *path, char *const *command, int ctl_fd,
+		     int ack_fd);
 void rec_argv_free(char **argv);	/* NULL is fine */
 
 /*

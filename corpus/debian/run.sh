@@ -7,9 +7,10 @@
 # printed here and its exit status is run.sh's (125: no status came back).
 #   usage: run.sh SCRIPT [ARGS...]
 # Environment: SHARE (the host directory shared, default $CACHE/share; the job starts
-# there, at /mnt/share), SMP (4), MEM (4G), TIMEOUT (seconds, 3600), KEEP_DISK=1 (write the
-# disk image itself; by default writes go to a throw-away overlay, -snapshot), APPEND
-# (more kernel arguments), CACHE (mkimage.sh's).
+# there, at /mnt/share; the console goes to $CACHE/console.log, another share's to
+# SHARE.console.log, so that two guests can run at once), SMP (4), MEM (4G), TIMEOUT
+# (seconds, 3600), KEEP_DISK=1 (write the disk image itself; by default writes go to a
+# throw-away overlay, -snapshot), APPEND (more kernel arguments), CACHE (mkimage.sh's).
 # IMAGE: another kernel (one of the project's, built with kernel-guest.config, everything
 # built in): booted without an initrd, on MACHINE (default for it virt,aia=aplic-imsic;
 # Debian's kernel: virt).  The QEMU line is kept in the share as qemu.line.
@@ -53,6 +54,7 @@ bios=/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin
 snapshot=-snapshot
 [ "${KEEP_DISK:-0}" = 1 ] && snapshot=
 log=$CACHE/console.log
+[ "$SHARE" = "$CACHE/share" ] || log=$SHARE.console.log
 # shellcheck disable=SC2086
 set -- qemu-system-riscv64 -M "$MACHINE" -smp "$SMP" -m "$MEM" -bios $bios \
 	-kernel "$kernel" $initrd -append "$append${APPEND:+ $APPEND}" \

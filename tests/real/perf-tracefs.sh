@@ -71,15 +71,13 @@ if [ "$tracefs_lost" != 0 ] || [ "$perf_lost" != 0 ]; then
 	skip "perf and tracefs on one run" "events lost (tracefs: $tracefs_lost, perf: $perf_lost markers)"
 	exit 0
 fi
-if [ -e "$tr/events/tlb/tlb_flush" ]; then
+if why=$(tlb_flush_fired); then
 	check "perf saw switches, flush requests and IPIs ($(key "$tmp/perf-win.json"))" \
 		[ "$(jq '.totals.switches > 0 and .totals.flush_requests > 0' "$tmp/perf-win.json")" = true ]
 else
-	# RISC-V's flush requests are kprobes' (record's), not among the tracepoints here
 	check "perf saw switches ($(key "$tmp/perf-win.json"))" \
 		[ "$(jq '.totals.switches > 0' "$tmp/perf-win.json")" = true ]
-	skip "perf saw flush requests" \
-		"this kernel has no tlb:tlb_flush tracepoint (x86's), the only flush event recorded here"
+	skip "perf saw flush requests" "$why"
 fi
 same "in perf's window, perf.data = the tracefs instance's trace.dat" \
 	"$(key "$tmp/tracefs-win.json")" "$(key "$tmp/perf-win.json")"

@@ -256,6 +256,16 @@ if command -v perf > /dev/null; then
 	same "record --kprobes-via perf -D 1s exits 0" 0 $?
 	check "... wrote p3.perf.data" [ -s "$tmp/p3.perf.data" ]
 	check "... no kprobe left in use" sh -c "! grep -q 'cannot remove kprobe' '$tmp/p3.err'"
+	# -D counts from when perf records: a perf slow to set up (seconds under QEMU's TCG,
+	# where a SIGTERM at -D 1s's end came in its set-up and it wrote nothing) is waited for
+	mkdir -p "$tmp/slow"
+	printf '#!/bin/sh\nsleep 3\nexec %s "$@"\n' "$(command -v perf)" > "$tmp/slow/perf"
+	chmod +x "$tmp/slow/perf"
+	PATH=$tmp/slow:$PATH rec -o "$tmp/p4.dat" --kprobes-via perf -D 1s > /dev/null 2> "$tmp/p4.err"
+	same "record --kprobes-via perf -D 1s, perf 3 s slow to start: exits 0" 0 $?
+	ps=$(tls report --json "$tmp/p4.perf.data" 2> /dev/null | jq '.totals.switches')
+	check "... its perf.data has switches (${ps:-none})" [ "${ps:-0}" -gt 0 ]
+	check "... says when perf recorded" grep -q "record: perf records (its set-up took" "$tmp/p4.err"
 	same "tracefs is as it was after --kprobes-via perf" "$before" "$(state)"
 else
 	skip "record --kprobes-via perf" "perf not installed"
