@@ -278,8 +278,7 @@ void explain_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		timeline_flush_ipis_each(ev, tl, count_ipi, x);
 		break;
 	case TS_EV_IPI:
-		fn = ev->u.ipi.func ? ts_source_str(x->src, ev->u.ipi.func) : NULL;
-		x->ipi_all = fn && strstr(fn, "flush_tlb_all");
+		x->ipi_all = ev->u.ipi.func && timeline_flushes_all(tl, ev->u.ipi.func);
 		timeline_flush_ipis_each(ev, tl, count_ipi, x);
 		x->ipi_all = false;
 		break;

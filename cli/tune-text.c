@@ -564,29 +564,20 @@ void tune_print_text(const struct tune_run *r, const char *why, bool verbose, bo
 		    "CPUs whose active mm is the flushed one, whatever T and Q; stock_asid's %llu "
 		    "is what a stock kernel would have sent", (unsigned long long)stock->ipis);
 	} else if (observed >= 0) {
-		char pct[32];
+		uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
+		char pct[32], pct2[32], more[96] = "";
 
-		uint64_t wid, sdd = tuner_stock_seeded(r->tu, &wid);
-		char pct2[32];
-
-		if (!verbose && wid && sdd != stock->ipis)
+		if (!verbose && widened && seeded != stock->ipis)
 			/* a recording begun on a running system: the masks' history before it */
-			say(4, "\n", "Check against the kernel: observed %lld flush IPIs (%s%s), "
-			    "predicted %llu by stock_asid (%s), %llu with masks from before the "
-			    "trace (%s)", (long long)observed, obs_how,
-			    r->aggregate ? ", summed over the inputs" : "",
-			    (unsigned long long)stock->ipis,
-			    tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed),
-			    (unsigned long long)sdd,
-			    tune_percent(pct2, sizeof(pct2), (double)sdd - observed, observed));
-		else
-			say(4, "\n", "Check against the kernel: observed %lld flush IPIs (%s%s), "
-			    "predicted %llu by stock_asid (%s)", (long long)observed, obs_how,
-			    r->aggregate ? ", summed over the inputs" : "",
-			    (unsigned long long)stock->ipis,
-			    tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed));
+			snprintf(more, sizeof(more), ", %llu with masks from before the trace (%s)",
+				 (unsigned long long)seeded,
+				 tune_percent(pct2, sizeof(pct2), (double)seeded - observed, observed));
+		say(4, "\n", "Check against the kernel: observed %lld flush IPIs (%s%s), predicted %llu "
+		    "by stock_asid (%s)%s", (long long)observed, obs_how,
+		    r->aggregate ? ", summed over the inputs" : "",
+		    (unsigned long long)stock->ipis,
+		    tune_percent(pct, sizeof(pct), (double)stock->ipis - observed, observed), more);
 		if (verbose) {
-			uint64_t widened, seeded = tuner_stock_seeded(r->tu, &widened);
 			uint64_t initial = r->tl ? timeline_ptr_stats(r->tl)->initial_known : 0;
 			double sd = observed ? 100.0 * ((double)seeded - observed) / observed : 0.0;
 			double diff = observed ? 100.0 * ((double)stock->ipis - observed) / observed : 0;

@@ -242,11 +242,22 @@ static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t
 		tl_cpu_get(tl, to)->st.ipis_received[which]++;
 }
 
+bool timeline_flushes_all(struct timeline *tl, uint32_t func)
+{
+	if (func == tl->fn_all || func == tl->fn_other)
+		return func == tl->fn_all;
+	if (strstr(ts_source_str(tl->src, func), "flush_tlb_all")) {
+		tl->fn_all = func;
+		return true;
+	}
+	tl->fn_other = func;
+	return false;
+}
+
 static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 			   void *ctx, bool count)
 {
 	struct ts_event r;
-	const char *fn = ts_source_str(tl->src, ev->u.ipi.func);
 
 	memset(&r, 0, sizeof(r));
 	r.ts = ev->ts;
@@ -258,22 +269,9 @@ static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn 
 	r.u.flush.src = TS_SRC_CSD_QUEUE;
 	r.u.flush.reason = TS_NO_REASON;
 	/* the range is not in csd events: a range of unknown size, or everything */
-	r.u.flush.scope = strstr(fn, "flush_tlb_all") ? TS_SCOPE_ALL : TS_SCOPE_RANGE;
+	r.u.flush.scope = timeline_flushes_all(tl, ev->u.ipi.func) ? TS_SCOPE_ALL : TS_SCOPE_RANGE;
 	count_request(tl, &r, count);
 	emit(ctx, tl, &r);
-}
-
-/* Whether flush function @func (interned) flushes everything, as flush_tlb_all's does. */
-static bool flushes_all(struct timeline *tl, uint32_t func)
-{
-	if (func == tl->fn_all || func == tl->fn_other)
-		return func == tl->fn_all;
-	if (strstr(ts_source_str(tl->src, func), "flush_tlb_all")) {
-		tl->fn_all = func;
-		return true;
-	}
-	tl->fn_other = func;
-	return false;
 }
 
 void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx,
@@ -312,7 +310,7 @@ void tl_do_ipi(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *
 			continue;
 		count_ipi(tl, send_evidence(ev), ev->cpu, t, mm, ev->ts);
 		if (send_evidence(ev) == TL_IPI_CSD_QUEUE && tl_counted(tl, ev->cpu, ev->ts) &&
-		    flushes_all(tl, ev->u.ipi.func))
+		    timeline_flushes_all(tl, ev->u.ipi.func))
 			c->st.csd_all_ipis++;
 	}
 	if (!tlb || ev->u.ipi.src != TS_SRC_CSD_QUEUE)

@@ -189,6 +189,12 @@ bool timeline_load_commits(const struct timeline *tl);
  */
 bool timeline_lazy_kernel(const struct timeline *tl);
 
+/*
+ * Whether cross-call function @func (interned in the source) flushes everything, as
+ * flush_tlb_all's does: no cpumask, every CPU.  The last two answers are kept.
+ */
+bool timeline_flushes_all(struct timeline *tl, uint32_t func);
+
 /* The traced kernel's architecture (timeline/arch.c), decided once for every command. */
 enum tl_arch { TL_ARCH_UNKNOWN, TL_ARCH_RISCV, TL_ARCH_X86, TL_ARCH_OTHER };
 /* After the input is read: the architecture, and in *@how (may be NULL) what showed it. */
