@@ -4,7 +4,8 @@
  * (struct export_draw, analysis.h).  Per CPU the slice of what runs, flush requests and the
  * flush IPIs report counts, a flow from each IPI's sender to where its target entered the
  * flush handler (else to the send), and per bucket the IPIs/s and the lazy model's
- * deferrals/s.  The first pass (export_scan_ops) decides what the whole trace shows.
+ * deferrals/s.  The first pass (export_scan_ops) decides what the whole trace shows, or
+ * guesses it from the trace's beginning: the drawing then checks the guess held.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +45,63 @@ static void scan_feed(void *state, struct timeline *tl, const struct ts_event *e
 		s->entries++;
 }
 
+/* What the trace read into @tl shows, @entries handler entries in it, @src_cpus the input's count */
+static struct export_scan scan_of(const struct timeline *tl, uint64_t entries, int src_cpus)
+{
+	struct export_scan r = {
+		.ipi_source = timeline_ipi_source(tl), .first_ts = timeline_first_ts(tl),
+		.entries = entries > 0, .ncpus = timeline_cpus(tl),
+	};
+
+	if (src_cpus > r.ncpus)
+		r.ncpus = src_cpus;
+	return r;
+}
+
 static void scan_finish(void *state, struct timeline *tl)
 {
 	struct scan *s = state;
 
-	s->r.ipi_source = timeline_ipi_source(tl);
-	s->r.first_ts = timeline_first_ts(tl);
-	s->r.entries = s->entries > 0;
-	s->r.ncpus = timeline_cpus(tl);
-	if (s->src_cpus > s->r.ncpus)
-		s->r.ncpus = s->src_cpus;
+	s->r = scan_of(tl, s->entries, s->src_cpus);
 }
 
-void export_scan_get(const void *state, struct export_scan *out)
+static uint64_t received(const struct timeline *tl, int src)
 {
-	*out = ((const struct scan *)state)->r;
+	uint64_t n = 0;
+
+	for (int c = 0; c < timeline_cpus(tl); c++)
+		n += timeline_cpu(tl, c)->ipis_received[src];
+	return n;
+}
+
+bool export_scan_enough(void *state, const struct timeline *tl, uint64_t n)
+{
+	const struct scan *s = state;
+	int src = timeline_ipi_source(tl);
+	uint64_t q, e;
+
+	if (src < 0 || !(s->entries > 0 || n >= EXPORT_GUESS_MAX))
+		return n >= EXPORT_GUESS_MAX;
+	if (src != TL_IPI_CSD_QUEUE && src != TL_IPI_CSD_ENTRY)
+		return received(tl, src) >= EXPORT_GUESS_IPIS || n >= EXPORT_GUESS_MAX;
+	/*
+	 * csd_queue_cpu is counted when it has 99 % of the targets' entries: x86 traces it
+	 * for single-CPU calls only, so there the choice turns on the whole trace's mix of
+	 * calls.  Guessed only when the beginning is far from that line: the whole trace is
+	 * read first otherwise.
+	 */
+	q = received(tl, TL_IPI_CSD_QUEUE);
+	e = received(tl, TL_IPI_CSD_ENTRY);
+	if (e < EXPORT_GUESS_IPIS / 64)
+		return false;
+	return q * 1000 >= e * 999 || q * 100 < e * 95;
+}
+
+void export_scan_get(const void *state, bool whole, struct export_scan *out)
+{
+	const struct scan *s = state;
+
+	*out = s->r;
 }
 
 const struct analysis_ops export_scan_ops = {
@@ -92,6 +135,9 @@ struct run {
 struct model {
 	struct export_model_opts o;
 	struct ts_source *src;		/* borrowed: event names */
+	/* what the whole trace showed, against the o.scan it was drawn with */
+	uint64_t entries;
+	struct export_scan seen;
 	struct tuner *tuner;
 	struct run run[TS_MAX_CPUS];
 	struct pending *pend[TS_MAX_CPUS];	/* a FIFO of PENDING_MAX per target, made on use */
@@ -272,10 +318,12 @@ static void *model_new(struct ts_source *src, const void *opts)
 		.flush_all_threshold = FLUSH_ALL_DEFAULT,
 		.ncpus = o->scan.ncpus > 0 ? o->scan.ncpus : 1,
 		.replay = point, .nreplay = 1, .tlb_reach_mms = o->tlb_reach_mms,
+		.replay_only = true,	/* the deferrals of one point are all it draws */
 	};
 
 	m->o = *o;
 	m->src = src;
+	m->seen.ncpus = ts_source_info(src)->cpus;	/* the input's count, until finish */
 	m->tuner = tuner_new(&to);
 	return m;
 }
@@ -285,6 +333,8 @@ static void model_feed(void *state, struct timeline *tl, const struct ts_event *
 	struct model *m = state;
 	struct run *r;
 
+	if (handler_entered(ev))	/* counted as the scan counts them */
+		m->entries++;
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS || ev->ts < m->o.scan.first_ts)
 		return;
 	advance(m, ev->ts);
@@ -333,6 +383,7 @@ static void model_finish(void *state, struct timeline *tl)
 	uint64_t end = timeline_last_ts(tl);
 
 	tuner_finish(m->tuner);
+	m->seen = scan_of(tl, m->entries, m->seen.ncpus);
 	for (int c = 0; c < TS_MAX_CPUS; c++) {
 		close_slice(m, tl, c, end);
 		for (int i = 0; i < m->npend[c]; i++)
@@ -359,6 +410,15 @@ static void model_free(void *state)
 void export_model_counts(const void *state, struct export_counts *out)
 {
 	*out = ((const struct model *)state)->n;
+}
+
+bool export_model_scan_held(const void *state, struct export_scan *seen)
+{
+	const struct model *m = state;
+
+	*seen = m->seen;
+	return m->seen.ipi_source == m->o.scan.ipi_source && m->seen.entries == m->o.scan.entries &&
+	       m->seen.first_ts == m->o.scan.first_ts && m->seen.ncpus == m->o.scan.ncpus;
 }
 
 const struct analysis_ops export_model_ops = {

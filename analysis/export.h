@@ -11,7 +11,8 @@
  * export - the trace as things a trace viewer draws, for cli/'s renderers (Chrome JSON,
  * Perfetto protobuf).  Two passes over the input: export_scan_ops decides what the whole
  * trace shows (which IPI evidence it counts, where it starts, whether targets' handler
- * entries are traced), then export_model_ops, given that, turns the timeline's events into
+ * entries are traced; or, run on the trace's beginning only, guesses it, and the drawing
+ * says whether the guess held), then export_model_ops, given that, turns the timeline's events into
  * a stream of struct export_draw, handed to a sink as they become known.  Every decision
  * (what is in the window, which IPIs count, where an arrow ends, the counters' values) is
  * the model's; a renderer only writes the bytes of each.
@@ -23,9 +24,22 @@ struct export_scan {
 	bool entries;		/* targets entering the flush handler are traced */
 };
 
-/* the first pass: new(src, NULL); after finish(), export_scan_get() */
+/*
+ * the first pass: new(src, NULL); after finish(), export_scan_get(): what the trace shows,
+ * or, when it read only the beginning (!@whole), the best guess of it
+ */
 extern const struct analysis_ops export_scan_ops;
-void export_scan_get(const void *state, struct export_scan *out);
+/*
+ * Whether the first pass has read enough of the trace's beginning (its first @n events
+ * into @tl) to guess what the whole shows: its IPI evidence and handler entries, or
+ * EXPORT_GUESS_MAX events without them; EXPORT_GUESS_IPIS flush IPIs of the evidence (or
+ * EXPORT_GUESS_MAX events); of the two csd events, proportions far from the line the
+ * choice between them draws (never, when they stay near it: the whole trace decides).
+ */
+#define EXPORT_GUESS_MAX	(1u << 18)
+#define EXPORT_GUESS_IPIS	4096
+bool export_scan_enough(void *state, const struct timeline *tl, uint64_t n);
+void export_scan_get(const void *state, bool whole, struct export_scan *out);
 
 enum export_what {
 	EXPORT_SLICE,	/* what ran on @cpu (a task, or idle) from @ts to u.slice.end */
@@ -97,5 +111,10 @@ struct export_counts {
 /* the second pass: new(src, const struct export_model_opts *); counts after finish() */
 extern const struct analysis_ops export_model_ops;
 void export_model_counts(const void *state, struct export_counts *out);
+/*
+ * After finish(): whether the whole trace showed the scan the drawing was given (so a
+ * scan guessed from the trace's beginning held); what it showed in *@seen either way.
+ */
+bool export_model_scan_held(const void *state, struct export_scan *seen);
 
 #endif

@@ -141,6 +141,16 @@ int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
 /* The read loop of analyze() over an already open @src (borrowed). */
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
 		struct timeline **tl);
+/*
+ * analyze_run() of the input's beginning: from its @min-th event on (0: never), stopping
+ * at the first event after which @enough(@ctx, timeline, events read) says so (NULL:
+ * right there), checked every 1024 events.  *@whole is false when it stopped before the
+ * end: the timeline is finished there, and nothing about the input as a whole (lost
+ * events, its checks, a --from/--to it misses) is said.
+ */
+int analyze_run_prefix(const struct common_opts *o, struct ts_source *src, uint64_t min,
+		       bool (*enough)(void *ctx, const struct timeline *tl, uint64_t n),
+		       tl_emit_fn emit, void *ctx, struct timeline **tl, bool *whole);
 
 /*
  * --strict (every command that reads a trace): records the input's checks skipped or found

@@ -11,7 +11,9 @@
  *
  * Which IPIs are counted is decided on the whole trace (timeline_ipi_source()), so the
  * input is read twice: once to decide (export_scan_ops), once to draw (export_model_ops);
- * standard input is first copied to a temporary file.  The IPIs and requests drawn are
+ * standard input is first copied to a temporary file.  Into a regular file the first pass
+ * reads only the beginning and guesses; the drawing checks the guess on the whole trace
+ * and, only when it did not hold, the file is truncated and drawn again.  The IPIs and requests drawn are
  * those `report` counts.
  */
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "../lib/lib.h"
 #include "../tuner/tuner.h"
@@ -48,8 +51,8 @@ static const char export_usage[] =
 	"  --threshold T      MAX_LOADED_MM of the lazy model counted (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  --probe-map FILE   how kprobes of other names map to tlbscope-probes(7)\n"
-	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
-	"                     available; 1: no thread started)\n"
+	"  -j, --jobs N       threads reading a trace.dat and drawing (default: the\n"
+	"                     CPUs available; 1: no thread started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help         this text\n";
@@ -139,27 +142,54 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
 }
 
 /*
- * One pass of @ops over @src (borrowed), finished when the input was read to its end (*@r
- * 0; else the exit status, the message printed).  Returns the state, to free with
- * @ops->free.
+ * Events the first pass reads at least when the drawing can start over (the output is a
+ * file), then on until export_scan_enough(): it guesses from them what the whole trace
+ * shows and the drawing checks the guess.
+ */
+#define GUESS_EVENTS	(1u << 13)
+
+/* GUESS_EVENTS, or TLBSCOPE_EXPORT_GUESS's count (the tests' way to make a guess fail: then
+ * the first pass stops right there) */
+static uint64_t guess_events(void)
+{
+	const char *v = getenv("TLBSCOPE_EXPORT_GUESS");
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return GUESS_EVENTS;
+	n = strtoull(v, &end, 10);
+	return *end || !n ? GUESS_EVENTS : n;
+}
+
+/*
+ * One pass of @ops over @src (borrowed), over its beginning only when @min (see
+ * analyze_run_prefix()), finished where it stopped (*@r 0; else the exit status, the
+ * message printed; *@whole: it read the input to its end).  Returns the state, to free
+ * with @ops->free.
  */
 static void *export_pass(const struct common_opts *c, struct ts_source *src,
-			 const struct analysis_ops *ops, const void *opts, int *r)
+			 const struct analysis_ops *ops, const void *opts, uint64_t min,
+			 bool (*enough)(void *, const struct timeline *, uint64_t), int *r,
+			 bool *whole)
 {
 	struct timeline *tl = NULL;
 	void *state = ops->new(src, opts);
 
-	*r = analyze_run(c, src, ops->feed, state, &tl);
+	*r = analyze_run_prefix(c, src, min, enough, ops->feed, state, &tl, whole);
 	if (!*r)
 		ops->finish(state, tl);
 	timeline_free(tl);
 	return state;
 }
 
-/* The second pass: the model drawing through @o->format into @out. */
+/*
+ * The drawing pass: the model drawing through @o->format into @out, given @mo's scan; what
+ * the whole trace showed into *@seen and whether it was that scan into *@held.
+ */
 static int export_draw_all(struct export_opts *o, struct ts_source *src, FILE *out,
 			   const char *name, const struct export_model_opts *mo,
-			   struct export_counts *n)
+			   struct export_counts *n, struct export_scan *seen, bool *held)
 {
 	struct export_model_opts m = *mo;
 	struct export_header h = {
@@ -169,16 +199,100 @@ static int export_draw_all(struct export_opts *o, struct ts_source *src, FILE *o
 		.first_ts = m.scan.first_ts, .base = m.base, .entries = m.scan.entries,
 		.T = o->T, .Q = o->Q, .ncpus = m.scan.ncpus, .uncompressed = o->uncompressed,
 	};
+	struct export_queue *q = NULL;
 	void *model, *rs;
+	bool whole;
 	int r;
 
 	rs = o->format->begin(out, &h);
 	m.sink = (struct export_sink){ o->format->draw, rs };
-	model = export_pass(&o->c, src, &export_model_ops, &m, &r);
+	if (ts_jobs() > 1) {	/* the renderer on a thread of its own */
+		q = export_queue_new(m.sink);
+		m.sink = (struct export_sink){ export_queue_draw, q };
+	}
+	model = export_pass(&o->c, src, &export_model_ops, &m, 0, NULL, &r, &whole);
+	export_queue_finish(q);
 	export_model_counts(model, n);
+	*held = export_model_scan_held(model, seen);
 	export_model_ops.free(model);
 	o->format->end(rs, !r);
 	return r;
+}
+
+/* Where the drawing can start over in @out: a regular file's offset, else -1. */
+static off_t restart_point(FILE *out)
+{
+	struct stat st;
+
+	if (fstat(fileno(out), &st) || !S_ISREG(st.st_mode))
+		return -1;
+	return ftello(out);
+}
+
+/* The output back to what it was at @at (restart_point()); 0, or the exit status. */
+static int start_over(const struct export_opts *o, FILE *out, off_t at)
+{
+	if (fflush(out) || ftruncate(fileno(out), at) || fseeko(out, at, SEEK_SET))
+		return error("export: %s: starting the drawing over: %s",
+			     o->output ? o->output : "standard output", strerror(errno));
+	return 0;
+}
+
+/*
+ * The first pass into *@scan, over the beginning when @min (GUESS_EVENTS) else all of it;
+ * *@whole: it read the input to its end.  0, or the exit status (the message printed).
+ */
+static int first_pass(const struct export_opts *o, uint64_t min, struct export_scan *scan,
+		      bool *whole)
+{
+	char err[TS_ERR_LEN];
+	struct ts_source *src = ts_source_open(o->c.input, err);
+	void *state;
+	int r;
+
+	if (!src)
+		return error("%s", err);
+	state = export_pass(&o->c, src, &export_scan_ops, NULL, min,
+			    getenv("TLBSCOPE_EXPORT_GUESS") ? NULL : export_scan_enough, &r, whole);
+	export_scan_get(state, *whole, scan);
+	export_scan_ops.free(state);
+	ts_source_close(src);
+	return r;
+}
+
+/*
+ * The output is a regular file (or -o names none yet: *@created), where the drawing can
+ * start over.
+ */
+static bool output_file(const struct export_opts *o, bool *created)
+{
+	struct stat st;
+
+	*created = false;
+	if (!o->output)
+		return !fstat(STDOUT_FILENO, &st) && S_ISREG(st.st_mode);
+	if (!stat(o->output, &st))
+		return S_ISREG(st.st_mode);
+	*created = errno == ENOENT;
+	return *created;
+}
+
+/* The model's options from @scan, the window of --from/--to; 0, or the exit status. */
+static int model_opts(const struct export_opts *o, const struct export_scan *scan,
+		      struct export_model_opts *mo, struct tl_filter *window)
+{
+	mo->scan = *scan;
+	mo->base = o->abs ? 0 : scan->first_ts;
+	mo->interval = o->interval_ns;
+	mo->T = o->T;
+	mo->Q = o->Q;
+	mo->filter = NULL;
+	if (o->c.has_filter) {
+		if (common_filter_window(&o->c, scan->first_ts, window))
+			return EXIT_BAD;
+		mo->filter = window;
+	}
+	return 0;
 }
 
 int cmd_export(int argc, char **argv)
@@ -186,13 +300,15 @@ int cmd_export(int argc, char **argv)
 	struct export_opts o;
 	struct export_model_opts mo = { 0 };
 	struct export_counts n;
+	struct export_scan scan, seen;
 	struct ts_source *src = NULL;
 	struct tl_filter window;
 	struct platform pf;
 	char spool[PATH_MAX], err[TS_ERR_LEN];
 	const char *name;
 	FILE *out = NULL;
-	void *scan;
+	off_t at = -1;
+	bool whole = true, held, created;
 	int r, fd = -1;
 
 	r = export_parse(&o, argc, argv);
@@ -208,47 +324,54 @@ int cmd_export(int argc, char **argv)
 		o.c.input = spool;
 		o.c.display = "-";
 	}
-	/* first pass: which IPI evidence the trace counts, where it starts, handler entries */
-	src = ts_source_open(o.c.input, err);
-	if (!src) {
-		r = error("%s", err);
+	/*
+	 * The first pass: which IPI evidence the trace counts, where it starts, whether
+	 * handler entries are traced.  Into a file, where the drawing can start over, only the
+	 * beginning is read and the drawing checks the guess (one pass when it holds).
+	 */
+	r = first_pass(&o, output_file(&o, &created) ? guess_events() : 0, &scan, &whole);
+	if (r || (r = model_opts(&o, &scan, &mo, &window)))
 		goto out;
-	}
-	scan = export_pass(&o.c, src, &export_scan_ops, NULL, &r);
-	export_scan_get(scan, &mo.scan);
-	export_scan_ops.free(scan);
-	ts_source_close(src);
-	src = NULL;
-	if (r)
-		goto out;
-	mo.base = o.abs ? 0 : mo.scan.first_ts;
-	mo.interval = o.interval_ns;
-	mo.T = o.T;
-	mo.Q = o.Q;
-	if (o.c.has_filter) {
-		if (common_filter_window(&o.c, mo.scan.first_ts, &window)) {
-			r = EXIT_BAD;
-			goto out;
-		}
-		mo.filter = &window;
-	}
 	out = o.output ? fopen(o.output, "we") : stdout;
 	if (!out) {
 		r = error("export: %s: %s", o.output, strerror(errno));
 		goto out;
 	}
+	/* not a file after all: the whole trace decides first */
+	if (!whole && (at = restart_point(out)) < 0 &&
+	    ((r = first_pass(&o, 0, &scan, &whole)) || (r = model_opts(&o, &scan, &mo, &window))))
+		goto out;
 	if (platform_load(NULL, &pf, err)) {
 		r = error("%s", err);
 		goto out;
 	}
 	mo.tlb_reach_mms = platform_reach_mms(&pf);
-	o.c.checks_said = true;		/* the first pass said what the input's checks found */
-	src = ts_source_open(o.c.input, err);		/* second pass: the drawing */
-	if (!src) {
-		r = error("%s", err);
-		goto out;
+	/* the first pass said what the input's checks found when it read it all */
+	o.c.checks_said = whole;
+	for (int pass = 0; pass < 2; pass++) {
+		src = ts_source_open(o.c.input, err);
+		if (!src) {
+			r = error("%s", err);
+			goto out;
+		}
+		r = export_draw_all(&o, src, out, name, &mo, &n, &seen, &held);
+		ts_source_close(src);
+		src = NULL;
+		if (r && !whole) {	/* bad input past the guess: nothing drawn */
+			start_over(&o, out, at);
+			if (created)
+				unlink(o.output);
+		}
+		if (r || whole || held)
+			break;
+		/* the guess did not hold: drawn again with what the whole trace showed */
+		if (getenv("TLBSCOPE_EXPORT_GUESS"))	/* the tests see it happen */
+			fprintf(stderr, "tlbscope: export: the guess did not hold; drawn again\n");
+		if ((r = start_over(&o, out, at)) || (r = model_opts(&o, &seen, &mo, &window)))
+			goto out;
+		o.c.checks_said = true;
+		whole = true;
 	}
-	r = export_draw_all(&o, src, out, name, &mo, &n);
 	if (!r && out != stdout && (fflush(out) || ferror(out)))
 		r = error("export: %s: %s", o.output, strerror(errno ? errno : EIO));
 	if (!r)

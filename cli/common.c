@@ -337,7 +337,17 @@ int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,
 		struct timeline **tlp)
 {
+	bool whole;
+
+	return analyze_run_prefix(o, src, 0, NULL, emit, ctx, tlp, &whole);
+}
+
+int analyze_run_prefix(const struct common_opts *o, struct ts_source *src, uint64_t min,
+		       bool (*enough)(void *ctx, const struct timeline *tl, uint64_t n),
+		       tl_emit_fn emit, void *ctx, struct timeline **tlp, bool *whole)
+{
 	struct timeline *tl = NULL;
+	uint64_t n = 0;
 	struct tl_filter f;
 	uint64_t cpu_first[TS_MAX_CPUS], cpu_last[TS_MAX_CPUS];	/* ns, of each CPU's events */
 	struct ts_event ev;
@@ -365,13 +375,18 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 			cpu_last[ev.cpu] = ev.ts;
 		}
 		timeline_feed(tl, &ev, emit, ctx);
+		if (min && ++n >= min && (!enough || (n % 1024 == 0 && enough(ctx, tl, n))))
+			break;
 	}
 	if (!tl)
 		tl = timeline_new(src, NULL);
 	timeline_finish(tl, emit, ctx);
 	*tlp = tl;
+	*whole = r <= 0;
 	if (r < 0)
 		return error("%s", ts_source_error(src));
+	if (!*whole)
+		return EXIT_OK;
 	if (o->has_filter && common_window_misses(o, &f, tl))
 		return EXIT_BAD;
 	if (o->checks_said)

@@ -9,13 +9,16 @@
  * the sequence carries it with an id, later ones the id alone.  The tables are cleared
  * (and the sequence says so) when they grow past INTERN_MAX, so memory stays flat.
  * Unless --uncompressed, packets go out in chunks of CHUNK_MAX bytes, each deflated (zlib)
- * into one packet's compressed_packets, as Perfetto's own tracing service writes them.
+ * into one packet's compressed_packets, as Perfetto's own tracing service writes them;
+ * with -j 2 or more a thread deflates and writes a chunk while the next one fills.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "../lib/lib.h"
+#include "../parsers/parsers.h"
 #include "export.h"
 
 /* wire types */
@@ -70,27 +73,66 @@ static const int tab_field[NTABS] = {
 	IN_CATEGORIES, IN_NAMES, IN_ANNOTATION_NAMES, IN_STRING_VALUES
 };
 
+/* A chunk being deflated and written: on the thread when one runs, else in place. */
+struct deflation {
+	FILE *out;
+	struct pb in;			/* packets, framed as a Trace */
+	uint8_t *zbuf;			/* @in deflated */
+	uLongf zalloc;
+	pthread_t thread;
+	bool running;
+};
+
+/* names drawn again and again, with their iid in the tables' current generation */
+#define LIT_CACHE	32		/* string literals, by address */
+#define TASK_CACHE	256		/* slice names "comm pid", by pid */
+#define STR_CACHE	64		/* string values (mm names...), by address */
+#define STR_CACHE_LEN	48		/* longer ones are not kept */
+
 struct perfetto {
 	FILE *out;
 	struct pb pkt, ev;		/* the packet being built, its event */
 	struct pb interned[NTABS];	/* strings the event interned first, per table */
-	bool deflate;
+	bool deflate, threaded;
 	struct pb chunk;		/* packets, framed as a Trace, waiting to be deflated */
-	uint8_t *zbuf;			/* the deflated chunk */
-	uLongf zalloc;
+	struct deflation z;
 	struct strtab *tab[NTABS];
 	uint32_t strings;		/* in all tables */
+	uint32_t gen;			/* tables' generation: cleared this many times + 1 */
+	struct { const char *s; int t; uint32_t gen; uint64_t iid; } lit[LIT_CACHE];
+	struct {
+		int32_t pid;
+		uint32_t gen;
+		uint64_t iid;
+		char comm[TS_COMM_LEN];
+	} task[TASK_CACHE];
+	struct {
+		const char *s;		/* where it was, its text then in @text */
+		uint32_t gen;
+		uint64_t iid;
+		char text[STR_CACHE_LEN];
+	} str[STR_CACHE];
 	uint8_t described[TS_MAX_CPUS];	/* CPU tracks whose descriptor is written */
 };
 
-static void pb_room(struct pb *p, size_t more)
+static void pb_grow(struct pb *p, size_t more)
 {
 	ALLOC_GROW(p->b, p->n + more, p->alloc);
 }
 
-static void pb_varint(struct pb *p, uint64_t v)
+static inline void pb_room(struct pb *p, size_t more)
+{
+	if (p->alloc - p->n < more)
+		pb_grow(p, more);
+}
+
+static inline void pb_varint(struct pb *p, uint64_t v)
 {
 	pb_room(p, 10);
+	if (v < 0x80) {
+		p->b[p->n++] = (uint8_t)v;
+		return;
+	}
 	while (v >= 0x80) {
 		p->b[p->n++] = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -170,8 +212,8 @@ static void pb_close(struct pb *p, size_t at)
 	memcpy(p->b + at, v, k);
 }
 
-/* @len bytes of a packet to the output, as a field of the Trace */
-static void trace_packet(FILE *out, const void *b, size_t len)
+/* The head of a packet of @len bytes to the output, as a field of the Trace */
+static void trace_packet_head(FILE *out, size_t len)
 {
 	uint8_t head[11];
 	size_t n = 0;
@@ -183,30 +225,68 @@ static void trace_packet(FILE *out, const void *b, size_t len)
 			break;
 	}
 	fwrite(head, 1, n, out);
+}
+
+/* @len bytes of a packet to the output, as a field of the Trace */
+static void trace_packet(FILE *out, const void *b, size_t len)
+{
+	trace_packet_head(out, len);
 	fwrite(b, 1, len, out);
 }
 
 /*
- * The chunk's packets as one packet holding them deflated.  A chunk that would not
- * deflate (never seen: only on an allocation failure inside zlib) goes out as it is.
+ * @z's packets as one packet holding them deflated.  A chunk that would not deflate (never
+ * seen: only on an allocation failure inside zlib) goes out as it is.
+ */
+static void deflate_write(struct deflation *z)
+{
+	uLongf len = z->zalloc;
+	struct pb head = { 0 };
+
+	if (compress2(z->zbuf, &len, z->in.b, z->in.n, DEFLATE_LEVEL) != Z_OK) {
+		fwrite(z->in.b, 1, z->in.n, z->out);
+	} else {
+		pb_varint(&head, (uint64_t)PKT_COMPRESSED << 3 | WT_LEN);
+		pb_varint(&head, len);
+		trace_packet_head(z->out, head.n + len);
+		fwrite(head.b, 1, head.n, z->out);
+		fwrite(z->zbuf, 1, len, z->out);
+		free(head.b);
+	}
+	z->in.n = 0;
+}
+
+static void *deflate_main(void *arg)
+{
+	deflate_write(arg);
+	return NULL;
+}
+
+/* The chunk on its thread, if one runs, is written. */
+static void deflate_join(struct perfetto *f)
+{
+	if (f->z.running)
+		pthread_join(f->z.thread, NULL);
+	f->z.running = false;
+}
+
+/*
+ * The chunk being filled to the output: handed to a thread of its own (after the one
+ * before it is written: chunks go out in order) with -j 2 or more, else deflated here.
  */
 static void chunk_flush(struct perfetto *f)
 {
-	struct pb *c = &f->chunk;
-	uLongf len = f->zalloc;
-	struct pb z = { 0 };
+	struct pb filled = f->chunk;
 
-	if (!c->n)
+	if (!filled.n)
 		return;
-	if (compress2(f->zbuf, &len, c->b, c->n, DEFLATE_LEVEL) != Z_OK) {
-		fwrite(c->b, 1, c->n, f->out);
-		c->n = 0;
-		return;
-	}
-	pb_bytes(&z, PKT_COMPRESSED, f->zbuf, len);
-	trace_packet(f->out, z.b, z.n);
-	free(z.b);
-	c->n = 0;
+	deflate_join(f);
+	f->chunk = f->z.in;		/* the other buffer, empty, fills next */
+	f->z.in = filled;
+	if (f->threaded && !pthread_create(&f->z.thread, NULL, deflate_main, &f->z))
+		f->z.running = true;
+	else
+		deflate_write(&f->z);
 }
 
 /* The packet built in @f->pkt to the output, or to the chunk being filled. */
@@ -232,6 +312,7 @@ static void intern_clear(struct perfetto *f)
 		f->tab[t] = strtab_new();
 	}
 	f->strings = 0;
+	f->gen++;
 	pb_uint(&f->pkt, PKT_SEQUENCE_ID, SEQUENCE_ID);
 	pb_uint(&f->pkt, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
 	packet_write(f);
@@ -252,6 +333,79 @@ static uint64_t intern(struct perfetto *f, int t, const char *s)
 		pb_close(&f->interned[t], at);
 	}
 	return id;
+}
+
+/* intern() of the string literal @s: its iid kept by its address. */
+static uint64_t intern_lit(struct perfetto *f, int t, const char *s)
+{
+	unsigned k = (unsigned)((uintptr_t)s >> 3) % LIT_CACHE;
+
+	if (f->lit[k].s != s || f->lit[k].t != t || f->lit[k].gen != f->gen) {
+		f->lit[k].s = s;
+		f->lit[k].t = t;
+		f->lit[k].gen = f->gen;
+		f->lit[k].iid = intern(f, t, s);
+	}
+	return f->lit[k].iid;
+}
+
+/*
+ * intern() of a string value: its iid kept by its address, used again while the text there
+ * is the same.
+ */
+static uint64_t intern_value(struct perfetto *f, const char *s)
+{
+	unsigned k = (unsigned)(((uintptr_t)s >> 4) ^ ((uintptr_t)s >> 10)) % STR_CACHE;
+	size_t n;
+
+	if (f->str[k].s == s && f->str[k].gen == f->gen && !strcmp(f->str[k].text, s))
+		return f->str[k].iid;
+	n = strlen(s);
+	if (n >= STR_CACHE_LEN)
+		return intern(f, TAB_STRING_VALUES, s);
+	f->str[k].s = s;
+	f->str[k].gen = f->gen;
+	memcpy(f->str[k].text, s, n + 1);
+	f->str[k].iid = intern(f, TAB_STRING_VALUES, s);
+	return f->str[k].iid;
+}
+
+/* @v in decimal at @b (no NUL); its length */
+static size_t put_int(char *b, int32_t v)
+{
+	char t[12];
+	uint32_t u = v < 0 ? -(uint32_t)v : (uint32_t)v;
+	size_t n = 0, k = 0;
+
+	do
+		t[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		b[k++] = '-';
+	while (n)
+		b[k++] = t[--n];
+	return k;
+}
+
+/* The iid of a task's slice name, "comm pid" (the comm's first TS_COMM_LEN - 1 bytes). */
+static uint64_t intern_task(struct perfetto *f, const char *comm, int32_t pid)
+{
+	unsigned k = (uint32_t)pid % TASK_CACHE;
+	char name[TS_COMM_LEN + 16];
+	size_t n = strnlen(comm, TS_COMM_LEN - 1);
+
+	if (f->task[k].gen == f->gen && f->task[k].pid == pid &&
+	    !strncmp(f->task[k].comm, comm, TS_COMM_LEN))
+		return f->task[k].iid;
+	memcpy(name, comm, n);
+	name[n++] = ' ';
+	n += put_int(name + n, pid);
+	name[n] = 0;
+	f->task[k].pid = pid;
+	f->task[k].gen = f->gen;
+	strncpy(f->task[k].comm, comm, TS_COMM_LEN);
+	f->task[k].iid = intern(f, TAB_NAMES, name);
+	return f->task[k].iid;
 }
 
 /* A track's descriptor; the root's (@description not NULL) is the sequence's first packet. */
@@ -327,10 +481,13 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 	char *about = describe_trace(h);
 
 	f->out = out;
+	f->gen = 1;
 	f->deflate = !h->uncompressed;
 	if (f->deflate) {
-		f->zalloc = compressBound(CHUNK_MAX);
-		f->zbuf = xmalloc(f->zalloc);
+		f->z.out = out;
+		f->z.zalloc = compressBound(CHUNK_MAX);
+		f->z.zbuf = xmalloc(f->z.zalloc);
+		f->threaded = ts_jobs() > 1;
 	}
 	for (int t = 0; t < NTABS; t++)
 		f->tab[t] = strtab_new();
@@ -343,12 +500,12 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 	return f;
 }
 
-/* Annotations of an event: a name and an int, or a string (NULL: unknown, "n/a"). */
+/* Annotations of an event: a name (a literal) and an int, or a string (NULL: unknown, "n/a"). */
 static void annotate_int(struct perfetto *f, const char *name, int64_t v)
 {
 	size_t at = pb_open(&f->ev, TE_ANNOTATIONS);
 
-	pb_uint(&f->ev, DA_NAME_IID, intern(f, TAB_ANNOTATION_NAMES, name));
+	pb_uint(&f->ev, DA_NAME_IID, intern_lit(f, TAB_ANNOTATION_NAMES, name));
 	pb_int(&f->ev, DA_INT, v);
 	pb_close(&f->ev, at);
 }
@@ -358,8 +515,8 @@ static void annotate_str(struct perfetto *f, const char *name, const char *s)
 	size_t at = pb_open(&f->ev, TE_ANNOTATIONS);
 	uint64_t iid;
 
-	pb_uint(&f->ev, DA_NAME_IID, intern(f, TAB_ANNOTATION_NAMES, name));
-	iid = s && *s ? intern(f, TAB_STRING_VALUES, s) : 0;
+	pb_uint(&f->ev, DA_NAME_IID, intern_lit(f, TAB_ANNOTATION_NAMES, name));
+	iid = s && *s ? intern_value(f, s) : 0;
 	if (iid)
 		pb_uint(&f->ev, DA_STRING_IID, iid);
 	else
@@ -367,7 +524,7 @@ static void annotate_str(struct perfetto *f, const char *name, const char *s)
 	pb_close(&f->ev, at);
 }
 
-/* The start of a TrackEvent in @f->ev: its type, track, category and name. */
+/* The start of a TrackEvent in @f->ev: its type, track, category and name (literals). */
 static void event_start(struct perfetto *f, int type, uint64_t track, const char *cat,
 			const char *name)
 {
@@ -376,54 +533,102 @@ static void event_start(struct perfetto *f, int type, uint64_t track, const char
 	pb_uint(&f->ev, TE_TYPE, type);
 	pb_uint(&f->ev, TE_TRACK_UUID, track);
 	if (cat)
-		pb_uint(&f->ev, TE_CATEGORY_IIDS, intern(f, TAB_CATEGORIES, cat));
+		pb_uint(&f->ev, TE_CATEGORY_IIDS, intern_lit(f, TAB_CATEGORIES, cat));
 	if (name)
-		pb_uint(&f->ev, TE_NAME_IID, intern(f, TAB_NAMES, name));
+		pb_uint(&f->ev, TE_NAME_IID, intern_lit(f, TAB_NAMES, name));
+}
+
+/* @v as a varint at @b, unchecked (room for 10 bytes); its length */
+static inline size_t vput(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
 }
 
 /*
  * The packet of the event in @f->ev at @ts, with the strings it interned first; @interned:
  * the event refers to interned strings (the packet says it needs the sequence's state).
+ * Encoded in one go where it goes: the chunk (its size known first, to flush the chunk
+ * before it when it would not fit) or the packet buffer written out.
  */
 static void event_write(struct perfetto *f, uint64_t ts, bool interned)
 {
-	struct pb *p = &f->pkt;
-	size_t at;
-	bool fresh = false;
+	size_t in = 0, size;
+	struct pb *p;
+	uint8_t *b;
 
-	pb_uint(p, PKT_TIMESTAMP, ts);
-	pb_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
-	if (interned)
-		pb_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
 	for (int t = 0; t < NTABS; t++)
-		fresh |= f->interned[t].n > 0;
-	if (fresh) {
-		at = pb_open(p, PKT_INTERNED);
+		in += f->interned[t].n;
+	size = 1 + vlen(ts) + 2 + (interned ? 2 : 0) + (in ? 1 + vlen(in) + in : 0) +
+	       1 + vlen(f->ev.n) + f->ev.n;
+	if (f->deflate) {
+		if (f->chunk.n + size + 11 > CHUNK_MAX)
+			chunk_flush(f);
+		p = &f->chunk;
+		pb_room(p, 11 + size);
+		p->b[p->n++] = TRACE_PACKET << 3 | WT_LEN;
+		p->n += vput(p->b + p->n, size);
+	} else {
+		p = &f->pkt;
+		pb_room(p, size);
+	}
+	b = p->b + p->n;
+	*b++ = PKT_TIMESTAMP << 3 | WT_VARINT;
+	b += vput(b, ts);
+	*b++ = PKT_SEQUENCE_ID << 3 | WT_VARINT;
+	*b++ = SEQUENCE_ID;
+	if (interned) {
+		*b++ = PKT_SEQUENCE_FLAGS << 3 | WT_VARINT;
+		*b++ = SEQ_NEEDS_INCREMENTAL_STATE;
+	}
+	if (in) {
+		*b++ = PKT_INTERNED << 3 | WT_LEN;
+		b += vput(b, in);
 		for (int t = 0; t < NTABS; t++) {
 			if (!f->interned[t].n)
 				continue;
-			pb_room(p, f->interned[t].n);
-			memcpy(p->b + p->n, f->interned[t].b, f->interned[t].n);
-			p->n += f->interned[t].n;
+			memcpy(b, f->interned[t].b, f->interned[t].n);
+			b += f->interned[t].n;
 			f->interned[t].n = 0;
 		}
-		pb_close(p, at);
 	}
-	pb_bytes(p, PKT_TRACK_EVENT, f->ev.b, f->ev.n);
+	*b++ = PKT_TRACK_EVENT << 3 | WT_LEN;
+	b += vput(b, f->ev.n);
+	memcpy(b, f->ev.b, f->ev.n);
+	p->n += size;
 	f->ev.n = 0;
-	packet_write(f);
+	if (!f->deflate) {
+		trace_packet(f->out, p->b, p->n);
+		p->n = 0;
+	}
 }
 
 static void draw_slice(struct perfetto *f, const struct export_draw *d)
 {
 	uint64_t track = UUID_CPU + (uint64_t)d->cpu;
-	char name[TS_COMM_LEN + 16];
 
 	if (d->u.slice.idle) {
 		event_start(f, TYPE_SLICE_BEGIN, track, "idle", "idle");
 	} else {
-		snprintf(name, sizeof(name), "%s %d", d->u.slice.comm, d->u.slice.pid);
-		event_start(f, TYPE_SLICE_BEGIN, track, "sched", name);
+		event_start(f, TYPE_SLICE_BEGIN, track, "sched", NULL);
+		pb_uint(&f->ev, TE_NAME_IID, intern_task(f, d->u.slice.comm, d->u.slice.pid));
 		annotate_int(f, "pid", d->u.slice.pid);
 		if (d->u.slice.tgid >= 0)
 			annotate_int(f, "tgid", d->u.slice.tgid);
@@ -497,8 +702,10 @@ static void perfetto_end(void *state, bool complete)
 	struct perfetto *f = state;
 
 	chunk_flush(f);		/* what was drawn, also of an input that failed midway */
+	deflate_join(f);
 	free(f->chunk.b);
-	free(f->zbuf);
+	free(f->z.in.b);
+	free(f->z.zbuf);
 	free(f->pkt.b);
 	free(f->ev.b);
 	for (int t = 0; t < NTABS; t++) {

@@ -40,4 +40,14 @@ struct export_renderer {
 
 extern const struct export_renderer export_chrome, export_perfetto;
 
+/*
+ * export-queue.c: a sink (export_queue_draw(), with the queue as its context) that hands
+ * what is drawn to @to on a thread of its own, in batches; export_queue_finish() after the
+ * last draw: everything drawn, the thread joined, the queue freed.
+ */
+struct export_queue;
+struct export_queue *export_queue_new(struct export_sink to);
+void export_queue_draw(void *ctx, const struct export_draw *d);
+void export_queue_finish(struct export_queue *q);
+
 #endif

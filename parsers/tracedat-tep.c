@@ -141,7 +141,19 @@ struct tdc_ksyms {
 	char *text;		/* the names, NUL-terminated in place */
 	struct ksym *map;	/* n + 1: a last of address 0, as libtraceevent's */
 	size_t n;
+	int refs;
 };
+
+/*
+ * The table of the last kallsyms read, kept (a reference) with the text it was made from
+ * for the next open of the same text: export reads its trace twice, and on a capture of a
+ * whole kernel the table is most of an open.
+ */
+static struct {
+	struct tdc_ksyms *k;
+	char *text;
+	size_t len;
+} last_ksyms;
 
 static int ksym_cmp(const void *a, const void *b)
 {
@@ -248,19 +260,34 @@ static bool ksyms_read(char *text, struct tdc_ksyms *k)
 
 struct tdc_ksyms *tdc_ksyms_new(const char *text)
 {
-	struct tdc_ksyms *k = xcalloc(1, sizeof(*k));
+	size_t len = strlen(text);
+	struct tdc_ksyms *k;
 
-	k->text = xmalloc(strlen(text) + 1);
-	strcpy(k->text, text);
-	if (ksyms_read(k->text, k))
-		return k;
-	tdc_ksyms_free(k);
-	return NULL;
+	if (last_ksyms.k && len == last_ksyms.len && !memcmp(text, last_ksyms.text, len)) {
+		last_ksyms.k->refs++;
+		return last_ksyms.k;
+	}
+	k = xcalloc(1, sizeof(*k));
+	k->refs = 1;
+	k->text = xmalloc(len + 1);
+	memcpy(k->text, text, len + 1);
+	if (!ksyms_read(k->text, k)) {
+		tdc_ksyms_free(k);
+		return NULL;
+	}
+	tdc_ksyms_free(last_ksyms.k);
+	free(last_ksyms.text);
+	last_ksyms.k = k;
+	last_ksyms.text = xmalloc(len + 1);
+	memcpy(last_ksyms.text, text, len + 1);
+	last_ksyms.len = len;
+	k->refs++;
+	return k;
 }
 
 void tdc_ksyms_free(struct tdc_ksyms *k)
 {
-	if (!k)
+	if (!k || --k->refs > 0)
 		return;
 	free(k->text);
 	free(k->map);

@@ -22,8 +22,9 @@ struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
 int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
 		 bool syms);
 /*
- * kallsyms as tracedat-tep.c reads them: tdc_ksyms_new() a table of @text (copied), NULL
- * when a line's shape is for libtraceevent's own parse; tdc_ksyms_find() the name of the
+ * kallsyms as tracedat-tep.c reads them: tdc_ksyms_new() a table of @text (copied; the
+ * last table made is kept, and given again for the same text), NULL when a line's shape is
+ * for libtraceevent's own parse; tdc_ksyms_find() the name of the
  * function that holds *@addr (set to its start), as tep_find_function() gives it after
  * tep_parse_kallsyms(), or NULL; tdc_ksyms_free() after tep_free() of a handle it served.
  */

@@ -92,10 +92,12 @@ static void start(struct tuner *t, const struct ts_event *ev)
 {
 	t->started = true;
 	t->t0 = ev->ts;
-	t->sweep = sweep_new(t, false);
-	sweep_set_start(t->sweep, ev->ts + t->o.warmup_ns);
-	t->sweep_idle = sweep_new(t, true);
-	sweep_set_start(t->sweep_idle, ev->ts + t->o.warmup_ns);
+	if (!t->o.replay_only) {
+		t->sweep = sweep_new(t, false);
+		sweep_set_start(t->sweep, ev->ts + t->o.warmup_ns);
+		t->sweep_idle = sweep_new(t, true);
+		sweep_set_start(t->sweep_idle, ev->ts + t->o.warmup_ns);
+	}
 	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
 	for (int i = 0; i < t->o.nreplay; i++)
 		t->lazy[i] = lazy_new(t->replay[i][0], t->replay[i][1], t->ncpus,
@@ -145,8 +147,10 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 	if (count)
 		t->mm_switches++;
 	mm_reserve(t, mm);
-	sweep_switch(t->sweep, cpu, mm, ts, count);
-	sweep_switch(t->sweep_idle, cpu, mm, ts, count);
+	if (t->sweep) {
+		sweep_switch(t->sweep, cpu, mm, ts, count);
+		sweep_switch(t->sweep_idle, cpu, mm, ts, count);
+	}
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_switch(t->lazy[i], cpu, mm, ts, count);
 	stock_switch(t, cpu, mm, count);
@@ -157,8 +161,10 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 static void mm_exit(struct tuner *t, uint32_t mm)
 {
 	mm_reserve(t, mm);
-	sweep_exit(t->sweep, t, mm);
-	sweep_exit(t->sweep_idle, t, mm);
+	if (t->sweep) {
+		sweep_exit(t->sweep, t, mm);
+		sweep_exit(t->sweep_idle, t, mm);
+	}
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_exit(t->lazy[i], mm);
 	stock_exit(t, mm);
@@ -209,8 +215,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		for (int c = 0; c < t->ncpus; c++) {
 			if (!cpumask_test(k, c))
 				continue;
-			sweep_reset(t->sweep, c, count);
-			sweep_reset(t->sweep_idle, c, count);
+			if (t->sweep) {
+				sweep_reset(t->sweep, c, count);
+				sweep_reset(t->sweep_idle, c, count);
+			}
 			stock_reset(t, c);
 			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
@@ -237,8 +245,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 			return;
 		/* rule 4: a full flush on every CPU keeps only each one's active mm */
 		for (int c = 0; c < t->ncpus; c++) {
-			sweep_reset(t->sweep, c, count);
-			sweep_reset(t->sweep_idle, c, count);
+			if (t->sweep) {
+				sweep_reset(t->sweep, c, count);
+				sweep_reset(t->sweep_idle, c, count);
+			}
 			stock_reset(t, c);
 			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
@@ -258,8 +268,11 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		const struct ts_cpumask *kmask = (ev->u.flush.fflags & TS_FF_KMASK) ?
 						  &ev->u.flush.kmask : NULL;
 
-		sweep_flush(t->sweep, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
-		sweep_flush(t->sweep_idle, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
+		if (t->sweep) {
+			sweep_flush(t->sweep, t, cpu, mm, full, full ? 0 : pages, ev->ts, count);
+			sweep_flush(t->sweep_idle, t, cpu, mm, full, full ? 0 : pages, ev->ts,
+				    count);
+		}
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts, kmask,
 				   count);
@@ -286,7 +299,7 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 	count = ev->ts >= t->t0 + t->o.warmup_ns;
 	if (ev->ts > t->last_ts)
 		t->last_ts = ev->ts;
-	if (ev->ts >= t->next_snap) {
+	if (ev->ts >= t->next_snap && t->sweep) {
 		snapshot(t, ev->ts);
 		t->next_snap = ev->ts + t->snap_every;
 	}
@@ -300,7 +313,8 @@ void tuner_feed(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		if (t->run[ev->cpu] == TUNER_RUN_USER && ev->u.sw.mm &&
 		    ev->u.sw.mm == t->active[ev->cpu]) {
 			/* back to a task of the mm it held lazily: no switch_mm, lazy-idle drains */
-			sweep_resume(t->sweep_idle, ev->cpu, ev->u.sw.mm, count);
+			if (t->sweep_idle)
+				sweep_resume(t->sweep_idle, ev->cpu, ev->u.sw.mm, count);
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_resume(t->lazy[i], ev->cpu, ev->u.sw.mm, count);
 		}

@@ -83,6 +83,8 @@ struct tuner_opts {
 	int nreplay;
 	int idle_first, idle_count;	/* of them, these replay the lazy-idle what-if */
 	bool verify_models;		/* also count clear-at-full a second, independent way */
+	bool replay_only;		/* no grid: the models and the replayed points only
+					 * (no sweep, recommendation or windows) */
 	/*
 	 * When set, the last replayed point writes one line per remote CPU of each user-mm
 	 * flush it decides for: "TS CPU TARGET DECISION" (ns, requester, target, the codes

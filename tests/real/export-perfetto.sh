@@ -141,6 +141,36 @@ same "17000 tasks' names and mms: the tables cleared past 16384 strings, ids sti
 	"cleared again, 17001 slices" \
 	"$([ "$(val "$tmp/big.txt" state_cleared)" -gt 1 ] && echo "cleared again"), $(val "$tmp/big.txt" slices) slices$(grep '^bad' "$tmp/big.txt")"
 
+# into a file the first pass reads only the trace's beginning and the drawing checks its
+# guess; into a pipe the whole trace decides first.  The same bytes either way, also when
+# the guess fails (TLBSCOPE_EXPORT_GUESS=N: guessed from N events) and the file is drawn
+# again, and with the drawing on its own thread (-j 2) or not (-j 1).
+for t in "$h" "$top/corpus/traces/mmapstress-lazy-t6q32-aia-4cpu/trace.dat" \
+	"$top/corpus/traces/hackbench-sbi-4cpu/trace.dat" "$fx/x86-hackbench.dat"; do
+	name=$(basename "$(dirname "$t")"); [ "$name" = fixtures ] && name=x86-hackbench
+	tls export --format perfetto "$t" 2> /dev/null | cat > "$tmp/pipe.pftrace"
+	tls export --format perfetto -j 1 -o "$tmp/j1.pftrace" "$t" 2> /dev/null
+	tls export --format perfetto -j 2 "$t" > "$tmp/j2.pftrace" 2> /dev/null
+	TLBSCOPE_EXPORT_GUESS=1 tls export --format perfetto -o "$tmp/g1.pftrace" "$t" \
+		2> "$tmp/g1.err"
+	check "$name: a guess from the first event fails, the file is drawn again" \
+		grep -q "the guess did not hold; drawn again" "$tmp/g1.err"
+	same "$name: into a file (-j 1, -j 2, drawn again) the bytes of a pipe's" \
+		"$(md5sum < "$tmp/pipe.pftrace") x3" \
+		"$(cat "$tmp/j1.pftrace" | md5sum) $([ "$(md5sum < "$tmp/j2.pftrace")" = \
+		"$(md5sum < "$tmp/g1.pftrace")" ] && cmp -s "$tmp/j1.pftrace" "$tmp/j2.pftrace" &&
+		echo x3)"
+done
+# bad input the guess did not read: exit 2, and no file made
+python3 "$top/tests/fuzz/corrupt-dat.py" "$top/corpus/traces/mmapstress-aia-4cpu/trace.dat" \
+	chunk-garbage-late "$tmp/late.dat"
+TLBSCOPE_EXPORT_GUESS=10 tls export --format perfetto -o "$tmp/late.pftrace" "$tmp/late.dat" \
+	> /dev/null 2> "$tmp/late.err"
+same "a chunk that does not inflate past the guess: exit 2" 2 $?
+check "... the message names the chunk" grep -q "late.dat: corrupt trace.dat v7: .*chunk 1" \
+	"$tmp/late.err"
+check "... and no output file is left" [ ! -e "$tmp/late.pftrace" ]
+
 # bad usage and bad output
 tls export --uncompressed "$h" > /dev/null 2> "$tmp/u.err"
 same "--uncompressed without --format perfetto: exit 2" 2 $?

@@ -147,6 +147,59 @@ static void expect_idle(struct fx *f, int T, int Q, struct tuner_counts want)
 }
 
 /* Eviction picks the least recently loaded (smallest generation). */
+/*
+ * replay_only (export's tuner): no grid, and the replayed points and models counted as with
+ * the grid, on a run that loads, evicts, queues, overflows, flushes everything and exits.
+ */
+static void test_replay_only(void **state)
+{
+	struct fx *f = *state, g = { 0 };
+	struct tuner_opts o = {
+		.thresholds = Ts, .nthresholds = 3, .queues = Qs, .nqueues = 3,
+		.flush_all_threshold = 64, .tlb_reach_mms = 16, .ncpus = 2,
+		.replay_only = true,
+	};
+	static int pts[9][2];
+	struct tuner_counts s;
+
+	for (int i = 0; i < 9; i++) {
+		pts[i][0] = Ts[i / 3];
+		pts[i][1] = Qs[i % 3];
+	}
+	o.replay = (const int (*)[2])pts;
+	o.nreplay = 9;
+	g.t = tuner_new(&o);
+	g.ts = f->ts;
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t mm = 1; mm <= 5; mm++) {
+			sw(f, 0, mm);
+			sw(&g, 0, mm);
+			sw(f, 1, 6 - mm);
+			sw(&g, 1, 6 - mm);
+			flush(f, 0, mm, TS_SCOPE_RANGE, 2);
+			flush(&g, 0, mm, TS_SCOPE_RANGE, 2);
+		}
+		flush(f, 1, 2, TS_SCOPE_MM, 0);
+		flush(&g, 1, 2, TS_SCOPE_MM, 0);
+		flush(f, 0, 3, TS_SCOPE_RANGE, 1000);	/* past the flush-all threshold */
+		flush(&g, 0, 3, TS_SCOPE_RANGE, 1000);
+		mm_exit(f, 4);
+		mm_exit(&g, 4);
+	}
+	tuner_finish(f->t);
+	tuner_finish(g.t);
+	for (int i = 0; i < 9; i++)
+		same_counts(tuner_replayed(g.t, i), tuner_replayed(g.t, i), tuner_replayed(f->t, i),
+			    true);
+	for (int m = 0; m < TUNER__MODELS; m++)
+		assert_int_equal(tuner_model(g.t, m)->ipis, tuner_model(f->t, m)->ipis);
+	tuner_grid_point(g.t, 2, 2, &s);	/* no grid: nothing counted there */
+	assert_int_equal(s.ipis + s.deferred, 0);
+	tuner_grid_point(f->t, 2, 2, &s);
+	assert_true(s.ipis + s.deferred > 0);
+	tuner_free(g.t);
+}
+
 static void test_lru(void **state)
 {
 	struct fx *f = *state;
@@ -719,6 +772,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_lru, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_slot_and_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_flag, setup, teardown),

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * export's drawing on a thread of its own (-j 2 or more): the model's draws are copied,
+ * their strings with them, into batches of BATCH_DRAWS, and each full batch is rendered
+ * on a thread while the next one fills.  A batch's thread is joined before the next one
+ * starts, so the renderer sees the draws in their order, one thread at a time: its output
+ * is the unthreaded one's to the byte.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/lib.h"
+#include "export.h"
+
+#define BATCH_DRAWS	8192
+
+struct batch {
+	struct export_draw d[BATCH_DRAWS];
+	size_t n;
+	char *text;		/* the draws' strings; a draw holds offset + 1 (0: NULL) */
+	size_t tn, talloc;
+};
+
+struct export_queue {
+	struct export_sink to;		/* the renderer */
+	struct batch b[2];
+	int filling;			/* the batch being filled */
+	struct batch *rendering;	/* the other one, on @thread */
+	pthread_t thread;
+	bool running;
+};
+
+struct export_queue *export_queue_new(struct export_sink to)
+{
+	struct export_queue *q = xcalloc(1, sizeof(*q));
+
+	q->to = to;
+	return q;
+}
+
+/* @s into @b's text, as the offset + 1 a draw keeps in place of the pointer */
+static const char *keep(struct batch *b, const char *s)
+{
+	size_t n, at;
+
+	if (!s)
+		return NULL;
+	n = strlen(s) + 1;
+	at = b->tn;
+	ALLOC_GROW(b->text, b->tn + n, b->talloc);
+	memcpy(b->text + at, s, n);
+	b->tn += n;
+	return (const char *)(uintptr_t)(at + 1);
+}
+
+static const char *back(const struct batch *b, const char *kept)
+{
+	return kept ? b->text + ((uintptr_t)kept - 1) : NULL;
+}
+
+static void *render(void *arg)
+{
+	struct export_queue *q = arg;
+	struct batch *b = q->rendering;
+
+	for (size_t i = 0; i < b->n; i++) {
+		struct export_draw *d = &b->d[i];
+
+		switch (d->what) {
+		case EXPORT_SLICE:
+			d->u.slice.comm = back(b, d->u.slice.comm);
+			d->u.slice.mm = back(b, d->u.slice.mm);
+			break;
+		case EXPORT_REQUEST:
+			d->u.request.mm = back(b, d->u.request.mm);
+			d->u.request.scope = back(b, d->u.request.scope);
+			d->u.request.event = back(b, d->u.request.event);
+			break;
+		case EXPORT_IPI:
+			d->u.ipi.mm = back(b, d->u.ipi.mm);
+			break;
+		default:
+			break;
+		}
+		q->to.draw(q->to.ctx, d);
+	}
+	b->n = 0;
+	b->tn = 0;
+	return NULL;
+}
+
+/* The batch before is rendered, its thread joined. */
+static void join(struct export_queue *q)
+{
+	if (q->running)
+		pthread_join(q->thread, NULL);
+	q->running = false;
+}
+
+/* The batch being filled to the renderer: on a thread (here when none starts). */
+static void hand_over(struct export_queue *q)
+{
+	if (!q->b[q->filling].n)
+		return;
+	join(q);
+	q->rendering = &q->b[q->filling];
+	q->filling = !q->filling;
+	if (!pthread_create(&q->thread, NULL, render, q))
+		q->running = true;
+	else
+		render(q);
+}
+
+void export_queue_draw(void *ctx, const struct export_draw *d)
+{
+	struct export_queue *q = ctx;
+	struct batch *b = &q->b[q->filling];
+	struct export_draw *k = &b->d[b->n++];
+
+	*k = *d;
+	switch (d->what) {
+	case EXPORT_SLICE:
+		k->u.slice.comm = keep(b, d->u.slice.comm);
+		k->u.slice.mm = keep(b, d->u.slice.mm);
+		break;
+	case EXPORT_REQUEST:
+		k->u.request.mm = keep(b, d->u.request.mm);
+		k->u.request.scope = keep(b, d->u.request.scope);
+		k->u.request.event = keep(b, d->u.request.event);
+		break;
+	case EXPORT_IPI:
+		k->u.ipi.mm = keep(b, d->u.ipi.mm);
+		break;
+	default:
+		break;
+	}
+	if (b->n == BATCH_DRAWS)
+		hand_over(q);
+}
+
+void export_queue_finish(struct export_queue *q)
+{
+	if (!q)
+		return;
+	hand_over(q);
+	join(q);
+	for (int i = 0; i < 2; i++)
+		free(q->b[i].text);
+	free(q);
+}
