@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # A trace.dat of gigabytes: tlbscope report against the bare libtracecmd iteration
-# (bench/floor.c) on it, as a ratio, with the throughput, and memory sampled every 0.1 s
+# (bench/floor.c) on it, as a ratio, with the throughput, then export --format perfetto
+# against report; memory sampled every 0.1 s
 # through each run: anonymous memory (the heap: tlbscope's state and the libraries') apart
 # from file-backed pages (libtracecmd leaves the pages of the file it has read mapped, so
 # in the floor those follow the file's size; they are page cache, dropped under memory
@@ -57,3 +58,17 @@ for q in 1 2 3 4; do
 	printf '  %s: %s' "$t" "$a"
 done
 echo
+# export --format perfetto into a file (one pass and the trace's beginning), against report
+read -r ew ea ef <<< "$(sample "$prog" export --format perfetto -o "$work/large.pftrace" \
+	"$trace")"
+n=$(wc -l < "$work/samples")
+printf '%-44s %8s s %12s KiB %12s KiB\n' "tlbscope export --format perfetto" "$ew" "$ea" "$ef"
+printf 'export perfetto / report: %.2f (goal <= 1.5), %s bytes written\n' \
+	"$(echo "$ew / $rw" | bc -l)" "$(stat -c %s "$work/large.pftrace")"
+printf 'export anon memory at each quarter of its run (s: KiB):'
+for q in 1 2 3 4; do
+	read -r t a _ <<< "$(sed -n "$(( (n * q + 3) / 4 ))p" "$work/samples")"
+	printf '  %s: %s' "$t" "$a"
+done
+echo
+rm -f "$work/large.pftrace"

@@ -25,13 +25,16 @@ TIMEOUT=${TIMEOUT:-3600}
 script=$1
 shift
 [ -e "$CACHE/disk.img" ] || { echo "debian guest: no $CACHE/disk.img: make -C corpus/debian image" >&2; exit 2; }
+# the console is a file here, with nothing to read: the image's root login on it (for a
+# guest driven by hand) would end at once and start again every few seconds all run long
+nogetty=systemd.mask=serial-getty@ttyS0.service
 if [ -n "${IMAGE:-}" ]; then
 	[ -e "$IMAGE" ] || { echo "debian guest: no kernel $IMAGE" >&2; exit 2; }
 	kernel=$IMAGE
 	initrd=
 	MACHINE=${MACHINE:-virt,aia=aplic-imsic}
 	# no initrd: the root device waited for, the console's own earlycon
-	append="root=/dev/vda rw rootwait console=ttyS0 earlycon=sbi cryptomgr.notests"
+	append="root=/dev/vda rw rootwait console=ttyS0 earlycon=sbi cryptomgr.notests $nogetty"
 else
 	for f in vmlinuz initrd.img; do
 		[ -e "$CACHE/$f" ] || { echo "debian guest: no $CACHE/$f: make -C corpus/debian image" >&2; exit 2; }
@@ -39,7 +42,7 @@ else
 	kernel=$CACHE/vmlinuz
 	initrd="-initrd $CACHE/initrd.img"
 	MACHINE=${MACHINE:-virt}
-	append="root=/dev/vda rw console=ttyS0 cryptomgr.notests"
+	append="root=/dev/vda rw console=ttyS0 cryptomgr.notests $nogetty"
 fi
 command -v qemu-system-riscv64 > /dev/null || "$here/host-deps.sh"
 
