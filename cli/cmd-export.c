@@ -13,8 +13,8 @@
  * input is read twice: once to decide (export_scan_ops), once to draw (export_model_ops);
  * standard input is first copied to a temporary file.  Into a regular file the first pass
  * reads only the beginning and guesses; the drawing checks the guess on the whole trace
- * and, only when it did not hold, the file is truncated and drawn again.  The IPIs and requests drawn are
- * those `report` counts.
+ * and, only when it did not hold, the file is truncated and drawn again.  The IPIs and
+ * requests drawn are those `report` counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -308,7 +308,7 @@ int cmd_export(int argc, char **argv)
 	const char *name;
 	FILE *out = NULL;
 	off_t at = -1;
-	bool whole = true, held, created;
+	bool decided = true, held, created;	/* decided: by the whole trace */
 	int r, fd = -1;
 
 	r = export_parse(&o, argc, argv);
@@ -329,7 +329,7 @@ int cmd_export(int argc, char **argv)
 	 * handler entries are traced.  Into a file, where the drawing can start over, only the
 	 * beginning is read and the drawing checks the guess (one pass when it holds).
 	 */
-	r = first_pass(&o, output_file(&o, &created) ? guess_events() : 0, &scan, &whole);
+	r = first_pass(&o, output_file(&o, &created) ? guess_events() : 0, &scan, &decided);
 	if (r || (r = model_opts(&o, &scan, &mo, &window)))
 		goto out;
 	out = o.output ? fopen(o.output, "we") : stdout;
@@ -338,8 +338,9 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 	/* not a file after all: the whole trace decides first */
-	if (!whole && (at = restart_point(out)) < 0 &&
-	    ((r = first_pass(&o, 0, &scan, &whole)) || (r = model_opts(&o, &scan, &mo, &window))))
+	if (!decided && (at = restart_point(out)) < 0 &&
+	    ((r = first_pass(&o, 0, &scan, &decided)) ||
+	     (r = model_opts(&o, &scan, &mo, &window))))
 		goto out;
 	if (platform_load(NULL, &pf, err)) {
 		r = error("%s", err);
@@ -347,7 +348,7 @@ int cmd_export(int argc, char **argv)
 	}
 	mo.tlb_reach_mms = platform_reach_mms(&pf);
 	/* the first pass said what the input's checks found when it read it all */
-	o.c.checks_said = whole;
+	o.c.checks_said = decided;
 	for (int pass = 0; pass < 2; pass++) {
 		src = ts_source_open(o.c.input, err);
 		if (!src) {
@@ -357,12 +358,12 @@ int cmd_export(int argc, char **argv)
 		r = export_draw_all(&o, src, out, name, &mo, &n, &seen, &held);
 		ts_source_close(src);
 		src = NULL;
-		if (r && !whole) {	/* bad input past the guess: nothing drawn */
+		if (r && !decided) {	/* bad input past the guess: nothing drawn */
 			start_over(&o, out, at);
 			if (created)
 				unlink(o.output);
 		}
-		if (r || whole || held)
+		if (r || decided || held)
 			break;
 		/* the guess did not hold: drawn again with what the whole trace showed */
 		if (getenv("TLBSCOPE_EXPORT_GUESS"))	/* the tests see it happen */
@@ -370,7 +371,7 @@ int cmd_export(int argc, char **argv)
 		if ((r = start_over(&o, out, at)) || (r = model_opts(&o, &seen, &mo, &window)))
 			goto out;
 		o.c.checks_said = true;
-		whole = true;
+		decided = true;
 	}
 	if (!r && out != stdout && (fflush(out) || ferror(out)))
 		r = error("export: %s: %s", o.output, strerror(errno ? errno : EIO));
