@@ -50,25 +50,23 @@ printf '%-44s %8s s %12s KiB %12s KiB\n' "" wall "peak anon" "peak file" \
 printf 'report / floor: %.2f (goal <= 1.5)\n' "$(echo "$rw / $fw" | bc -l)"
 printf 'throughput: %.0f MB/s, %.2f M events/s\n' "$(echo "$size / $rw / 1000000" | bc -l)" \
 	"$(echo "$events / $rw / 1000000" | bc -l)"
-# report's anonymous memory along its run: at each quarter of the samples
-n=$(wc -l < "$work/samples")
-printf 'report anon memory at each quarter of its run (s: KiB):'
-for q in 1 2 3 4; do
-	read -r t a _ <<< "$(sed -n "$(( (n * q + 3) / 4 ))p" "$work/samples")"
-	printf '  %s: %s' "$t" "$a"
-done
-echo
+# WHO's anonymous memory along the run just sampled: at each quarter of the samples
+quarters() {
+	local n t a
+	n=$(wc -l < "$work/samples")
+	printf '%s anon memory at each quarter of its run (s: KiB):' "$1"
+	for q in 1 2 3 4; do
+		read -r t a _ <<< "$(sed -n "$(( (n * q + 3) / 4 ))p" "$work/samples")"
+		printf '  %s: %s' "$t" "$a"
+	done
+	echo
+}
+quarters report
 # export --format perfetto into a file (one pass and the trace's beginning), against report
 read -r ew ea ef <<< "$(sample "$prog" export --format perfetto -o "$work/large.pftrace" \
 	"$trace")"
-n=$(wc -l < "$work/samples")
 printf '%-44s %8s s %12s KiB %12s KiB\n' "tlbscope export --format perfetto" "$ew" "$ea" "$ef"
 printf 'export perfetto / report: %.2f (goal <= 1.5), %s bytes written\n' \
 	"$(echo "$ew / $rw" | bc -l)" "$(stat -c %s "$work/large.pftrace")"
-printf 'export anon memory at each quarter of its run (s: KiB):'
-for q in 1 2 3 4; do
-	read -r t a _ <<< "$(sed -n "$(( (n * q + 3) / 4 ))p" "$work/samples")"
-	printf '  %s: %s' "$t" "$a"
-done
-echo
+quarters export
 rm -f "$work/large.pftrace"

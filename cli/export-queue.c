@@ -54,9 +54,31 @@ static const char *keep(struct batch *b, const char *s)
 	return (const char *)(uintptr_t)(at + 1);
 }
 
-static const char *back(const struct batch *b, const char *kept)
+static const char *back(struct batch *b, const char *kept)
 {
 	return kept ? b->text + ((uintptr_t)kept - 1) : NULL;
+}
+
+/* Each string of @d replaced by @f(@b, it). */
+static void map_strings(struct export_draw *d, struct batch *b,
+			const char *(*f)(struct batch *b, const char *s))
+{
+	switch (d->what) {
+	case EXPORT_SLICE:
+		d->u.slice.comm = f(b, d->u.slice.comm);
+		d->u.slice.mm = f(b, d->u.slice.mm);
+		break;
+	case EXPORT_REQUEST:
+		d->u.request.mm = f(b, d->u.request.mm);
+		d->u.request.scope = f(b, d->u.request.scope);
+		d->u.request.event = f(b, d->u.request.event);
+		break;
+	case EXPORT_IPI:
+		d->u.ipi.mm = f(b, d->u.ipi.mm);
+		break;
+	default:
+		break;
+	}
 }
 
 static void *render(void *arg)
@@ -65,25 +87,8 @@ static void *render(void *arg)
 	struct batch *b = q->rendering;
 
 	for (size_t i = 0; i < b->n; i++) {
-		struct export_draw *d = &b->d[i];
-
-		switch (d->what) {
-		case EXPORT_SLICE:
-			d->u.slice.comm = back(b, d->u.slice.comm);
-			d->u.slice.mm = back(b, d->u.slice.mm);
-			break;
-		case EXPORT_REQUEST:
-			d->u.request.mm = back(b, d->u.request.mm);
-			d->u.request.scope = back(b, d->u.request.scope);
-			d->u.request.event = back(b, d->u.request.event);
-			break;
-		case EXPORT_IPI:
-			d->u.ipi.mm = back(b, d->u.ipi.mm);
-			break;
-		default:
-			break;
-		}
-		q->to.draw(q->to.ctx, d);
+		map_strings(&b->d[i], b, back);
+		q->to.draw(q->to.ctx, &b->d[i]);
 	}
 	b->n = 0;
 	b->tn = 0;
@@ -119,22 +124,7 @@ void export_queue_draw(void *ctx, const struct export_draw *d)
 	struct export_draw *k = &b->d[b->n++];
 
 	*k = *d;
-	switch (d->what) {
-	case EXPORT_SLICE:
-		k->u.slice.comm = keep(b, d->u.slice.comm);
-		k->u.slice.mm = keep(b, d->u.slice.mm);
-		break;
-	case EXPORT_REQUEST:
-		k->u.request.mm = keep(b, d->u.request.mm);
-		k->u.request.scope = keep(b, d->u.request.scope);
-		k->u.request.event = keep(b, d->u.request.event);
-		break;
-	case EXPORT_IPI:
-		k->u.ipi.mm = keep(b, d->u.ipi.mm);
-		break;
-	default:
-		break;
-	}
+	map_strings(k, b, keep);
 	if (b->n == BATCH_DRAWS)
 		hand_over(q);
 }
