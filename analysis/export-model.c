@@ -45,7 +45,7 @@ static void scan_feed(void *state, struct timeline *tl, const struct ts_event *e
 		s->entries++;
 }
 
-/* What the trace read into @tl shows, @entries handler entries in it, @src_cpus the input's count */
+/* What the trace read into @tl shows: @entries handler entries, @src_cpus CPUs in its input */
 static struct export_scan scan_of(const struct timeline *tl, uint64_t entries, int src_cpus)
 {
 	struct export_scan r = {
@@ -97,11 +97,9 @@ bool export_scan_enough(void *state, const struct timeline *tl, uint64_t n)
 	return q * 1000 >= e * 999 || q * 100 < e * 95;
 }
 
-void export_scan_get(const void *state, bool whole, struct export_scan *out)
+void export_scan_get(const void *state, struct export_scan *out)
 {
-	const struct scan *s = state;
-
-	*out = s->r;
+	*out = ((const struct scan *)state)->r;
 }
 
 const struct analysis_ops export_scan_ops = {

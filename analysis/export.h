@@ -25,8 +25,8 @@ struct export_scan {
 };
 
 /*
- * the first pass: new(src, NULL); after finish(), export_scan_get(): what the trace shows,
- * or, when it read only the beginning (!@whole), the best guess of it
+ * the first pass: new(src, NULL); after finish(), export_scan_get(): what the trace shows
+ * (when it read only the beginning: what the beginning shows, the guess)
  */
 extern const struct analysis_ops export_scan_ops;
 /*
@@ -39,7 +39,7 @@ extern const struct analysis_ops export_scan_ops;
 #define EXPORT_GUESS_MAX	(1u << 18)
 #define EXPORT_GUESS_IPIS	4096
 bool export_scan_enough(void *state, const struct timeline *tl, uint64_t n);
-void export_scan_get(const void *state, bool whole, struct export_scan *out);
+void export_scan_get(const void *state, struct export_scan *out);
 
 enum export_what {
 	EXPORT_SLICE,	/* what ran on @cpu (a task, or idle) from @ts to u.slice.end */

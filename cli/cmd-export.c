@@ -254,7 +254,7 @@ static int first_pass(const struct export_opts *o, uint64_t min, struct export_s
 		return error("%s", err);
 	state = export_pass(&o->c, src, &export_scan_ops, NULL, min,
 			    getenv("TLBSCOPE_EXPORT_GUESS") ? NULL : export_scan_enough, &r, whole);
-	export_scan_get(state, *whole, scan);
+	export_scan_get(state, scan);
 	export_scan_ops.free(state);
 	ts_source_close(src);
 	return r;
