@@ -148,18 +148,20 @@ static int export_parse(struct export_opts *o, int argc, char **argv)
  */
 #define GUESS_EVENTS	(1u << 13)
 
-/* GUESS_EVENTS, or TLBSCOPE_EXPORT_GUESS's count (the tests' way to make a guess fail: then
- * the first pass stops right there) */
-static uint64_t guess_events(void)
+/*
+ * TLBSCOPE_EXPORT_GUESS's count of events (the tests' way to make a guess fail: the first
+ * pass stops right there, and a drawing again is said), or 0 when it gives none.
+ */
+static uint64_t guess_forced(void)
 {
 	const char *v = getenv("TLBSCOPE_EXPORT_GUESS");
 	char *end;
 	unsigned long long n;
 
 	if (!v || !*v)
-		return GUESS_EVENTS;
+		return 0;
 	n = strtoull(v, &end, 10);
-	return *end || !n ? GUESS_EVENTS : n;
+	return *end ? 0 : n;
 }
 
 /*
@@ -239,12 +241,14 @@ static int start_over(const struct export_opts *o, FILE *out, off_t at)
 }
 
 /*
- * The first pass into *@scan, over the beginning when @min (GUESS_EVENTS) else all of it;
- * *@whole: it read the input to its end.  0, or the exit status (the message printed).
+ * The first pass into *@scan: over the beginning when @guess (GUESS_EVENTS and on until
+ * export_scan_enough(), or the forced count), else all of it; *@whole: it read the input
+ * to its end.  0, or the exit status (the message printed).
  */
-static int first_pass(const struct export_opts *o, uint64_t min, struct export_scan *scan,
+static int first_pass(const struct export_opts *o, bool guess, struct export_scan *scan,
 		      bool *whole)
 {
+	uint64_t forced = guess_forced();
 	char err[TS_ERR_LEN];
 	struct ts_source *src = ts_source_open(o->c.input, err);
 	void *state;
@@ -252,8 +256,9 @@ static int first_pass(const struct export_opts *o, uint64_t min, struct export_s
 
 	if (!src)
 		return error("%s", err);
-	state = export_pass(&o->c, src, &export_scan_ops, NULL, min,
-			    getenv("TLBSCOPE_EXPORT_GUESS") ? NULL : export_scan_enough, &r, whole);
+	state = export_pass(&o->c, src, &export_scan_ops, NULL,
+			    !guess ? 0 : forced ? forced : GUESS_EVENTS,
+			    forced ? NULL : export_scan_enough, &r, whole);
 	export_scan_get(state, scan);
 	export_scan_ops.free(state);
 	ts_source_close(src);
@@ -329,7 +334,7 @@ int cmd_export(int argc, char **argv)
 	 * handler entries are traced.  Into a file, where the drawing can start over, only the
 	 * beginning is read and the drawing checks the guess (one pass when it holds).
 	 */
-	r = first_pass(&o, output_file(&o, &created) ? guess_events() : 0, &scan, &decided);
+	r = first_pass(&o, output_file(&o, &created), &scan, &decided);
 	if (r || (r = model_opts(&o, &scan, &mo, &window)))
 		goto out;
 	out = o.output ? fopen(o.output, "we") : stdout;
@@ -339,7 +344,7 @@ int cmd_export(int argc, char **argv)
 	}
 	/* not a file after all: the whole trace decides first */
 	if (!decided && (at = restart_point(out)) < 0 &&
-	    ((r = first_pass(&o, 0, &scan, &decided)) ||
+	    ((r = first_pass(&o, false, &scan, &decided)) ||
 	     (r = model_opts(&o, &scan, &mo, &window))))
 		goto out;
 	if (platform_load(NULL, &pf, err)) {
@@ -366,7 +371,7 @@ int cmd_export(int argc, char **argv)
 		if (r || decided || held)
 			break;
 		/* the guess did not hold: drawn again with what the whole trace showed */
-		if (getenv("TLBSCOPE_EXPORT_GUESS"))	/* the tests see it happen */
+		if (guess_forced())	/* the tests see it happen */
 			fprintf(stderr, "tlbscope: export: the guess did not hold; drawn again\n");
 		if ((r = start_over(&o, out, at)) || (r = model_opts(&o, &seen, &mo, &window)))
 			goto out;
