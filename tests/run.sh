@@ -7,6 +7,8 @@
 # TLBSCOPE_WRAP (e.g. "valgrind -q --error-exitcode=99") prefixes every tlbscope run.
 # TESTS_REAL="record*.sh top.sh": only those real-trace scripts run; each other one is
 # reported skipped with TESTS_REAL_WHY (or "not selected") as its reason.
+# TESTS_OUT=DIR: each real-trace script's output is kept there as it ends, with its
+# seconds in DIR/times (progress of a long run, e.g. the guest's under QEMU).
 set -u
 build=${1:-build}
 prog=${2:-./tlbscope}
@@ -52,8 +54,21 @@ tally < <(tests/cli-run.sh)
 # CPUs).  Each script's output is kept and printed in the scripts' order.
 jobs=${TEST_JOBS:-$(nproc 2> /dev/null || echo 1)}
 echo "== real traces ($jobs at a time; those that trace this machine alone)"
-outs=$(mktemp -d "${TMPDIR:-/tmp}/tlbscope-run.XXXXXX") || exit 2
-trap 'rm -rf "$outs"' EXIT
+if [ -n "${TESTS_OUT:-}" ]; then
+	outs=$TESTS_OUT
+	mkdir -p "$outs" && : > "$outs/times" || exit 2
+else
+	outs=$(mktemp -d "${TMPDIR:-/tmp}/tlbscope-run.XXXXXX") || exit 2
+	trap 'rm -rf "$outs"' EXIT
+fi
+run1() {	# script $1, its output into $outs, its seconds appended to $outs/times
+	local t0=$SECONDS
+	"$1" > "$outs/${1##*/}.part" 2>&1
+	mv "$outs/${1##*/}.part" "$outs/${1##*/}"
+	echo "${1##*/} $((SECONDS - t0))" >> "$outs/times"
+}
+export outs
+export -f run1
 shared=() alone=()
 selected() {	# is script $1 among TESTS_REAL's patterns (all when unset)?
 	local p pats
@@ -79,10 +94,10 @@ for s in tests/real/*.sh; do
 done
 if [ ${#shared[@]} -gt 0 ]; then
 	printf '%s\n' "${shared[@]}" |
-		xargs -P "$jobs" -I{} sh -c '"$1" > "$2/${1##*/}" 2>&1' _ {} "$outs"
+		xargs -P "$jobs" -I{} bash -c 'run1 "$1"' _ {}
 fi
 for s in "${alone[@]}"; do
-	"$s" > "$outs/${s##*/}" 2>&1
+	run1 "$s"
 done
 for s in tests/real/*.sh; do
 	tally < "$outs/${s##*/}"

@@ -9,6 +9,9 @@ if [ $# -gt 0 ]; then
 	export TESTS_REAL="$*"
 	export TESTS_REAL_WHY="not run in the guest (slow under QEMU's TCG; run on the host)"
 fi
+# each script's output and seconds in the share as it ends (the host sees the progress)
+export TESTS_OUT=/mnt/share/real-out
+rm -rf "$TESTS_OUT"
 cd /root || exit 1
 rm -rf tlbscope && mkdir tlbscope && tar -C tlbscope -xf /mnt/share/src.tar || exit 1
 cd tlbscope || exit 1
