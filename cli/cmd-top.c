@@ -202,23 +202,25 @@ static void sleep_ns(uint64_t ns)
 	nanosleep(&ts, NULL);	/* a signal cuts it short, which is what we want */
 }
 
-/* First and last timestamps of the replayed trace: the position shown in the header. */
+/*
+ * First and last timestamps of the replayed trace: the position shown in the header.  From
+ * a trace.dat's records alone (ts_source_span()), so a large one starts without a first
+ * reading of all its events.
+ */
 static void replay_span(struct top_run *r)
 {
 	char err[TS_ERR_LEN];
 	struct ts_source *s;
-	struct ts_event ev;
+	uint64_t first, last;
 
 	if (!strcmp(r->o->replay, "-"))
 		return;
 	s = ts_source_open(r->o->replay, err);
 	if (!s)
 		return;
-	while (ts_source_next(s, &ev) > 0) {
-		if (!r->first_ts || ev.ts < r->first_ts)
-			r->first_ts = ev.ts;
-		if (ev.ts > r->last_ts)
-			r->last_ts = ev.ts;
+	if (ts_source_span(s, &first, &last) > 0) {
+		r->first_ts = first;
+		r->last_ts = last;
 	}
 	ts_source_close(s);
 }

@@ -21,6 +21,12 @@ struct ts_format {
 	int (*open)(struct ts_source *src);
 	/* 1 event, 0 end, -1 bad input with ts_source_fail() called */
 	int (*next)(struct ts_source *src, struct ts_event *ev);
+	/*
+	 * Optional: the first and last timestamps of the records left, read without decoding
+	 * them (the source is spent after); 1 some, 0 none, -1 bad input (ts_source_fail()).
+	 * Without it, ts_source_span() reads the events.
+	 */
+	int (*span)(struct ts_source *src, uint64_t *first, uint64_t *last);
 	void (*close)(struct ts_source *src);
 };
 

@@ -387,6 +387,12 @@ int ts_tracedat_died_main(int argc, char **argv, char *err);
  * Returns 1 and fills @ev, 0 at the end, -1 on bad input (message in ts_source_error()).
  */
 int ts_source_next(struct ts_source *src, struct ts_event *ev);
+/*
+ * ts_source_span - the first and last timestamps (ns) of what is left of @src, which is spent
+ * after: from the records alone where the format can (a trace.dat's, without decoding them),
+ * else from its events.  1 some, 0 none, -1 bad input (ts_source_error()).
+ */
+int ts_source_span(struct ts_source *src, uint64_t *first, uint64_t *last);
 const char *ts_source_error(const struct ts_source *src);
 const struct ts_source_info *ts_source_info(const struct ts_source *src);
 /* Does the input define kprobe event @event (recorded or not; ts_source_info's list)? */

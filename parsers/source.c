@@ -160,6 +160,26 @@ int ts_source_next(struct ts_source *src, struct ts_event *ev)
 	return r;
 }
 
+int ts_source_span(struct ts_source *src, uint64_t *first, uint64_t *last)
+{
+	struct ts_event ev;
+	bool some = false;
+	int r;
+
+	if (src->fmt->span)
+		return src->fmt->span(src, first, last);
+	*first = UINT64_MAX;
+	*last = 0;
+	while ((r = ts_source_next(src, &ev)) > 0) {
+		some = true;
+		if (ev.ts < *first)
+			*first = ev.ts;
+		if (ev.ts > *last)
+			*last = ev.ts;
+	}
+	return r < 0 ? -1 : some;
+}
+
 uint64_t ts_source_checked(const struct ts_source *src, enum ts_check c, const char **first)
 {
 	if (c >= TS_CHK__COUNT) {

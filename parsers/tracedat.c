@@ -514,6 +514,38 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	return 1;
 }
 
+/*
+ * Each CPU's records walked for their timestamps alone (the first of each is its head):
+ * the merge, the formats and the decoding are what reading the events costs.
+ */
+static int tracedat_span(struct ts_source *src, uint64_t *first, uint64_t *last)
+{
+	struct tracedat *td = src->priv;
+	bool some = false;
+
+	*first = UINT64_MAX;
+	*last = 0;
+	for (int cpu = 0; cpu < td->ncpus; cpu++) {
+		if (!td->heads[cpu])
+			continue;
+		some = true;
+		if (td->heads[cpu]->ts < *first)
+			*first = td->heads[cpu]->ts;
+		while (td->heads[cpu]) {
+			if (td->heads[cpu]->ts > *last)
+				*last = td->heads[cpu]->ts;
+			if (td->dc) {
+				if (direct_fill(src, td, cpu, true))
+					return -1;
+			} else {
+				tracecmd_free_record(td->heads[cpu]);
+				td->heads[cpu] = tracecmd_read_data(td->in, cpu);
+			}
+		}
+	}
+	return some;
+}
+
 static void tracedat_close(struct ts_source *src)
 {
 	struct tracedat *td = src->priv;
@@ -547,5 +579,6 @@ const struct ts_format ts_format_tracedat = {
 	.needs_file = true,
 	.open = tracedat_open,
 	.next = tracedat_next,
+	.span = tracedat_span,
 	.close = tracedat_close,
 };
