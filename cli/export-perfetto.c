@@ -234,6 +234,19 @@ static void trace_packet(FILE *out, const void *b, size_t len)
 	fwrite(b, 1, len, out);
 }
 
+/* @v as a varint at @b, unchecked (room for 10 bytes); its length */
+static inline size_t vput(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		b[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
 /*
  * @z's packets as one packet holding them deflated.  A chunk that would not deflate (never
  * seen: only on an allocation failure inside zlib) goes out as it is.
@@ -241,17 +254,17 @@ static void trace_packet(FILE *out, const void *b, size_t len)
 static void deflate_write(struct deflation *z)
 {
 	uLongf len = z->zalloc;
-	struct pb head = { 0 };
+	uint8_t head[12];	/* the field's key and length: two varints */
+	size_t n;
 
 	if (compress2(z->zbuf, &len, z->in.b, z->in.n, DEFLATE_LEVEL) != Z_OK) {
 		fwrite(z->in.b, 1, z->in.n, z->out);
 	} else {
-		pb_varint(&head, (uint64_t)PKT_COMPRESSED << 3 | WT_LEN);
-		pb_varint(&head, len);
-		trace_packet_head(z->out, head.n + len);
-		fwrite(head.b, 1, head.n, z->out);
+		n = vput(head, (uint64_t)PKT_COMPRESSED << 3 | WT_LEN);
+		n += vput(head + n, len);
+		trace_packet_head(z->out, n + len);
+		fwrite(head, 1, n, z->out);
 		fwrite(z->zbuf, 1, len, z->out);
-		free(head.b);
 	}
 	z->in.n = 0;
 }
@@ -536,19 +549,6 @@ static void event_start(struct perfetto *f, int type, uint64_t track, const char
 		pb_uint(&f->ev, TE_CATEGORY_IIDS, intern_lit(f, TAB_CATEGORIES, cat));
 	if (name)
 		pb_uint(&f->ev, TE_NAME_IID, intern_lit(f, TAB_NAMES, name));
-}
-
-/* @v as a varint at @b, unchecked (room for 10 bytes); its length */
-static inline size_t vput(uint8_t *b, uint64_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		b[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	b[n++] = (uint8_t)v;
-	return n;
 }
 
 static inline size_t vlen(uint64_t v)
