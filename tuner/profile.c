@@ -22,7 +22,8 @@ struct tuner *tuner_aggregate_new(const struct tuner_opts *o)
 	t->aggregate = true;
 	t->started = true;
 	t->nfixed = -1;		/* the first trace added decides whether there are windows */
-	t->sweep = sweep_new(t, false);
+	t->sweep = sweep_new(t, false, NULL);
+	t->sweeps[t->nsweeps++] = t->sweep;
 	t->lazy = xcalloc(1, sizeof(*t->lazy));
 	return t;
 }

@@ -47,7 +47,8 @@ struct sweep {
 	bool idle;
 	const int *T, *Q;
 	uint64_t warm_ts;
-	struct stack *st;
+	struct stack *st;		/* per CPU; @share's when it was given one */
+	bool st_borrowed;
 	uint64_t (*hist)[CAP + 1];	/* per CPU reuse distances */
 	struct u64map open;		/* (cpu << 32 | mm) -> absence index + 1 */
 	struct absence *abs;
@@ -59,7 +60,7 @@ struct sweep {
 	uint64_t *drain_max, *drain_max_pages;
 };
 
-struct sweep *sweep_new(const struct tuner *t, bool idle)
+struct sweep *sweep_new(const struct tuner *t, bool idle, struct sweep *share)
 {
 	struct sweep *s = xcalloc(1, sizeof(*s));
 
@@ -73,7 +74,8 @@ struct sweep *sweep_new(const struct tuner *t, bool idle)
 		if (s->Q[i] + 1 > s->qcap)
 			s->qcap = s->Q[i] + 1;
 	s->reach = t->o.tlb_reach_mms > CAP ? CAP : t->o.tlb_reach_mms;
-	s->st = xcalloc(s->ncpus, sizeof(*s->st));
+	s->st_borrowed = share != NULL;
+	s->st = share ? share->st : xcalloc(s->ncpus, sizeof(*s->st));
 	s->hist = xcalloc(s->ncpus, sizeof(*s->hist));
 	s->c.overflow = xcalloc(grid_cells(s->nT, s->nQ), sizeof(*s->c.overflow));
 	s->drain_max = xcalloc((size_t)s->nT * s->nQ, sizeof(*s->drain_max));
@@ -90,7 +92,8 @@ void sweep_free(struct sweep *s)
 		free(s->abs[i].ranges);
 	free(s->abs);
 	free(s->free_abs);
-	free(s->st);
+	if (!s->st_borrowed)
+		free(s->st);
 	free(s->hist);
 	free(s->c.overflow);
 	free(s->drain_max);
@@ -210,10 +213,13 @@ static void range_add(int64_t *diff, int from, int to)
 	diff[to + 1]--;
 }
 
-/* Rule 1 for every T at once: @cpu loads @mm (not a kernel thread, not already active). */
-void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count)
+/*
+ * Rule 1 for every T at once, in each of the @n sweeps of @sw (sharing one stack per CPU):
+ * @cpu loads @mm (not a kernel thread, not already active).
+ */
+void sweep_switch(struct sweep *const *sw, int n, int cpu, uint32_t mm, bool count)
 {
-	struct stack *st = &s->st[cpu];
+	struct stack *st = &sw[0]->st[cpu];
 	int dx = 0, h = 0, e;
 	int far = CAP + 1;
 
@@ -229,20 +235,24 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 		if (!h && !st->mm[i])
 			h = i + 1;
 	}
-	if (count) {
-		s->hist[cpu][dx ? dx : 0]++;
+	/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
+	e = dx ? dx - 1 : far - 1;
+	if (h && h - 1 < e)
+		e = h - 1;
+	if (st->len < e)
+		e = st->len;
+	for (int k = 0; k < n; k++) {
+		struct sweep *s = sw[k];
+
+		if (count) {
+			s->hist[cpu][dx ? dx : 0]++;
+			if (dx)
+				s->c.hits[dx]++;
+			range_add(s->c.evict, 1, e);
+		}
 		if (dx)
-			s->c.hits[dx]++;
-		/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
-		e = dx ? dx - 1 : far - 1;
-		if (h && h - 1 < e)
-			e = h - 1;
-		if (st->len < e)
-			e = st->len;
-		range_add(s->c.evict, 1, e);
+			absence_close(s, cpu, mm, dx, count);
 	}
-	if (dx)
-		absence_close(s, cpu, mm, dx, count);
 
 	if (h && (!dx || h < dx)) {
 		/* the miss (for small T) fills the topmost hole */
@@ -254,7 +264,8 @@ void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count
 	} else {
 		if (st->len == CAP) {
 			/* deeper than any table: gone for every T */
-			absence_close(s, cpu, st->mm[CAP - 1], 0, count);
+			for (int k = 0; k < n; k++)
+				absence_close(sw[k], cpu, st->mm[CAP - 1], 0, count);
 			st->len--;
 		}
 		memmove(&st->mm[1], &st->mm[0], st->len * sizeof(st->mm[0]));
@@ -311,11 +322,11 @@ void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count)
 		absence_close(s, cpu, mm, 1, count);
 }
 
-/* Rule 3: the mm leaves every stack; its place becomes a hole. */
-void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm)
+/* Rule 3, in each of the @n sweeps of @sw: the mm leaves every stack; its place a hole. */
+void sweep_exit(struct sweep *const *sw, int n, const struct tuner *t, uint32_t mm)
 {
-	for (int c = 0; c < s->ncpus; c++) {
-		struct stack *st = &s->st[c];
+	for (int c = 0; c < sw[0]->ncpus; c++) {
+		struct stack *st = &sw[0]->st[c];
 		int p;
 
 		if (!cpumask_test(&t->mm[mm].ever_on, c))
@@ -323,23 +334,24 @@ void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm)
 		p = pos_of(st, mm);
 		if (!p)
 			continue;
-		absence_close(s, c, mm, 0, true);
+		for (int k = 0; k < n; k++)
+			absence_close(sw[k], c, mm, 0, true);
 		st->mm[p - 1] = 0;
 		trim(st);
 	}
 }
 
-/* Rule 4: a full local flush keeps only the active mm (position 1). */
-void sweep_reset(struct sweep *s, int cpu, bool count)
+/* Rule 4, in each of the @n sweeps of @sw: a full local flush keeps only the active mm. */
+void sweep_reset(struct sweep *const *sw, int n, int cpu, bool count)
 {
-	struct stack *st = &s->st[cpu];
+	struct stack *st = &sw[0]->st[cpu];
 
 	for (int i = 1; i < st->len; i++)
-		if (st->mm[i])
-			absence_close(s, cpu, st->mm[i], 0, true);
+		for (int k = 0; k < n && st->mm[i]; k++)
+			absence_close(sw[k], cpu, st->mm[i], 0, true);
 	st->len = st->len && st->mm[0] ? 1 : 0;
-	if (count)
-		s->c.resets++;
+	for (int k = 0; k < n && count; k++)
+		sw[k]->c.resets++;
 }
 
 void sweep_finish(struct sweep *s)

@@ -118,6 +118,8 @@ struct tuner {
 	uint64_t seeded_mms;		/* mms whose mask the kernel's showed to be wider */
 	struct sweep *sweep;
 	struct sweep *sweep_idle;	/* the lazy-idle what-if over the same grid */
+	struct sweep *sweeps[2];	/* those of the two made, sharing their stacks: */
+	int nsweeps;			/* moved together */
 	struct lazy **lazy;		/* the directly replayed points */
 	bool started;
 	uint64_t t0;
@@ -190,14 +192,15 @@ const struct tuner_counts *lazy_unknown(const struct lazy *l, int cpu, int *slot
 void lazy_kernel_flush(struct lazy *l, int ncpus, bool count);
 void lazy_targets_flush(struct lazy *l, int remote, bool count);
 
-struct sweep *sweep_new(const struct tuner *t, bool idle);
+/* @share: a sweep whose recency stacks this one shares (the calls below move both at once) */
+struct sweep *sweep_new(const struct tuner *t, bool idle, struct sweep *share);
 void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count);
 void sweep_free(struct sweep *s);
-void sweep_switch(struct sweep *s, int cpu, uint32_t mm, uint64_t ts, bool count);
+void sweep_switch(struct sweep *const *sw, int n, int cpu, uint32_t mm, bool count);
 void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
 		 uint64_t pages, uint64_t ts, bool count);
-void sweep_exit(struct sweep *s, const struct tuner *t, uint32_t mm);
-void sweep_reset(struct sweep *s, int cpu, bool count);
+void sweep_exit(struct sweep *const *sw, int n, const struct tuner *t, uint32_t mm);
+void sweep_reset(struct sweep *const *sw, int n, int cpu, bool count);
 void sweep_finish(struct sweep *s);
 void sweep_point(const struct sweep *s, int ti, int qi, struct tuner_counts *out);
 const struct sweep_counts *sweep_counts(const struct sweep *s);

@@ -93,10 +93,12 @@ static void start(struct tuner *t, const struct ts_event *ev)
 	t->started = true;
 	t->t0 = ev->ts;
 	if (!t->o.replay_only) {
-		t->sweep = sweep_new(t, false);
+		t->sweep = sweep_new(t, false, NULL);
 		sweep_set_start(t->sweep, ev->ts + t->o.warmup_ns);
-		t->sweep_idle = sweep_new(t, true);
+		t->sweep_idle = sweep_new(t, true, t->sweep);
 		sweep_set_start(t->sweep_idle, ev->ts + t->o.warmup_ns);
+		t->sweeps[t->nsweeps++] = t->sweep;
+		t->sweeps[t->nsweeps++] = t->sweep_idle;
 	}
 	t->lazy = xcalloc(t->o.nreplay ? t->o.nreplay : 1, sizeof(*t->lazy));
 	for (int i = 0; i < t->o.nreplay; i++)
@@ -147,10 +149,8 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 	if (count)
 		t->mm_switches++;
 	mm_reserve(t, mm);
-	if (t->sweep) {
-		sweep_switch(t->sweep, cpu, mm, ts, count);
-		sweep_switch(t->sweep_idle, cpu, mm, ts, count);
-	}
+	if (t->sweep)
+		sweep_switch(t->sweeps, t->nsweeps, cpu, mm, count);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_switch(t->lazy[i], cpu, mm, ts, count);
 	stock_switch(t, cpu, mm, count);
@@ -161,10 +161,8 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 static void mm_exit(struct tuner *t, uint32_t mm)
 {
 	mm_reserve(t, mm);
-	if (t->sweep) {
-		sweep_exit(t->sweep, t, mm);
-		sweep_exit(t->sweep_idle, t, mm);
-	}
+	if (t->sweep)
+		sweep_exit(t->sweeps, t->nsweeps, t, mm);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_exit(t->lazy[i], mm);
 	stock_exit(t, mm);
@@ -215,10 +213,8 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		for (int c = 0; c < t->ncpus; c++) {
 			if (!cpumask_test(k, c))
 				continue;
-			if (t->sweep) {
-				sweep_reset(t->sweep, c, count);
-				sweep_reset(t->sweep_idle, c, count);
-			}
+			if (t->sweep)
+				sweep_reset(t->sweeps, t->nsweeps, c, count);
 			stock_reset(t, c);
 			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
@@ -245,10 +241,8 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 			return;
 		/* rule 4: a full flush on every CPU keeps only each one's active mm */
 		for (int c = 0; c < t->ncpus; c++) {
-			if (t->sweep) {
-				sweep_reset(t->sweep, c, count);
-				sweep_reset(t->sweep_idle, c, count);
-			}
+			if (t->sweep)
+				sweep_reset(t->sweeps, t->nsweeps, c, count);
 			stock_reset(t, c);
 			cf_check_reset(t, c);
 			for (int i = 0; i < t->o.nreplay; i++)
