@@ -58,6 +58,7 @@ struct live {
 	 * collision, a task not seen switching yet) falls back to the saved cmdlines.
 	 */
 	struct comm_slot comms[COMM_CACHE];
+	char comm_tmp[TS_COMM_LEN];	/* comm_of()'s answer when no slot holds it */
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
 	char detail[128];
 	uint64_t nrecords;
@@ -132,17 +133,28 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 	return 0;
 }
 
+/* @pid's command name, in TS_COMM_LEN readable bytes (NUL-terminated) */
 static const char *comm_of(struct live *l, int pid)
 {
-	const struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
+	static const char idle[TS_COMM_LEN] = "<idle>", unknown[TS_COMM_LEN] = "<...>";
+	struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
 	const char *comm;
 
 	if (pid == 0)
-		return "<idle>";
+		return idle;
 	if (c->pid == pid)
 		return c->comm;
 	comm = tep_data_comm_from_pid(l->tep, pid);
-	return comm ? comm : "<...>";
+	if (!comm)
+		return unknown;
+	if (c->pid || pid < 0) {	/* a name a switch taught is never pushed out */
+		strlcpy_ts(l->comm_tmp, comm, TS_COMM_LEN);
+		return l->comm_tmp;
+	}
+	/* the saved command lines, read at the start, do not change: kept until a switch's */
+	c->pid = pid;
+	strlcpy_ts(c->comm, comm, TS_COMM_LEN);
+	return c->comm;
 }
 
 static void comm_learn(struct live *l, int pid, const char *comm)
@@ -204,7 +216,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	event = tep_event_of(&l->fields, l->tep, &rec);
 	if (event) {
 		ev->pid = tep_record_pid(&l->fields, l->tep, &rec);
-		strlcpy_ts(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
+		memcpy(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
 		/* the recorded kernel is the running one: the host's byte order */
 		fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
 					  .bigendian = tep_is_bigendian(), .event = event,
