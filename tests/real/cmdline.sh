@@ -20,8 +20,9 @@ with_cmdline() {
 	local dir=$top/corpus/traces/$1 cl=${3-}
 	[ $# -ge 3 ] || cl=$(grep -o -- '-append .*' "$dir/README.md" | head -1 | sed 's/^-append //; s/ *$//')
 	trace-cmd report "$dir/trace.dat" 2> /dev/null > "$tmp/plain.txt"
-	# after the "cpus=" line, before the first event, with that event's task, CPU and time
-	awk -v cl="$cl" 'NR == 2 && match($0, /\] +[0-9.]+:/) {
+	# after the "cpus=" line, before the first event, with that event's task, CPU, latency
+	# flags (trace-cmd 3.3 prints them by default: "[000] d.h..  1.047822:") and time
+	awk -v cl="$cl" 'NR == 2 && match($0, /\] +([^ ]+ +)?[0-9.]+:/) {
 		print substr($0, 1, RSTART + RLENGTH - 1) " print:                tracing_mark_write: tlbscope-cmdline: " cl }
 		{ print }' "$tmp/plain.txt" > "$2"
 }
