@@ -22,13 +22,15 @@ pass=0 fail=0 skip=0
 failed_names=()
 
 tally() {	# read TAP lines on stdin, print them, count them
-	local line
+	local line failing=
 	while IFS= read -r line; do
 		case "$line" in
-		"not ok"*) fail=$((fail + 1)); failed_names+=("$line"); echo "$line" ;;
-		ok*"# SKIP"*|ok*"# skip"*) skip=$((skip + 1)); echo "$line" ;;
-		ok*) pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "$line" ;;
-		*) [ -n "${VERBOSE:-}" ] && echo "$line" ;;
+		"not ok"*) fail=$((fail + 1)); failed_names+=("$line"); echo "$line"; failing=1 ;;
+		ok*"# SKIP"*|ok*"# skip"*) skip=$((skip + 1)); echo "$line"; failing= ;;
+		ok*) pass=$((pass + 1)); [ -n "${VERBOSE:-}" ] && echo "$line"; failing= ;;
+		# a failure's diagnostics (what was expected and got) are printed with it
+		"#"*) [ -n "${VERBOSE:-}$failing" ] && echo "$line" ;;
+		*) failing=; [ -n "${VERBOSE:-}" ] && echo "$line" ;;
 		esac
 	done
 }
