@@ -433,6 +433,16 @@ static int tracedat_open(struct ts_source *src)
 	return r;
 }
 
+/* CPU @cpu's head past its current record (NULL: drained).  0, or -1 read error. */
+static int head_next(struct ts_source *src, struct tracedat *td, int cpu)
+{
+	if (td->dc)
+		return direct_fill(src, td, cpu, true);
+	tracecmd_free_record(td->heads[cpu]);
+	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
+	return 0;
+}
+
 static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct tracedat *td = src->priv;
@@ -507,11 +517,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	if (td->late_error)
 		return -1;
 	td->lost_told[cpu] = false;
-	if (td->dc)
-		return direct_fill(src, td, cpu, true) ? -1 : 1;
-	tracecmd_free_record(rec);
-	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
-	return 1;
+	return head_next(src, td, cpu) ? -1 : 1;
 }
 
 /*
@@ -534,13 +540,8 @@ static int tracedat_span(struct ts_source *src, uint64_t *first, uint64_t *last)
 		while (td->heads[cpu]) {
 			if (td->heads[cpu]->ts > *last)
 				*last = td->heads[cpu]->ts;
-			if (td->dc) {
-				if (direct_fill(src, td, cpu, true))
-					return -1;
-			} else {
-				tracecmd_free_record(td->heads[cpu]);
-				td->heads[cpu] = tracecmd_read_data(td->in, cpu);
-			}
+			if (head_next(src, td, cpu))
+				return -1;
 		}
 	}
 	return some;
