@@ -134,26 +134,31 @@ struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
  */
 struct ksym {
 	unsigned long long addr;
-	const char *name;
-};
-
-struct tdc_ksyms {
-	char *text;		/* the names, NUL-terminated in place */
-	struct ksym *map;	/* n + 1: a last of address 0, as libtraceevent's */
-	size_t n;
-	int refs;
+	const char *name;	/* in the text: ends at its first blank */
 };
 
 /*
- * The table of the last kallsyms read, kept (a reference) with the text it was made from
- * for the next open of the same text: export reads its trace twice, and on a capture of a
- * whole kernel the table is most of an open.
+ * The text is kept as it was read, none of its names cut in place: it is what the next
+ * open compares with.  A name asked for is copied once, NUL-terminated, into @names.  (A
+ * table that cut its names, with a copy of the text to compare, touched three times the
+ * text's pages: 3,750 page faults for the 5 MB of a capture of this machine's kernel,
+ * 11 us each on a virtual machine with shadow page tables.)
  */
-static struct {
-	struct tdc_ksyms *k;
+struct tdc_ksyms {
 	char *text;
 	size_t len;
-} last_ksyms;
+	struct ksym *map;	/* n + 1: a last of address 0, as libtraceevent's */
+	size_t n;
+	int refs;
+	struct u64map names;	/* index in map -> char * of its name, NUL-terminated */
+};
+
+/*
+ * The table of the last kallsyms read, kept (a reference) for the next open of the same
+ * text: export reads its trace twice, and on a capture of a whole kernel the table is most
+ * of an open.
+ */
+static struct tdc_ksyms *last_ksyms;
 
 static int ksym_cmp(const void *a, const void *b)
 {
@@ -172,26 +177,37 @@ static int ksym_bcmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : 1;
 }
 
-const char *tdc_ksyms_find(const struct tdc_ksyms *k, unsigned long long *addr)
+static bool ksym_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+const char *tdc_ksyms_find(struct tdc_ksyms *k, unsigned long long *addr)
 {
 	struct ksym key = { .addr = *addr };
 	struct ksym *f = k->n ? bsearch(&key, k->map, k->n, sizeof(*k->map), ksym_bcmp) : NULL;
+	uint64_t *name;
+	bool added;
+	size_t len;
 
 	if (!f)
 		return NULL;
 	*addr = f->addr;
-	return f->name;
+	name = u64map_get(&k->names, (uint64_t)(f - k->map), 0, &added);
+	if (added) {
+		for (len = 0; f->name[len] && !ksym_space(f->name[len]); len++)
+			;
+		*name = (uint64_t)(uintptr_t)xmalloc(len + 1);
+		memcpy((char *)(uintptr_t)*name, f->name, len);
+		((char *)(uintptr_t)*name)[len] = '\0';
+	}
+	return (const char *)(uintptr_t)*name;
 }
 
 static char *ksym_resolve(void *priv, unsigned long long *addrp, char **modp)
 {
 	*modp = NULL;
 	return (char *)tdc_ksyms_find(priv, addrp);
-}
-
-static bool ksym_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
 static void ksyms_reverse(struct ksym *a, size_t n)
@@ -205,14 +221,15 @@ static void ksyms_reverse(struct ksym *a, size_t n)
 }
 
 /* Each line of @text into @k; false at a line of another shape. */
-static bool ksyms_read(char *text, struct tdc_ksyms *k)
+static bool ksyms_read(const char *text, struct tdc_ksyms *k)
 {
 	size_t alloc = 0;
 	bool sorted = true;
 
-	for (char *p = text, *eol; *p; p = eol) {
+	for (const char *p = text, *eol; *p; p = eol) {
 		unsigned long long addr = 0;
-		char *name, type;
+		const char *name;
+		char type;
 		int digits = 0;
 
 		eol = strchr(p, '\n');
@@ -231,13 +248,10 @@ static bool ksyms_read(char *text, struct tdc_ksyms *k)
 		    p[2] != ' ' || !p[3] || ksym_space(p[3]))
 			return false;
 		type = p[1];
+		/* the name ends at its first blank: a module (ignored) after it */
 		name = p + 3;
-		for (p = name; *p && !ksym_space(*p); p++)
-			;
 		if (name[0] == '$' || type == 'A' || type == 'a')
 			continue;
-		if (*p)		/* the name ends at its first blank: a module (ignored) after it */
-			*p = '\0';
 		ALLOC_GROW(k->map, k->n + 2, alloc);
 		sorted &= !k->n || k->map[k->n - 1].addr <= addr;
 		k->map[k->n++] = (struct ksym){ .addr = addr, .name = name };
@@ -258,30 +272,39 @@ static bool ksyms_read(char *text, struct tdc_ksyms *k)
 	return true;
 }
 
-struct tdc_ksyms *tdc_ksyms_new(const char *text)
+struct tdc_ksyms *tdc_ksyms_take(char *text)
 {
 	size_t len = strlen(text);
 	struct tdc_ksyms *k;
 
-	if (last_ksyms.k && len == last_ksyms.len && !memcmp(text, last_ksyms.text, len)) {
-		last_ksyms.k->refs++;
-		return last_ksyms.k;
+	if (last_ksyms && len == last_ksyms->len && !memcmp(text, last_ksyms->text, len)) {
+		free(text);
+		last_ksyms->refs++;
+		return last_ksyms;
 	}
 	k = xcalloc(1, sizeof(*k));
 	k->refs = 1;
-	k->text = xmalloc(len + 1);
-	memcpy(k->text, text, len + 1);
+	k->text = text;
+	k->len = len;
+	u64map_init(&k->names);
 	if (!ksyms_read(k->text, k)) {
+		k->text = NULL;		/* the caller's again */
 		tdc_ksyms_free(k);
 		return NULL;
 	}
-	tdc_ksyms_free(last_ksyms.k);
-	free(last_ksyms.text);
-	last_ksyms.k = k;
-	last_ksyms.text = xmalloc(len + 1);
-	memcpy(last_ksyms.text, text, len + 1);
-	last_ksyms.len = len;
+	tdc_ksyms_free(last_ksyms);
+	last_ksyms = k;
 	k->refs++;
+	return k;
+}
+
+struct tdc_ksyms *tdc_ksyms_new(const char *text)
+{
+	char *copy = xstrdup(text);
+	struct tdc_ksyms *k = tdc_ksyms_take(copy);
+
+	if (!k)
+		free(copy);
 	return k;
 }
 
@@ -289,22 +312,29 @@ void tdc_ksyms_free(struct tdc_ksyms *k)
 {
 	if (!k || --k->refs > 0)
 		return;
+	for (size_t i = 0; i < k->names.cap; i++)
+		if (k->names.used[i])
+			free((char *)(uintptr_t)k->names.vals[i]);
+	u64map_release(&k->names);
 	free(k->text);
 	free(k->map);
 	free(k);
 }
 
-/* kallsyms' @text into @tep: through tdc_ksyms, or libtraceevent's parse of it. */
-static void ksyms_load(struct tdc_meta *m, struct tep_handle *tep, const char *text)
+/* kallsyms' @text (taken) into @tep: through tdc_ksyms, or libtraceevent's parse of it. */
+static void ksyms_load(struct tdc_meta *m, struct tep_handle *tep, char *text)
 {
-	struct tdc_ksyms *k = tdc_ksyms_new(text);
+	struct tdc_ksyms *k = tdc_ksyms_take(text);
 
-	if (k && !tep_set_function_resolver(tep, ksym_resolve, k)) {
+	if (!k) {
+		tep_parse_kallsyms(tep, text);	/* not taken */
+		free(text);
+	} else if (!tep_set_function_resolver(tep, ksym_resolve, k)) {
 		m->ksyms = k;
-		return;
+	} else {
+		tep_parse_kallsyms(tep, k->text);	/* the text as read */
+		tdc_ksyms_free(k);
 	}
-	tdc_ksyms_free(k);
-	tep_parse_kallsyms(tep, text);
 }
 
 int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
@@ -320,12 +350,13 @@ int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep
 	if (!text)
 		return -1;
 	tracedat_guard(src, "%s", what);
-	if (syms)
-		ksyms_load(&l->meta, tep, text);
-	else
+	if (syms) {
+		ksyms_load(&l->meta, tep, text);	/* takes it */
+	} else {
 		tep_parse_saved_cmdlines(tep, text);
+		free(text);
+	}
 	tracedat_unguard();
-	free(text);
 	return 0;
 }
 

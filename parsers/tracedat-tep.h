@@ -22,14 +22,17 @@ struct tep_event *tdc_tep_event(struct ts_source *src, struct tdc_layout *l,
 int tdc_tep_load(struct ts_source *src, int fd, struct tdc_layout *l, struct tep_handle *tep,
 		 bool syms);
 /*
- * kallsyms as tracedat-tep.c reads them: tdc_ksyms_new() a table of @text (copied; the
- * last table made is kept, and given again for the same text), NULL when a line's shape is
- * for libtraceevent's own parse; tdc_ksyms_find() the name of the
- * function that holds *@addr (set to its start), as tep_find_function() gives it after
- * tep_parse_kallsyms(), or NULL; tdc_ksyms_free() after tep_free() of a handle it served.
+ * kallsyms as tracedat-tep.c reads them: tdc_ksyms_take() a table of @text (malloc()ed,
+ * taken: kept as it is, freed with the table; the last table made is kept, and given again
+ * for the same text), NULL when a line's shape is for libtraceevent's own parse (@text is
+ * then the caller's still); tdc_ksyms_new() the same of a copy of @text; tdc_ksyms_find()
+ * the name of the function that holds *@addr (set to its start), as tep_find_function()
+ * gives it after tep_parse_kallsyms(), or NULL; tdc_ksyms_free() after tep_free() of a
+ * handle it served.
  */
+struct tdc_ksyms *tdc_ksyms_take(char *text);
 struct tdc_ksyms *tdc_ksyms_new(const char *text);
-const char *tdc_ksyms_find(const struct tdc_ksyms *k, unsigned long long *addr);
+const char *tdc_ksyms_find(struct tdc_ksyms *k, unsigned long long *addr);
 void tdc_ksyms_free(struct tdc_ksyms *k);
 /* The text @t located, read (inflated) into a new NUL-terminated buffer, or NULL (message on @src). */
 char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
