@@ -254,7 +254,7 @@ static bool differs_at(struct cur *c, const char *lit, size_t n)
 {
 	char buf[16];
 
-	return n > sizeof(buf) || pread(c->fd, buf, n, (off_t)c->off) != (ssize_t)n ||
+	return n > sizeof(buf) || tdc_pread(c, buf, n, c->off) != (ssize_t)n ||
 	       memcmp(buf, lit, n);
 }
 
@@ -391,11 +391,11 @@ static int check_v7(struct cur *c)
  * The structure of the file, bounded by its size; 0 or -1 with the message on @src.
  * @layout (may be NULL) gets where the ring-buffer data lies.
  */
-static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd,
-		      struct tdc_layout *layout)
+static int check_file_in(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd,
+			 struct tdc_layout *layout, struct cur_win *win)
 {
 	struct cur c = { .src = src, .fd = fd, .version = 0, .tep = tep, .note_fd = note_fd,
-			 .layout = layout };
+			 .layout = layout, .win = win };
 	char magic[10], ver[8], where[64];
 	uint8_t endian, lsize;
 	uint64_t ps;
@@ -434,6 +434,17 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 	ZSTD_freeDCtx(c.zstd);
 	free(c.in);
 	free(c.out);
+	return ret;
+}
+
+/* The file's headers read through a window of it (struct cur_win) */
+static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int note_fd,
+		      struct tdc_layout *layout)
+{
+	struct cur_win win = { .buf = xmalloc(CUR_WIN_SIZE) };
+	int ret = check_file_in(src, fd, tep, note_fd, layout, &win);
+
+	free(win.buf);
 	return ret;
 }
 

@@ -32,6 +32,26 @@ int tdc_bad(struct cur *c, const char *fmt, ...)
 	return ts_source_fail(c->src, "corrupt trace.dat v%d: %s", c->version, tdc_printable(msg));
 }
 
+ssize_t tdc_pread(struct cur *c, void *buf, size_t n, uint64_t off)
+{
+	struct cur_win *w = c->win;
+	ssize_t r;
+
+	if (!w || n > CUR_WIN_SIZE / 2)
+		return pread(c->fd, buf, n, (off_t)off);
+	if (off < w->off || off - w->off > w->len || n > w->len - (off - w->off)) {
+		r = pread(c->fd, w->buf, CUR_WIN_SIZE, (off_t)off);
+		if (r < 0)
+			return r;
+		w->off = off;
+		w->len = (size_t)r;
+		if (n > w->len)
+			n = w->len;	/* short, as pread() would be */
+	}
+	memcpy(buf, w->buf + (off - w->off), n);
+	return (ssize_t)n;
+}
+
 int tdc_get(struct cur *c, void *buf, size_t n, const char *what)
 {
 	ssize_t r;
@@ -39,7 +59,7 @@ int tdc_get(struct cur *c, void *buf, size_t n, const char *what)
 	if (c->off > c->size || n > c->size - c->off)
 		return tdc_bad(c, "%s at offset %llu runs past the end of the file (%llu bytes)", what,
 			   (unsigned long long)c->off, (unsigned long long)c->size);
-	r = pread(c->fd, buf, n, (off_t)c->off);
+	r = tdc_pread(c, buf, n, c->off);
 	if (r != (ssize_t)n)
 		return ts_source_fail(c->src, "read error at offset %llu: %s",
 				      (unsigned long long)c->off, r < 0 ? strerror(errno) : "short read");
@@ -83,7 +103,7 @@ int tdc_cstr(struct cur *c, char *buf, size_t len, const char *what)
 	char tmp[MAX_STRING];
 	uint64_t avail = c->off < c->size ? c->size - c->off : 0;
 	size_t n = avail < sizeof(tmp) ? (size_t)avail : sizeof(tmp);
-	ssize_t r = n ? pread(c->fd, tmp, n, (off_t)c->off) : 0;
+	ssize_t r = n ? tdc_pread(c, tmp, n, c->off) : 0;
 	char *nul = r > 0 ? memchr(tmp, '\0', (size_t)r) : NULL;
 
 	if (!nul)

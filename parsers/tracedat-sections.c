@@ -155,7 +155,7 @@ static int sect_get(struct sect *s, void *buf, uint64_t n, const char *what)
 				(unsigned long long)s->len);
 	if (buf && s->mem)
 		memcpy(buf, s->mem + s->pos, n);
-	else if (buf && pread(s->c->fd, buf, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
+	else if (buf && tdc_pread(s->c, buf, n, s->start + s->pos) != (ssize_t)n)
 		return ts_source_fail(s->c->src, "read error at offset %llu",
 				      (unsigned long long)(s->start + s->pos));
 	s->pos += n;
@@ -181,7 +181,7 @@ static int sect_str(struct sect *s, char *buf, size_t len, const char *what)
 	const char *p = s->mem ? s->mem + s->pos : tmp;
 	const char *nul;
 
-	if (!s->mem && n && pread(s->c->fd, tmp, n, (off_t)(s->start + s->pos)) != (ssize_t)n)
+	if (!s->mem && n && tdc_pread(s->c, tmp, n, s->start + s->pos) != (ssize_t)n)
 		return ts_source_fail(s->c->src, "read error at offset %llu",
 				      (unsigned long long)(s->start + s->pos));
 	nul = n ? memchr(p, '\0', n) : NULL;
