@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -44,6 +45,21 @@ void *xcalloc(size_t nmemb, size_t size)
 	if (!p)
 		oom(nmemb * size);
 	return p;
+}
+
+void prefault(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t b = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+
+	/* an older kernel says EINVAL: the pages then come one fault at a time */
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)len;
+#endif
 }
 
 void *xrealloc(void *ptr, size_t size)

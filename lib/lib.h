@@ -25,6 +25,12 @@ void vmessage(bool warn, const char *fmt, va_list ap) __attribute__((format(prin
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
+/*
+ * prefault - the whole pages of @p's @len bytes, about to be written whole (a read into
+ * them), made present in one call: page by page, each first write is a fault (11 us each
+ * on a virtual machine with shadow page tables, 5 us made present together).
+ */
+void prefault(void *p, size_t len);
 char *xstrdup(const char *s);
 
 /*

@@ -86,7 +86,10 @@ static int check_zblock(struct cur *c, uint64_t off, uint64_t zsize, uint64_t us
 			   what, (unsigned long long)off);
 	ALLOC_GROW(c->in, zsize, c->in_alloc);
 	/* 8 bytes more: ringbuf.h's walk reads up to 8 bytes past a sub-buffer */
-	ALLOC_GROW(c->out, usize + 8, c->out_alloc);
+	if (usize + 8 > c->out_alloc) {
+		ALLOC_GROW(c->out, usize + 8, c->out_alloc);
+		prefault(c->out, usize);	/* inflated into whole */
+	}
 	memset(c->out + usize, 0, 8);
 	if (pread(c->fd, c->in, zsize, (off_t)off) != (ssize_t)zsize)
 		return tdc_bad(c, "%s at offset %llu: cannot read %llu bytes", what,

@@ -223,8 +223,14 @@ static void ksyms_reverse(struct ksym *a, size_t n)
 /* Each line of @text into @k; false at a line of another shape. */
 static bool ksyms_read(const char *text, struct tdc_ksyms *k)
 {
-	size_t alloc = 0;
+	size_t alloc = 2;	/* a symbol a line at most, and the last entry */
 	bool sorted = true;
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		alloc++;
+	/* sized once and made present at once: 2.7 MB for an x86 kernel */
+	k->map = xmalloc(alloc * sizeof(*k->map));
+	prefault(k->map, alloc * sizeof(*k->map));
 
 	for (const char *p = text, *eol; *p; p = eol) {
 		unsigned long long addr = 0;
@@ -368,6 +374,7 @@ char *tdc_text_read(struct ts_source *src, int fd, const struct tdc_layout *l,
 
 	if (!t->z) {
 		buf = xmalloc(t->len + 1);
+		prefault(buf, t->len);
 		if (pread(fd, buf, t->len, (off_t)t->off) != (ssize_t)t->len) {
 			free(buf);
 			ts_source_fail(src, "cannot read %s at offset %llu", what,
