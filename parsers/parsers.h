@@ -555,10 +555,14 @@ void ts_probe_map_free(void);
  *     the same, byte for byte); 0 (the default) the CPUs this process may run on.
  *
  * Only trace.dat files read directly use workers; the library's reader, text, perf and
- * JSON lines are read by one thread whatever is set.  ts_jobs() is the number in effect.
+ * JSON lines are read by one thread whatever is set.  ts_jobs() is the number in effect
+ * (export's drawing threads follow it); ts_jobs_readers() the trace.dat workers, none
+ * unless set: on a virtual machine of 2 CPUs the hand-over of sub-buffers between threads
+ * cost more than the reading it took off the reader's thread (bench/README.md).
  */
 void ts_jobs_set(int n);
 int ts_jobs(void);
+int ts_jobs_readers(void);
 /* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
 bool ts_func_is_tlb_flush(const char *func);
 

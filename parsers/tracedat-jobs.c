@@ -42,6 +42,11 @@ int ts_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
+int ts_jobs_readers(void)
+{
+	return jobs > 1 ? jobs - 1 : 0;
+}
+
 #define DEPTH_MAX	3	/* batches per CPU: one being read by the reader, two ahead */
 
 /* A record's place in its batch's chunk: what the reader makes a tep_record of. */

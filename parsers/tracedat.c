@@ -208,8 +208,8 @@ static int direct_open(struct ts_source *src, struct tracedat *td)
 		if (tdw_cpu_init(src, &td->wf, &td->dc[b->cpu[i].cpu], &b->cpu[i], &next))
 			return -1;
 	/* -j N: N - 1 workers read the CPUs, this thread decodes (none started: it reads too) */
-	if (ts_jobs() > 1)
-		td->pool = tdj_pool_new(src, &td->wf, td->dc, td->ncpus, ts_jobs() - 1);
+	if (ts_jobs_readers())
+		td->pool = tdj_pool_new(src, &td->wf, td->dc, td->ncpus, ts_jobs_readers());
 	for (int i = 0; i < td->ncpus; i++)
 		if (direct_fill(src, td, i, false))
 			return -1;
