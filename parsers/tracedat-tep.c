@@ -195,11 +195,14 @@ const char *tdc_ksyms_find(struct tdc_ksyms *k, unsigned long long *addr)
 	*addr = f->addr;
 	name = u64map_get(&k->names, (uint64_t)(f - k->map), 0, &added);
 	if (added) {
+		char *s;
+
 		for (len = 0; f->name[len] && !ksym_space(f->name[len]); len++)
 			;
-		*name = (uint64_t)(uintptr_t)xmalloc(len + 1);
-		memcpy((char *)(uintptr_t)*name, f->name, len);
-		((char *)(uintptr_t)*name)[len] = '\0';
+		s = xmalloc(len + 1);
+		memcpy(s, f->name, len);
+		s[len] = '\0';
+		*name = (uint64_t)(uintptr_t)s;
 	}
 	return (const char *)(uintptr_t)*name;
 }
