@@ -87,6 +87,15 @@ static void test_out_of_order(void **state)
 		"ffffffff81000100 T a3\n");
 }
 
+/* the last line without its newline: the table, sized from the newlines, holds it too */
+static void test_no_last_newline(void **state)
+{
+	(void)state;
+	compare("ffffffff81000000 T a\n"
+		"ffffffff81000010 T b");
+	compare("ffffffff81000010 T only");
+}
+
 /* one address many times: libtraceevent's search lands on one of them, ours must too */
 static void test_many_aliases(void **state)
 {
@@ -155,6 +164,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_with_aliases),
 		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_no_last_newline),
 		cmocka_unit_test(test_many_aliases),
 		cmocka_unit_test(test_other_shapes),
 		cmocka_unit_test(test_this_machine),
