@@ -20,6 +20,12 @@
  * make memory follow the file.
  */
 #define LINE_MAX_LEN	(1 << 20)
+/*
+ * Bytes asked of each read(): a system call cost about 2 us in a paravirtualized guest,
+ * where 16 KiB reads made report of a JSON-lines file 9 % slower than 64 KiB ones, and
+ * 256 KiB ones 1-2 % faster.
+ */
+#define READ_LEN	(256 << 10)
 
 int ts_source_fail(struct ts_source *src, const char *fmt, ...)
 {
@@ -57,9 +63,9 @@ int ts_source_fill(struct ts_source *src)
 		src->buf_len -= src->line_start;
 		src->line_start = 0;
 	}
-	ALLOC_GROW(src->buf, src->buf_len + 65536 + 1, src->buf_alloc);
+	ALLOC_GROW(src->buf, src->buf_len + READ_LEN + 1, src->buf_alloc);
 	do
-		n = read(src->fd, src->buf + src->buf_len, 65536);
+		n = read(src->fd, src->buf + src->buf_len, READ_LEN);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return ts_source_fail(src, "read error: %s", strerror(errno));
