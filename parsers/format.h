@@ -166,7 +166,7 @@ struct tep_format_field;
 
 #define TEP_FIELD_CACHE	256
 #define TEP_SYM_CACHE	1024
-#define TEP_NAME_CACHE	64
+#define TEP_NAME_CACHE	256
 #define TEP_EVENT_CACHE	256
 #define TEP_PLAN_FIELDS	6
 
@@ -183,7 +183,10 @@ struct tep_field_cache {
 		uint32_t id;			/* func interned in the source, 0 not yet */
 		bool used;
 	} sym[TEP_SYM_CACHE];
-	/* event name string ids: interning the same few names per record is a hash lookup */
+	/*
+	 * event name string ids by type id (interning the same few names per record is a
+	 * hash lookup): by address, two of live top's few events took one slot in turn
+	 */
 	struct tep_name_slot {
 		const struct tep_event *event;
 		uint32_t id;

@@ -305,7 +305,7 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 
 	if (c->cache) {
 		struct tep_name_slot *n =
-			&c->cache->name[((uintptr_t)c->event >> 4) % TEP_NAME_CACHE];
+			&c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
 
 		if (n->event != c->event) {
 			n->event = c->event;
