@@ -87,7 +87,7 @@ struct ts_source *ts_source_open(const char *path, char *err)
 	struct ts_source *src = xcalloc(1, sizeof(*src));
 	const struct ts_format *fmt = NULL;
 	bool is_stdin = !strcmp(path, "-");
-	size_t i;
+	size_t i, window;
 
 	src->path = path;
 	src->display = xstrdup(is_stdin ? "<stdin>" : path);
@@ -105,8 +105,10 @@ struct ts_source *ts_source_open(const char *path, char *err)
 		ts_source_fail(src, "empty input");
 		goto out_fail;
 	}
+	/* the window, though one read may have brought more */
+	window = src->buf_len < PROBE_LEN ? src->buf_len : PROBE_LEN;
 	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		if (formats[i]->probe(src->buf, src->buf_len)) {
+		if (formats[i]->probe(src->buf, window)) {
 			fmt = formats[i];
 			break;
 		}
