@@ -12,9 +12,10 @@
  * Which IPIs are counted is decided on the whole trace (timeline_ipi_source()), so the
  * input is read twice: once to decide (export_scan_ops), once to draw (export_model_ops);
  * standard input is first copied to a temporary file.  Into a regular file the first pass
- * reads only the beginning and guesses; the drawing checks the guess on the whole trace
- * and, only when it did not hold, the file is truncated and drawn again.  The IPIs and
- * requests drawn are those `report` counts.
+ * guesses, from a trace.dat's flush requests and IPIs alone (its other records passed over
+ * undecoded) or from the beginning of other inputs; the drawing checks the guess on the
+ * whole trace and, only when it did not hold, the file is truncated and drawn again.  The
+ * IPIs and requests drawn are those `report` counts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -241,9 +242,12 @@ static int start_over(const struct export_opts *o, FILE *out, off_t at)
 }
 
 /*
- * The first pass into *@scan: over the beginning when @guess (GUESS_EVENTS and on until
- * export_scan_enough(), or the forced count), else all of it; *@whole: it read the input
- * to its end.  0, or the exit status (the message printed).
+ * The first pass into *@scan: all of it unless @guess.  A guess reads the flush requests
+ * and IPIs of the whole input where its reader can pass over the other records undecoded
+ * (a trace.dat, no --from/--to/-C window), else the beginning (GUESS_EVENTS and on until
+ * export_scan_enough(), or the forced count).  *@whole: it read every event of the input
+ * to its end (the decision is the whole trace's, its checks said).  0, or the exit status
+ * (the message printed).
  */
 static int first_pass(const struct export_opts *o, bool guess, struct export_scan *scan,
 		      bool *whole)
@@ -251,14 +255,20 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 	uint64_t forced = guess_forced();
 	char err[TS_ERR_LEN];
 	struct ts_source *src = ts_source_open(o->c.input, err);
+	struct common_opts c = o->c;
+	bool only = false;
 	void *state;
 	int r;
 
 	if (!src)
 		return error("%s", err);
-	state = export_pass(&o->c, src, &export_scan_ops, NULL,
-			    !guess ? 0 : forced ? forced : GUESS_EVENTS,
+	if (guess && !forced && !c.has_filter)
+		only = ts_source_only(src, 1u << TS_EV_IPI | 1u << TS_EV_FLUSH);
+	c.checks_said = c.checks_said || only;	/* the drawing says them */
+	state = export_pass(&c, src, &export_scan_ops, NULL,
+			    !guess || only ? 0 : forced ? forced : GUESS_EVENTS,
 			    forced ? NULL : export_scan_enough, &r, whole);
+	*whole = *whole && !only;
 	export_scan_get(state, scan);
 	export_scan_ops.free(state);
 	ts_source_close(src);

@@ -27,6 +27,8 @@ struct ts_format {
 	 * Without it, ts_source_span() reads the events.
 	 */
 	int (*span)(struct ts_source *src, uint64_t *first, uint64_t *last);
+	/* Optional: ts_source_only()'s; without it every event is returned still. */
+	bool (*only)(struct ts_source *src, uint32_t kinds);
 	void (*close)(struct ts_source *src);
 };
 

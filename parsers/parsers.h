@@ -393,6 +393,14 @@ int ts_source_next(struct ts_source *src, struct ts_event *ev);
  * else from its events.  1 some, 0 none, -1 bad input (ts_source_error()).
  */
 int ts_source_span(struct ts_source *src, uint64_t *first, uint64_t *last);
+/*
+ * ts_source_only - from the next event on, @src may pass over the records of kinds not in
+ * @kinds (a bit per enum ts_kind) without decoding them; its first event and lost events
+ * always come.  true when it will (a trace.dat: a type's kind learned from its first
+ * record), false when it returns every event still.  For a pass that needs only some
+ * kinds and whose conclusion is checked after: the input's checks see only what came.
+ */
+bool ts_source_only(struct ts_source *src, uint32_t kinds);
 const char *ts_source_error(const struct ts_source *src);
 const struct ts_source_info *ts_source_info(const struct ts_source *src);
 /* Does the input define kprobe event @event (recorded or not; ts_source_info's list)? */

@@ -194,6 +194,11 @@ uint64_t ts_source_checked(const struct ts_source *src, enum ts_check c, const c
 	return src->checked[c];
 }
 
+bool ts_source_only(struct ts_source *src, uint32_t kinds)
+{
+	return src->fmt->only && src->fmt->only(src, kinds);
+}
+
 const char *ts_source_error(const struct ts_source *src)
 {
 	return src->err;

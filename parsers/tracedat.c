@@ -56,6 +56,14 @@ struct tracedat {
 	struct cur zcur;		/* compressed: this thread's inflater */
 	struct tdc_layout layout;
 	uint64_t nrecords;
+	/*
+	 * ts_source_only(): the kinds returned (a bit per enum ts_kind), and the kind each
+	 * event type decodes to (+ 1, 0 not met yet), learned from its first record; NULL
+	 * while every event is returned.  The first event always is (the trace's first time).
+	 */
+	uint8_t *type_kind;
+	uint32_t only;
+	bool returned;
 	char buffer_name[64];
 	char detail[160];
 	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
@@ -443,7 +451,23 @@ static int head_next(struct ts_source *src, struct tracedat *td, int cpu)
 	return 0;
 }
 
-static int tracedat_next(struct ts_source *src, struct ts_event *ev)
+#define TYPES	65536	/* a record's common_type is 16 bits */
+
+/* A record of @event is passed over: ts_source_only() left its kind out. */
+static bool left_out(const struct tracedat *td, const struct tep_event *event)
+{
+	unsigned k;
+
+	if (!td->type_kind || !td->returned || (unsigned)event->id >= TYPES)
+		return false;
+	k = td->type_kind[event->id];
+	return k && !(td->only >> (k - 1) & 1);
+}
+
+enum { PASSED_OVER = 2 };
+
+/* tracedat_next()'s one record: 1 an event, 0 the end, -1 bad input, or PASSED_OVER. */
+static int next_record(struct ts_source *src, struct ts_event *ev)
 {
 	struct tracedat *td = src->priv;
 	struct tep_record *rec = NULL;
@@ -469,6 +493,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	if (rec->missed_events && !td->lost_told[cpu]) {
 		/* -1: the kernel knows events were lost but not how many */
 		td->lost_told[cpu] = true;
+		td->returned = true;
 		ev->kind = TS_EV_LOST;
 		ev->pid = -1;
 		ev->u.lost.count = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0;
@@ -501,6 +526,10 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 			       (unsigned long long)td->nrecords, rec->offset);
 		return -1;
 	}
+	if (left_out(td, event)) {
+		td->lost_told[cpu] = false;
+		return head_next(src, td, cpu) ? -1 : PASSED_OVER;
+	}
 	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
 	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
 	comm = ev->pid == 0 ? "<idle>" : comm_of(src, td, ev->pid);
@@ -517,7 +546,33 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	if (td->late_error)
 		return -1;
 	td->lost_told[cpu] = false;
+	if (td->type_kind) {
+		if ((unsigned)event->id < TYPES && !td->type_kind[event->id])
+			td->type_kind[event->id] = (uint8_t)(ev->kind + 1);
+		if (td->returned && !(td->only >> ev->kind & 1))
+			return head_next(src, td, cpu) ? -1 : PASSED_OVER;
+	}
+	td->returned = true;
 	return head_next(src, td, cpu) ? -1 : 1;
+}
+
+static int tracedat_next(struct ts_source *src, struct ts_event *ev)
+{
+	int r;
+
+	while ((r = next_record(src, ev)) == PASSED_OVER)
+		memset(ev, 0, sizeof(*ev));	/* as ts_source_next() hands it */
+	return r;
+}
+
+static bool tracedat_only(struct ts_source *src, uint32_t kinds)
+{
+	struct tracedat *td = src->priv;
+
+	if (!td->type_kind)
+		td->type_kind = xcalloc(TYPES, 1);
+	td->only = kinds | 1u << TS_EV_LOST;
+	return true;
 }
 
 /*
@@ -563,6 +618,7 @@ static void tracedat_close(struct ts_source *src)
 	tdc_layout_release(&td->layout);
 	free(td->heads);
 	free(td->lost_told);
+	free(td->type_kind);
 	free(td->kprobes);
 	if (td->top)
 		tracedat_guard(src, "the file with libtracecmd (closing it)");
@@ -581,5 +637,6 @@ const struct ts_format ts_format_tracedat = {
 	.open = tracedat_open,
 	.next = tracedat_next,
 	.span = tracedat_span,
+	.only = tracedat_only,
 	.close = tracedat_close,
 };

@@ -141,8 +141,9 @@ same "17000 tasks' names and mms: the tables cleared past 16384 strings, ids sti
 	"cleared again, 17001 slices" \
 	"$([ "$(val "$tmp/big.txt" state_cleared)" -gt 1 ] && echo "cleared again"), $(val "$tmp/big.txt" slices) slices$(grep '^bad' "$tmp/big.txt")"
 
-# into a file the first pass reads only the trace's beginning and the drawing checks its
-# guess; into a pipe the whole trace decides first.  The same bytes either way, also when
+# into a file the first pass guesses (from a trace.dat's flush requests and IPIs alone, the
+# other records passed over) and the drawing checks its guess; into a pipe the whole trace
+# decides first.  The same bytes either way, also when
 # the guess fails (TLBSCOPE_EXPORT_GUESS=N: guessed from N events) and the file is drawn
 # again, and with the drawing on its own thread (-j 2) or not (-j 1).
 for t in "$h" "$top/corpus/traces/mmapstress-lazy-t6q32-aia-4cpu/trace.dat" \
