@@ -20,7 +20,8 @@ RUN_TRACE ?= corpus/traces/hackbench-aia-4cpu/trace.dat
 # name>=version:debian-package - one line per library, checked in one place
 LIBS := libtraceevent>=1.5:libtraceevent-dev libtracefs>=1.3:libtracefs-dev \
 	libtracecmd>=1.2:libtracecmd-dev jansson>=2.10:libjansson-dev \
-	ncursesw>=6.0:libncurses-dev libzstd>=1.4:libzstd-dev zlib>=1.2:zlib1g-dev
+	ncursesw>=6.0:libncurses-dev libzstd>=1.4:libzstd-dev zlib>=1.2:zlib1g-dev \
+	libdeflate>=1.10:libdeflate-dev
 TEST_LIBS := cmocka>=1.1:libcmocka-dev
 
 pc_name = $(firstword $(subst >=, ,$(firstword $(subst :, ,$1))))

@@ -14,7 +14,7 @@ set -e
 # perf (linux-perf) is what `tlbscope CMD perf.data` runs to read a perf.data file, and
 # GNU parallel runs tune's map/reduce recipe in tests/real/tuner.sh
 PKGS="build-essential pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev
-libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux
+libjansson-dev libncurses-dev libzstd-dev zlib1g-dev libdeflate-dev libcmocka-dev trace-cmd rt-tests stress-ng tmux
 jq xz-utils bc python3 strace linux-perf parallel"
 # for `make valgrind` only
 OPTIONAL="valgrind"
