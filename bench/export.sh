@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # tlbscope export as ratios (never asserted): the time of export --format perfetto against
-# report's on the same trace (goal <= 1.5; into a file export reads the trace once and its
-# beginning twice, into a pipe all of it twice: both measured, see tlbscope-export(1)), its
+# report's on the same trace (goal <= 1.5; into a file export reads a trace.dat once and its
+# flush requests and IPIs twice, into a pipe all of it twice: both measured, see
+# tlbscope-export(1)), its
 # size against the Chrome JSON's (goal <= 1/4), deflated and
 # --uncompressed, with peak memory; then memory flat in trace length (the perfetto export
 # of a quarter, a half and the whole of the trace's events as JSON lines).  Best of 3 runs.
