@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ts_source_span(): a trace's first and last timestamps from its records alone are those of
- * its events, read the long way, on trace.dat files read directly (one thread and -j 2),
- * through libtracecmd, and compressed; a text trace reads its events.
+ * What a trace.dat gives without decoding every record, on files read directly (one thread
+ * and -j 2), through libtracecmd, and compressed:
+ *  - ts_source_span(): its first and last timestamps from its records alone are those of
+ *    its events, read the long way; a text trace reads its events;
+ *  - ts_source_only(): read for some kinds, its first event, then exactly the events of
+ *    those kinds (and the lost ones) that reading it whole gives, in the same order and
+ *    decoded alike; a text trace says it returns every event still.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +58,86 @@ static int events_span(const char *path, uint64_t *first, uint64_t *last)
 	return some;
 }
 
+#define KINDS	(1u << TS_EV_IPI | 1u << TS_EV_FLUSH)
+
+/* One event as a line that does not depend on the order strings were interned in. */
+static void line_of(char *buf, size_t len, struct ts_source *src, const struct ts_event *ev)
+{
+	int n = snprintf(buf, len, "%llu cpu %d kind %d flags %#x %s pid %d",
+			 (unsigned long long)ev->ts, ev->cpu, ev->kind, ev->flags,
+			 ts_source_str(src, ev->name), ev->pid);
+
+	if (ev->kind == TS_EV_IPI)
+		snprintf(buf + n, len - n, " src %d from %d func %s targets %llx", ev->u.ipi.src,
+			 ev->u.ipi.from, ts_source_str(src, ev->u.ipi.func),
+			 (unsigned long long)ev->u.ipi.targets.bits[0]);
+	else if (ev->kind == TS_EV_FLUSH)
+		snprintf(buf + n, len - n, " scope %d src %d reason %d pages %llu",
+			 ev->u.flush.scope, ev->u.flush.src, ev->u.flush.reason,
+			 (unsigned long long)ev->u.flush.pages);
+	else if (ev->kind == TS_EV_LOST)
+		snprintf(buf + n, len - n, " lost %llu", (unsigned long long)ev->u.lost.count);
+}
+
+/* The lines of @path's events, all of them (@kinds 0) or ts_source_only(@kinds)'s. */
+static char *lines_of(const char *path, uint32_t kinds, size_t *nlines, bool *taken)
+{
+	char err[TS_ERR_LEN], line[512];
+	struct ts_source *src = ts_source_open(path, err);
+	size_t len = 0, alloc = 1 << 16, n = 0;
+	char *all = malloc(alloc);
+	struct ts_event ev;
+	bool first = true;
+
+	if (!src)
+		fail_msg("%s", err);
+	*taken = kinds && ts_source_only(src, kinds);
+	while (ts_source_next(src, &ev) > 0) {
+		size_t l;
+
+		/* read whole: the first event, then the kinds asked and the lost ones */
+		if (!kinds && !first && !(KINDS >> ev.kind & 1) && ev.kind != TS_EV_LOST)
+			continue;
+		first = false;
+		line_of(line, sizeof(line), src, &ev);
+		l = strlen(line);
+		while (len + l + 2 > alloc)
+			all = realloc(all, alloc *= 2);
+		memcpy(all + len, line, l);
+		all[len + l] = '\n';
+		len += l + 1;
+		n++;
+	}
+	all[len] = '\0';
+	assert_null(ts_source_error(src)[0] ? ts_source_error(src) : NULL);
+	ts_source_close(src);
+	*nlines = n;
+	return all;
+}
+
+static void check_only(void)
+{
+	/* the trace.dat files of traces[]: all but the text one, last */
+	for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]) - 1; i++) {
+		char path[4096];
+		size_t n0, n1;
+		bool taken;
+		char *whole, *only;
+
+		path_of(path, sizeof(path), traces[i]);
+		whole = lines_of(path, 0, &n0, &taken);
+		only = lines_of(path, KINDS, &n1, &taken);
+		assert_true(taken);
+		if (strcmp(whole, only))
+			fail_msg("%s: %zu events of the kinds read whole, %zu read for them alone",
+				 traces[i], n0, n1);
+		/* the trace has flush evidence to give, not only its first event */
+		assert_true(n1 > 10);
+		free(whole);
+		free(only);
+	}
+}
+
 static void check_all(void)
 {
 	for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
@@ -75,6 +159,7 @@ static void check_all(void)
 				 (unsigned long long)f0, (unsigned long long)l0);
 		assert_true(l0 > f0);
 	}
+	check_only();
 }
 
 static void test_direct(void **state)
@@ -101,12 +186,27 @@ static void test_library(void **state)
 	unsetenv("TLBSCOPE_TRACEDAT_LIBRARY");
 }
 
+static void test_text_only(void **state)
+{
+	char path[4096], err[TS_ERR_LEN];
+	struct ts_source *src;
+
+	(void)state;
+	path_of(path, sizeof(path), "tests/fixtures/text/report-plain-ns.txt");
+	src = ts_source_open(path, err);
+	if (!src)
+		fail_msg("%s", err);
+	assert_false(ts_source_only(src, KINDS));
+	ts_source_close(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct),
 		cmocka_unit_test(test_direct_jobs),
 		cmocka_unit_test(test_library),
+		cmocka_unit_test(test_text_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
