@@ -453,6 +453,14 @@ static int head_next(struct ts_source *src, struct tracedat *td, int cpu)
 
 #define TYPES	65536	/* a record's common_type is 16 bits */
 
+/* @off's place in its sub-buffer (page_size > 0): a mask for a power of two, no division */
+static inline uint64_t in_subbuf(const struct tracedat *td, uint64_t off)
+{
+	uint64_t size = (uint64_t)td->page_size;
+
+	return size & (size - 1) ? off % size : off & (size - 1);
+}
+
 /* A record of @event is passed over: ts_source_only() left its kind out. */
 static bool left_out(const struct tracedat *td, const struct tep_event *event)
 {
@@ -507,7 +515,7 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 	 */
 	len = (uint32_t)rec->size;
 	if (rec->size < 0 || (td->page_size > 0 &&
-	    rec->offset % td->page_size + len > (unsigned)td->page_size)) {
+	    in_subbuf(td, rec->offset) + len > (unsigned)td->page_size)) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %llu bytes run past the "
 			       "%d-byte sub-buffer", cpu, (unsigned long long)td->nrecords,
 			       rec->offset, len, td->page_size);
