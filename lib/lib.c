@@ -50,8 +50,9 @@ void *xcalloc(size_t nmemb, size_t size)
 void prefault(void *p, size_t len)
 {
 #ifdef MADV_POPULATE_WRITE
-	uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-	uintptr_t b = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);	/* 4 KiB, or 16/64 KiB (arm64) */
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t b = ((uintptr_t)p + len) & ~(page - 1);
 
 	/* an older kernel says EINVAL: the pages then come one fault at a time */
 	if (b > a)
