@@ -245,12 +245,14 @@ size_t events_by_name(struct ts_source *src, struct timeline *tl, uint32_t **ids
 void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567" seconds */
 
 /*
- * Standard input copied to a temporary file (in TMPDIR or /tmp, unlinked at once) for a
- * command that reads its input more than once: @path (@len bytes) becomes
- * "/proc/self/fd/N", valid in children too, *@fdp the descriptor to close.  0, or -1
- * with the message printed as @cmd.
+ * An input that can be read only once (@input "-" for standard input, or a named pipe or
+ * a device) copied to a temporary file (in TMPDIR or /tmp, unlinked at once) for a command
+ * that reads its input more than once: @path (@len bytes) becomes "/proc/self/fd/N",
+ * valid in children too, *@fdp the descriptor to close; 1.  0 for a regular file (or one
+ * that does not open: the reader says why), read in place.  -1 with the message printed
+ * as @cmd.
  */
-int spool_stdin(const char *cmd, char *path, size_t len, int *fdp);
+int spool_stream(const char *cmd, const char *input, char *path, size_t len, int *fdp);
 
 int cmd_report(int argc, char **argv);
 /* report --json / tune --json of @path, in this process: new references, NULL on failure

@@ -598,12 +598,15 @@ int cmd_diff(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		const char *in = o.in[i];
 
-		if (!strcmp(in, "-")) {
-			if (spool_stdin("diff", spool, sizeof(spool), &fd))
-				goto out;
+		r = spool_stream("diff", in, spool, sizeof(spool), &fd);
+		if (r < 0)
+			goto out;
+		if (r)
 			in = spool;
-		}
 		rep[i] = load_input(in, &o, &models[i]);
+		if (fd >= 0)		/* read: the next input may be spooled too */
+			close(fd);
+		fd = -1;
 		if (!rep[i])
 			goto out;
 		rows_of(&rs, rep[i], i);
@@ -625,8 +628,6 @@ out:
 	json_decref(rep[1]);
 	json_decref(models[0]);
 	json_decref(models[1]);
-	if (fd >= 0)
-		close(fd);
 	json_decref(gates);
 	free(rs.r);
 	return status;

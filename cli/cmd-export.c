@@ -254,7 +254,7 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 {
 	uint64_t forced = guess_forced();
 	char err[TS_ERR_LEN];
-	struct ts_source *src = ts_source_open(o->c.input, err);
+	struct ts_source *src = ts_source_open_as(o->c.input, o->c.display, err);
 	struct common_opts c = o->c;
 	bool only = false;
 	void *state;
@@ -333,16 +333,18 @@ int cmd_export(int argc, char **argv)
 	if (o.format->binary && !o.output && isatty(STDOUT_FILENO))
 		return error("export: not writing a binary %s trace to a terminal; give -o FILE or "
 			     "redirect standard output", o.format->name);
-	if (!strcmp(o.c.input, "-")) {
-		if (spool_stdin("export", spool, sizeof(spool), &fd))
-			return EXIT_BAD;
+	/* read twice: standard input or a named pipe first copied */
+	r = spool_stream("export", o.c.input, spool, sizeof(spool), &fd);
+	if (r < 0)
+		return EXIT_BAD;
+	if (r) {
+		o.c.display = o.c.input;
 		o.c.input = spool;
-		o.c.display = "-";
 	}
 	/*
 	 * The first pass: which IPI evidence the trace counts, where it starts, whether
-	 * handler entries are traced.  Into a file, where the drawing can start over, only the
-	 * beginning is read and the drawing checks the guess (one pass when it holds).
+	 * handler entries are traced.  Into a file, where the drawing can start over, it
+	 * guesses (first_pass()) and the drawing checks the guess (one pass when it holds).
 	 */
 	r = first_pass(&o, output_file(&o, &created), &scan, &decided);
 	if (r || (r = model_opts(&o, &scan, &mo, &window)))
@@ -365,7 +367,7 @@ int cmd_export(int argc, char **argv)
 	/* the first pass said what the input's checks found when it read it all */
 	o.c.checks_said = decided;
 	for (int pass = 0; pass < 2; pass++) {
-		src = ts_source_open(o.c.input, err);
+		src = ts_source_open_as(o.c.input, o.c.display, err);
 		if (!src) {
 			r = error("%s", err);
 			goto out;

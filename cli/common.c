@@ -4,12 +4,14 @@
  * read loop from a source through the timeline, the input checks said, and text tables.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -413,29 +415,45 @@ void format_ns(char *buf, size_t len, uint64_t ns)
 		 (unsigned long long)(ns % 1000000000ULL / 1000));
 }
 
-int spool_stdin(const char *cmd, char *path, size_t len, int *fdp)
+int spool_stream(const char *cmd, const char *input, char *path, size_t len, int *fdp)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = getenv("TMPDIR"), *what = "standard input";
+	bool is_stdin = !strcmp(input, "-");
 	char buf[65536];
+	struct stat st;
 	ssize_t n;
-	int fd;
+	int fd, in = STDIN_FILENO;
 
+	if (!is_stdin) {
+		/* a named pipe read a second time would wait for a writer that never comes */
+		if (stat(input, &st) || S_ISREG(st.st_mode))
+			return 0;
+		what = input;
+	}
 	snprintf(path, len, "%s/tlbscope-%s-XXXXXX",
 		 dir && *dir && strlen(dir) < len - 32 ? dir : "/tmp", cmd);
 	fd = mkstemp(path);
 	if (fd < 0)
-		return error("%s: a temporary file for standard input (%s): %s", cmd, path,
+		return error("%s: a temporary file for %s (%s): %s", cmd, what, path,
 			     strerror(errno)), -1;
 	unlink(path);
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+	if (!is_stdin && (in = open(input, O_RDONLY | O_CLOEXEC)) < 0) {
+		close(fd);
+		return error("%s: %s: %s", cmd, input, strerror(errno)), -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0 && write(fd, buf, n) != n) {
 			close(fd);
-			return error("%s: copying standard input: %s", cmd,
+			if (!is_stdin)
+				close(in);
+			return error("%s: copying %s: %s", cmd, what,
 				     strerror(errno ? errno : ENOSPC)), -1;
 		}
+	if (!is_stdin)
+		close(in);
 	snprintf(path, len, "/proc/self/fd/%d", fd);
 	*fdp = fd;
-	return 0;
+	return 1;
 }
 
 /* ---- tables ---- */

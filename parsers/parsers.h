@@ -368,6 +368,11 @@ struct ts_source_info {
  * Returns a new source to be freed with ts_source_close(), or NULL.
  */
 struct ts_source *ts_source_open(const char *path, char *err);
+/*
+ * ts_source_open_as - the same, its messages naming @name (NULL: as ts_source_open()'s):
+ * for a copy of standard input or of a named pipe, the input as the user gave it.
+ */
+struct ts_source *ts_source_open_as(const char *path, const char *name, char *err);
 void ts_source_close(struct ts_source *src);
 
 /*

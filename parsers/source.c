@@ -84,13 +84,20 @@ static bool is_stream(int fd)
 
 struct ts_source *ts_source_open(const char *path, char *err)
 {
+	return ts_source_open_as(path, NULL, err);
+}
+
+struct ts_source *ts_source_open_as(const char *path, const char *name, char *err)
+{
 	struct ts_source *src = xcalloc(1, sizeof(*src));
 	const struct ts_format *fmt = NULL;
 	bool is_stdin = !strcmp(path, "-");
 	size_t i, window;
 
+	if (!name || !strcmp(name, "-"))
+		name = is_stdin || name ? "<stdin>" : path;
 	src->path = path;
-	src->display = xstrdup(is_stdin ? "<stdin>" : path);
+	src->display = xstrdup(name);
 	src->strs = strtab_new();
 	src->fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
 	if (src->fd < 0) {

@@ -54,6 +54,13 @@ same "a saved report has no model rows (null)" "null" \
 	"$(tls diff --json "$tmp/stock.json" "$lazy" | jq '.rows[] | select(.key == "model.ideal.ipis") | .before')"
 same "stdin as BEFORE" "$(tls diff --json "$stock" "$lazy" | jq -c .rows)" \
 	"$(tls diff --json - "$lazy" < "$stock" | jq -c .rows)"
+# named pipes on both sides: each copied aside and read whole (by path, a second read waited)
+mkfifo "$tmp/p1" "$tmp/p2"
+timeout 30 cat "$stock" > "$tmp/p1" &
+timeout 30 cat "$lazy" > "$tmp/p2" &
+same "named pipes as BEFORE and AFTER" "$(tls diff --json "$stock" "$lazy" | jq -c .rows)" \
+	"$(timeout 60 ${TLBSCOPE_WRAP:-} "$prog" diff --json "$tmp/p1" "$tmp/p2" | jq -c .rows)"
+wait
 
 # unknown stays unknown: a trace with no IPI evidence
 nolat=$fx/text/tracefs-latency-format.txt
