@@ -196,8 +196,8 @@ json_t *tune_profile_open(const char *path)
 {
 	json_t *root;
 
-	if (!strcmp(path, "-"))
-		return NULL;
+	if (ts_input_once(path))
+		return NULL;	/* read once, by the replay */
 	root = json_load_file(path, 0, NULL);
 	if (root && !json_is_object(json_object_get(root, "tlbscope_profile"))) {
 		json_decref(root);

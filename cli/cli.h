@@ -248,9 +248,8 @@ void format_ns(char *buf, size_t len, uint64_t ns);	/* "1.234567" seconds */
  * An input that can be read only once (@input "-" for standard input, or a named pipe or
  * a device) copied to a temporary file (in TMPDIR or /tmp, unlinked at once) for a command
  * that reads its input more than once: @path (@len bytes) becomes "/proc/self/fd/N",
- * valid in children too, *@fdp the descriptor to close; 1.  0 for a regular file (or one
- * that does not open: the reader says why), read in place.  -1 with the message printed
- * as @cmd.
+ * valid in children too, *@fdp the descriptor to close; 1.  0 for what can be read again
+ * (ts_input_once()), read in place.  -1 with the message printed as @cmd.
  */
 int spool_stream(const char *cmd, const char *input, char *path, size_t len, int *fdp);
 

@@ -213,8 +213,8 @@ static void replay_span(struct top_run *r)
 	struct ts_source *s;
 	uint64_t first, last;
 
-	if (!strcmp(r->o->replay, "-"))
-		return;
+	if (ts_input_once(r->o->replay))
+		return;		/* read once, by the replay: the position is not known */
 	s = ts_source_open(r->o->replay, err);
 	if (!s)
 		return;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -417,19 +416,15 @@ void format_ns(char *buf, size_t len, uint64_t ns)
 
 int spool_stream(const char *cmd, const char *input, char *path, size_t len, int *fdp)
 {
-	const char *dir = getenv("TMPDIR"), *what = "standard input";
+	const char *dir = getenv("TMPDIR");
 	bool is_stdin = !strcmp(input, "-");
+	const char *what = is_stdin ? "standard input" : input;
 	char buf[65536];
-	struct stat st;
 	ssize_t n;
 	int fd, in = STDIN_FILENO;
 
-	if (!is_stdin) {
-		/* a named pipe read a second time would wait for a writer that never comes */
-		if (stat(input, &st) || S_ISREG(st.st_mode))
-			return 0;
-		what = input;
-	}
+	if (!ts_input_once(input))
+		return 0;
 	snprintf(path, len, "%s/tlbscope-%s-XXXXXX",
 		 dir && *dir && strlen(dir) < len - 32 ? dir : "/tmp", cmd);
 	fd = mkstemp(path);

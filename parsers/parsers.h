@@ -373,6 +373,12 @@ struct ts_source *ts_source_open(const char *path, char *err);
  * for a copy of standard input or of a named pipe, the input as the user gave it.
  */
 struct ts_source *ts_source_open_as(const char *path, const char *name, char *err);
+/*
+ * Can @path be read only once: "-" (standard input), or a named pipe or a device (not a
+ * regular file)?  A second open of a named pipe waits for a writer that never comes.  A
+ * path that does not stat is not (its open says why).
+ */
+bool ts_input_once(const char *path);
 void ts_source_close(struct ts_source *src);
 
 /*

@@ -82,6 +82,13 @@ static bool is_stream(int fd)
 	return fstat(fd, &st) || !S_ISREG(st.st_mode);
 }
 
+bool ts_input_once(const char *path)
+{
+	struct stat st;
+
+	return !strcmp(path, "-") || (!stat(path, &st) && !S_ISREG(st.st_mode));
+}
+
 struct ts_source *ts_source_open(const char *path, char *err)
 {
 	return ts_source_open_as(path, NULL, err);

@@ -135,6 +135,23 @@ a=$(timeout 30 ${TLBSCOPE_WRAP:-} "$prog" report --json "$tmp/fifo" | jq -S '.to
 wait
 b=$(tls report --json "$seeds/hackbench-aia-4cpu-v6.dat" | jq -S '.totals')
 same "trace.dat through a FIFO: the same totals as the file" "$b" "$a"
+# tune (which asks whether its input is a profile first) and top --replay (the trace's
+# span first): a FIFO read once, not waited on for a second writer
+fifo_run() {	# CMD...: its output through the FIFO, the trace written into it meanwhile
+	timeout 30 cat "$seeds/hackbench-aia-4cpu-v6.dat" > "$tmp/fifo" &
+	timeout 60 ${TLBSCOPE_WRAP:-} "$prog" "$@" "$tmp/fifo" 2> /dev/null
+	echo "rc=$?"
+	wait
+}
+out=$(fifo_run tune --json)
+same "tune of a FIFO: exit 0, the file's recommendation" \
+	"rc=0 $(tls tune --json "$seeds/hackbench-aia-4cpu-v6.dat" | jq -c .recommendation)" \
+	"$(tail -1 <<< "$out") $(sed '$d' <<< "$out" | jq -c .recommendation)"
+out=$(fifo_run top -b -n 1 -d 1000 --speed max --replay)
+same "top --replay of a FIFO: exit 0, the file's totals" \
+	"rc=0 $(tls top -b -n 1 -d 1000 --speed max --replay "$seeds/hackbench-aia-4cpu-v6.dat" |
+		grep '^totals:')" \
+	"$(tail -1 <<< "$out") $(grep '^totals:' <<< "$out")"
 
 # a line of megabytes: a located error, memory not following the line
 { head -20 "$fx/hand/identity.txt"; head -c 3000000 /dev/zero | tr '\0' x; echo; } > "$tmp/long.txt"
