@@ -461,14 +461,34 @@ static inline uint64_t in_subbuf(const struct tracedat *td, uint64_t off)
 	return size & (size - 1) ? off % size : off & (size - 1);
 }
 
-/* A record of @event is passed over: ts_source_only() left its kind out. */
-static bool left_out(const struct tracedat *td, const struct tep_event *event)
+/*
+ * A record passed over: ts_source_only() left its kind out, known by its common_type alone
+ * (a type's kind is the one its first record had, when it was decoded; so the type has an
+ * event).  Neither the event's lookup nor its format is consulted.
+ */
+static bool left_out(const struct tracedat *td, const struct tep_record *rec)
 {
-	unsigned k;
+	const struct tep_field_cache *fc = &td->fields;
+	const unsigned char *p = rec->data;
+	unsigned type, k;
 
-	if (!td->type_kind || !td->returned || (unsigned)event->id >= TYPES)
+	if (!td->type_kind || !td->returned || !fc->common_ok ||
+	    fc->type_off + fc->type_size > rec->size)
 		return false;
-	k = td->type_kind[event->id];
+	p += fc->type_off;
+	switch (fc->type_size) {
+	case 1:
+		type = p[0];
+		break;
+	case 2:
+		type = fc->common_big ? (unsigned)p[0] << 8 | p[1] : (unsigned)p[1] << 8 | p[0];
+		break;
+	default:	/* 4: the type is 16 bits */
+		type = fc->common_big ? (p[0] | p[1] ? TYPES : (unsigned)p[2] << 8 | p[3]) :
+		       (p[2] | p[3] ? TYPES : (unsigned)p[1] << 8 | p[0]);
+		break;
+	}
+	k = type < TYPES ? td->type_kind[type] : 0;
 	return k && !(td->only >> (k - 1) & 1);
 }
 
@@ -495,13 +515,13 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 	}
 	if (!rec)
 		return 0;
-	ev->ts = rec->ts;
-	ev->cpu = cpu;
-	ev->tgid = -1;
 	if (rec->missed_events && !td->lost_told[cpu]) {
 		/* -1: the kernel knows events were lost but not how many */
 		td->lost_told[cpu] = true;
 		td->returned = true;
+		ev->ts = rec->ts;
+		ev->cpu = cpu;
+		ev->tgid = -1;
 		ev->kind = TS_EV_LOST;
 		ev->pid = -1;
 		ev->u.lost.count = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0;
@@ -528,16 +548,20 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 			       rec->offset, len);
 		return -1;
 	}
+	/* @ev untouched: tracedat_next() hands the next one in it */
+	if (left_out(td, rec)) {
+		td->lost_told[cpu] = false;
+		return head_next(src, td, cpu) ? -1 : PASSED_OVER;
+	}
 	event = tep_event_of(&td->fields, td->tep, rec);
 	if (!event) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): unknown event type", cpu,
 			       (unsigned long long)td->nrecords, rec->offset);
 		return -1;
 	}
-	if (left_out(td, event)) {
-		td->lost_told[cpu] = false;
-		return head_next(src, td, cpu) ? -1 : PASSED_OVER;
-	}
+	ev->ts = rec->ts;
+	ev->cpu = cpu;
+	ev->tgid = -1;
 	ev->pid = tep_record_pid(&td->fields, td->tep, rec);
 	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
 	comm = ev->pid == 0 ? "<idle>" : comm_of(src, td, ev->pid);
@@ -557,8 +581,10 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 	if (td->type_kind) {
 		if ((unsigned)event->id < TYPES && !td->type_kind[event->id])
 			td->type_kind[event->id] = (uint8_t)(ev->kind + 1);
-		if (td->returned && !(td->only >> ev->kind & 1))
+		if (td->returned && !(td->only >> ev->kind & 1)) {
+			memset(ev, 0, sizeof(*ev));	/* as ts_source_next() hands it */
 			return head_next(src, td, cpu) ? -1 : PASSED_OVER;
+		}
 	}
 	td->returned = true;
 	return head_next(src, td, cpu) ? -1 : 1;
@@ -569,7 +595,7 @@ static int tracedat_next(struct ts_source *src, struct ts_event *ev)
 	int r;
 
 	while ((r = next_record(src, ev)) == PASSED_OVER)
-		memset(ev, 0, sizeof(*ev));	/* as ts_source_next() hands it */
+		;
 	return r;
 }
 
