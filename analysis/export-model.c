@@ -20,6 +20,8 @@ struct scan {
 	struct export_scan r;
 	uint64_t entries;
 	int src_cpus;		/* the input's own count of CPUs */
+	struct ts_source *src;	/* borrowed: narrowed (struct export_scan_opts) */
+	bool narrow;
 };
 
 /* A CPU entering a TLB-flush handler for another CPU's request (csd_function_entry). */
@@ -31,10 +33,39 @@ static bool handler_entered(const struct ts_event *ev)
 
 static void *scan_new(struct ts_source *src, const void *opts)
 {
+	const struct export_scan_opts *o = opts;
 	struct scan *s = xcalloc(1, sizeof(*s));
 
 	s->src_cpus = ts_source_info(src)->cpus;
+	s->src = src;
+	s->narrow = o && o->narrow;
 	return s;
+}
+
+static uint64_t received(const struct timeline *tl, int src)
+{
+	uint64_t n = 0;
+
+	for (int c = 0; c < timeline_cpus(tl); c++)
+		n += timeline_cpu(tl, c)->ipis_received[src];
+	return n;
+}
+
+/*
+ * The flush requests can no longer change the IPI evidence timeline_ipi_source() decides:
+ * it has counted a cross-call or an IPI that names a flush, which outranks the targets'
+ * tlb_flush, or one of those (only whether there is one counts).
+ */
+static bool requests_moot(const struct timeline *tl)
+{
+	static const enum ts_evsrc above[] = {
+		TS_SRC_CSD_QUEUE, TS_SRC_CSD_ENTRY, TS_SRC_SBI, TS_SRC_IPI_CPU, TS_SRC_IPI_MASK,
+	};
+
+	for (size_t i = 0; i < sizeof(above) / sizeof(above[0]); i++)
+		if (timeline_evidence(tl, above[i], true))
+			return true;
+	return received(tl, TL_IPI_TLB_FLUSH) > 0;
 }
 
 static void scan_feed(void *state, struct timeline *tl, const struct ts_event *ev)
@@ -43,6 +74,11 @@ static void scan_feed(void *state, struct timeline *tl, const struct ts_event *e
 
 	if (handler_entered(ev))
 		s->entries++;
+	if (s->narrow && (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH) &&
+	    requests_moot(tl)) {
+		ts_source_only(s->src, 1u << TS_EV_IPI);
+		s->narrow = false;
+	}
 }
 
 /* What the trace read into @tl shows: @entries handler entries, @src_cpus CPUs in its input */
@@ -63,15 +99,6 @@ static void scan_finish(void *state, struct timeline *tl)
 	struct scan *s = state;
 
 	s->r = scan_of(tl, s->entries, s->src_cpus);
-}
-
-static uint64_t received(const struct timeline *tl, int src)
-{
-	uint64_t n = 0;
-
-	for (int c = 0; c < timeline_cpus(tl); c++)
-		n += timeline_cpu(tl, c)->ipis_received[src];
-	return n;
 }
 
 bool export_scan_enough(void *state, const struct timeline *tl, uint64_t n)

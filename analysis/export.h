@@ -25,10 +25,20 @@ struct export_scan {
 };
 
 /*
- * the first pass: new(src, NULL); after finish(), export_scan_get(): what the trace shows
- * (when it read only the beginning: what the beginning shows, the guess)
+ * the first pass: new(src, const struct export_scan_opts * or NULL); after finish(),
+ * export_scan_get(): what the trace shows (when it read only the beginning: what the
+ * beginning shows, the guess)
  */
 extern const struct analysis_ops export_scan_ops;
+struct export_scan_opts {
+	/*
+	 * @src passes over all but the flush requests and IPIs (ts_source_only()): the scan
+	 * narrows it to the IPIs once the requests can no longer change what it decides
+	 * (a trace with a flush IPI event of its cross-calls: an x86 trace's tlb_flush
+	 * events, millions, are then passed over too)
+	 */
+	bool narrow;
+};
 /*
  * Whether the first pass has read enough of the trace's beginning (its first @n events
  * into @tl) to guess what the whole shows: its IPI evidence and handler entries, or

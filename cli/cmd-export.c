@@ -256,6 +256,7 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 	char err[TS_ERR_LEN];
 	struct ts_source *src = ts_source_open_as(o->c.input, o->c.display, err);
 	struct common_opts c = o->c;
+	struct export_scan_opts so;
 	bool only = false;
 	void *state;
 	int r;
@@ -264,9 +265,10 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 		return error("%s", err);
 	if (guess && !forced && !c.has_filter)
 		only = ts_source_only(src, 1u << TS_EV_IPI | 1u << TS_EV_FLUSH);
+	so.narrow = only;
 	c.checks_said = c.checks_said || only;	/* the drawing says them */
-	state = export_pass(&c, src, &export_scan_ops, NULL,
-			    !guess || only ? 0 : forced ? forced : GUESS_EVENTS,
+	state = export_pass(&c, src, &export_scan_ops, &so, !guess || only ? 0 : forced ? forced :
+			    GUESS_EVENTS,
 			    forced ? NULL : export_scan_enough, &r, whole);
 	*whole = *whole && !only;
 	export_scan_get(state, scan);

@@ -6,7 +6,8 @@
  *    its events, read the long way; a text trace reads its events;
  *  - ts_source_only(): read for some kinds, its first event, then exactly the events of
  *    those kinds (and the lost ones) that reading it whole gives, in the same order and
- *    decoded alike; a text trace says it returns every event still.
+ *    decoded alike, also when the kinds are narrowed midway (as export's first pass does);
+ *    a text trace says it returns every event still.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,8 +80,17 @@ static void line_of(char *buf, size_t len, struct ts_source *src, const struct t
 		snprintf(buf + n, len - n, " lost %llu", (unsigned long long)ev->u.lost.count);
 }
 
-/* The lines of @path's events, all of them (@kinds 0) or ts_source_only(@kinds)'s. */
-static char *lines_of(const char *path, uint32_t kinds, size_t *nlines, bool *taken)
+/* the kinds after the first NARROW_AFTER events, where a test narrows them */
+#define NARROWED	(1u << TS_EV_IPI)
+#define NARROW_AFTER	5
+
+/*
+ * The lines of @path's events, all of them (@kinds 0) or ts_source_only(@kinds)'s; with
+ * @narrow, those of NARROWED only after the first NARROW_AFTER (read whole: left out then;
+ * else ts_source_only(NARROWED) there).
+ */
+static char *lines_of(const char *path, uint32_t kinds, bool narrow, size_t *nlines,
+		      bool *taken)
 {
 	char err[TS_ERR_LEN], line[512];
 	struct ts_source *src = ts_source_open(path, err);
@@ -95,8 +105,10 @@ static char *lines_of(const char *path, uint32_t kinds, size_t *nlines, bool *ta
 	while (ts_source_next(src, &ev) > 0) {
 		size_t l;
 
+		uint32_t want = narrow && n >= NARROW_AFTER ? NARROWED : KINDS;
+
 		/* read whole: the first event, then the kinds asked and the lost ones */
-		if (!kinds && !first && !(KINDS >> ev.kind & 1) && ev.kind != TS_EV_LOST)
+		if (!kinds && !first && !(want >> ev.kind & 1) && ev.kind != TS_EV_LOST)
 			continue;
 		first = false;
 		line_of(line, sizeof(line), src, &ev);
@@ -106,7 +118,8 @@ static char *lines_of(const char *path, uint32_t kinds, size_t *nlines, bool *ta
 		memcpy(all + len, line, l);
 		all[len + l] = '\n';
 		len += l + 1;
-		n++;
+		if (++n == NARROW_AFTER && kinds && narrow)
+			assert_true(ts_source_only(src, NARROWED));
 	}
 	all[len] = '\0';
 	assert_null(ts_source_error(src)[0] ? ts_source_error(src) : NULL);
@@ -125,16 +138,19 @@ static void check_only(void)
 		char *whole, *only;
 
 		path_of(path, sizeof(path), traces[i]);
-		whole = lines_of(path, 0, &n0, &taken);
-		only = lines_of(path, KINDS, &n1, &taken);
-		assert_true(taken);
-		if (strcmp(whole, only))
-			fail_msg("%s: %zu events of the kinds read whole, %zu read for them alone",
-				 traces[i], n0, n1);
-		/* the trace has flush evidence to give, not only its first event */
-		assert_true(n1 > 10);
-		free(whole);
-		free(only);
+		for (int narrow = 0; narrow < 2; narrow++) {
+			whole = lines_of(path, 0, narrow, &n0, &taken);
+			only = lines_of(path, KINDS, narrow, &n1, &taken);
+			assert_true(taken);
+			if (strcmp(whole, only))
+				fail_msg("%s: %zu events of the kinds read whole, %zu read for "
+					 "them alone%s", traces[i], n0, n1,
+					 narrow ? ", narrowed midway" : "");
+			/* the trace has flush evidence to give, not only its first event */
+			assert_true(n1 > 10);
+			free(whole);
+			free(only);
+		}
 	}
 }
 
