@@ -10,10 +10,9 @@
  * (and the sequence says so) when they grow past INTERN_MAX, so memory stays flat.
  * Unless --uncompressed, packets go out in chunks of CHUNK_MAX bytes, each deflated (zlib's
  * format, by libdeflate) into one packet's compressed_packets, as Perfetto's own tracing
- * service writes them; with -j 2 or more a thread deflates and writes a chunk while the
- * next one fills.
+ * service writes them; with -j 2 or more one thread (a relay, lib/relay.c) deflates and
+ * writes the chunks in their order while the next ones fill, CHUNKS at most.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,15 +79,15 @@ static const int tab_field[NTABS] = {
 	IN_CATEGORIES, IN_NAMES, IN_ANNOTATION_NAMES, IN_STRING_VALUES
 };
 
-/* A chunk being deflated and written: on the thread when one runs, else in place. */
+/* chunks filled and not yet deflated and written, at most (with a thread) */
+#define CHUNKS		4
+
+/* What deflates and writes the chunks: one thread at a time (the relay's, else the caller). */
 struct deflation {
 	FILE *out;
-	struct pb in;			/* packets, framed as a Trace */
-	uint8_t *zbuf;			/* @in deflated */
+	uint8_t *zbuf;			/* a chunk deflated */
 	size_t zalloc;
 	struct libdeflate_compressor *zc;
-	pthread_t thread;
-	bool running;
 };
 
 /* names drawn again and again, with their iid in the tables' current generation */
@@ -101,8 +100,11 @@ struct perfetto {
 	FILE *out;
 	struct pb pkt, ev;		/* the packet being built, its event */
 	struct pb interned[NTABS];	/* strings the event interned first, per table */
-	bool deflate, threaded;
-	struct pb chunk;		/* packets, framed as a Trace, waiting to be deflated */
+	bool deflate;
+	struct pb *chunk;		/* packets, framed as a Trace, waiting to be deflated */
+	struct pb chunks[CHUNKS];	/* @chunk is one; with @relay, the others its thread's */
+	void *slots[CHUNKS];
+	struct relay *relay;		/* NULL: each chunk deflated as it is full */
 	struct deflation z;
 	struct strtab *tab[NTABS];
 	uint32_t strings;		/* in all tables */
@@ -256,17 +258,19 @@ static inline size_t vput(uint8_t *b, uint64_t v)
 }
 
 /*
- * @z's packets as one packet holding them deflated (zlib's format, as Perfetto reads it).
- * A chunk that would not deflate into the bound of CHUNK_MAX bytes (a single packet past
- * that size) goes out as it is.
+ * Chunk @slot's packets as one packet holding them deflated (zlib's format, as Perfetto
+ * reads it).  A chunk that would not deflate into the bound of CHUNK_MAX bytes (a single
+ * packet past that size) goes out as it is.
  */
-static void deflate_write(struct deflation *z)
+static void deflate_write(void *ctx, void *slot)
 {
+	struct deflation *z = ctx;
+	struct pb *in = slot;
 	uint8_t head[12];	/* the field's key and length: two varints */
-	size_t n, len = libdeflate_zlib_compress(z->zc, z->in.b, z->in.n, z->zbuf, z->zalloc);
+	size_t n, len = libdeflate_zlib_compress(z->zc, in->b, in->n, z->zbuf, z->zalloc);
 
 	if (!len) {
-		fwrite(z->in.b, 1, z->in.n, z->out);
+		fwrite(in->b, 1, in->n, z->out);
 	} else {
 		n = vput(head, (uint64_t)PKT_COMPRESSED << 3 | WT_LEN);
 		n += vput(head + n, len);
@@ -274,40 +278,20 @@ static void deflate_write(struct deflation *z)
 		fwrite(head, 1, n, z->out);
 		fwrite(z->zbuf, 1, len, z->out);
 	}
-	z->in.n = 0;
+	in->n = 0;
 }
 
-static void *deflate_main(void *arg)
-{
-	deflate_write(arg);
-	return NULL;
-}
-
-/* The chunk on its thread, if one runs, is written. */
-static void deflate_join(struct perfetto *f)
-{
-	if (f->z.running)
-		pthread_join(f->z.thread, NULL);
-	f->z.running = false;
-}
-
-/*
- * The chunk being filled to the output: handed to a thread of its own (after the one
- * before it is written: chunks go out in order) with -j 2 or more, else deflated here.
- */
+/* The chunk being filled to the output: to the relay's thread, or deflated here. */
 static void chunk_flush(struct perfetto *f)
 {
-	struct pb filled = f->chunk;
-
-	if (!filled.n)
+	if (!f->chunk || !f->chunk->n)	/* none: not deflating */
 		return;
-	deflate_join(f);
-	f->chunk = f->z.in;		/* the other buffer, empty, fills next */
-	f->z.in = filled;
-	if (f->threaded && !pthread_create(&f->z.thread, NULL, deflate_main, &f->z))
-		f->z.running = true;
-	else
-		deflate_write(&f->z);
+	if (!f->relay) {
+		deflate_write(&f->z, f->chunk);
+		return;
+	}
+	relay_put(f->relay);
+	f->chunk = relay_slot(f->relay);
 }
 
 /* The packet built in @f->pkt to the output, or to the chunk being filled. */
@@ -318,9 +302,9 @@ static void packet_write(struct perfetto *f)
 	if (!f->deflate) {
 		trace_packet(f->out, p->b, p->n);
 	} else {
-		if (f->chunk.n + p->n + 11 > CHUNK_MAX)
+		if (f->chunk->n + p->n + 11 > CHUNK_MAX)
 			chunk_flush(f);
-		pb_bytes(&f->chunk, TRACE_PACKET, p->b, p->n);
+		pb_bytes(f->chunk, TRACE_PACKET, p->b, p->n);
 	}
 	p->n = 0;
 }
@@ -513,7 +497,11 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 		}
 		f->z.zalloc = libdeflate_zlib_compress_bound(f->z.zc, CHUNK_MAX);
 		f->z.zbuf = xmalloc(f->z.zalloc);
-		f->threaded = ts_jobs() > 1;
+		for (int i = 0; i < CHUNKS; i++)
+			f->slots[i] = &f->chunks[i];
+		if (ts_jobs() > 1)
+			f->relay = relay_new(f->slots, CHUNKS, deflate_write, &f->z);
+		f->chunk = f->relay ? relay_slot(f->relay) : &f->chunks[0];
 	}
 	for (int t = 0; t < NTABS; t++)
 		f->tab[t] = strtab_new();
@@ -592,9 +580,9 @@ static void event_write(struct perfetto *f, uint64_t ts, bool interned)
 	size = 1 + vlen(ts) + 2 + (interned ? 2 : 0) + (in ? 1 + vlen(in) + in : 0) +
 	       1 + vlen(f->ev.n) + f->ev.n;
 	if (f->deflate) {
-		if (f->chunk.n + size + 11 > CHUNK_MAX)
+		if (f->chunk->n + size + 11 > CHUNK_MAX)
 			chunk_flush(f);
-		p = &f->chunk;
+		p = f->chunk;
 		pb_room(p, 11 + size);
 		p->b[p->n++] = TRACE_PACKET << 3 | WT_LEN;
 		p->n += vput(p->b + p->n, size);
@@ -715,9 +703,9 @@ static void perfetto_end(void *state, bool complete)
 	struct perfetto *f = state;
 
 	chunk_flush(f);		/* what was drawn, also of an input that failed midway */
-	deflate_join(f);
-	free(f->chunk.b);
-	free(f->z.in.b);
+	relay_free(f->relay);
+	for (int i = 0; i < CHUNKS; i++)
+		free(f->chunks[i].b);
 	free(f->z.zbuf);
 	if (f->z.zc)
 		libdeflate_free_compressor(f->z.zc);

@@ -2,11 +2,10 @@
 /*
  * export's drawing on a thread of its own (-j 2 or more): the model's draws are copied,
  * their strings with them, into batches of BATCH_DRAWS, and each full batch is rendered
- * on a thread while the next one fills.  A batch's thread is joined before the next one
- * starts, so the renderer sees the draws in their order, one thread at a time: its output
- * is the unthreaded one's to the byte.
+ * by one thread (a relay, lib/relay.c) while the next ones fill, BATCHES at most ahead.
+ * The thread renders the batches in their order, so the renderer sees the draws in their
+ * order, one thread at a time: its output is the unthreaded one's to the byte.
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +13,7 @@
 #include "export.h"
 
 #define BATCH_DRAWS	8192
+#define BATCHES		4
 
 struct batch {
 	struct export_draw d[BATCH_DRAWS];
@@ -24,18 +24,23 @@ struct batch {
 
 struct export_queue {
 	struct export_sink to;		/* the renderer */
-	struct batch b[2];
-	int filling;			/* the batch being filled */
-	struct batch *rendering;	/* the other one, on @thread */
-	pthread_t thread;
-	bool running;
+	struct batch b[BATCHES];
+	void *slots[BATCHES];
+	struct relay *relay;		/* NULL: no thread, each batch rendered as it is full */
+	struct batch *filling;
 };
+
+static void render(void *ctx, void *slot);
 
 struct export_queue *export_queue_new(struct export_sink to)
 {
 	struct export_queue *q = xcalloc(1, sizeof(*q));
 
 	q->to = to;
+	for (int i = 0; i < BATCHES; i++)
+		q->slots[i] = &q->b[i];
+	q->relay = relay_new(q->slots, BATCHES, render, q);
+	q->filling = q->relay ? relay_slot(q->relay) : &q->b[0];
 	return q;
 }
 
@@ -81,10 +86,10 @@ static void map_strings(struct export_draw *d, struct batch *b,
 	}
 }
 
-static void *render(void *arg)
+static void render(void *ctx, void *slot)
 {
-	struct export_queue *q = arg;
-	struct batch *b = q->rendering;
+	struct export_queue *q = ctx;
+	struct batch *b = slot;
 
 	for (size_t i = 0; i < b->n; i++) {
 		map_strings(&b->d[i], b, back);
@@ -92,35 +97,25 @@ static void *render(void *arg)
 	}
 	b->n = 0;
 	b->tn = 0;
-	return NULL;
 }
 
-/* The batch before is rendered, its thread joined. */
-static void join(struct export_queue *q)
-{
-	if (q->running)
-		pthread_join(q->thread, NULL);
-	q->running = false;
-}
-
-/* The batch being filled to the renderer: on a thread (here when none starts). */
+/* The batch being filled to the renderer: to the thread, or rendered here. */
 static void hand_over(struct export_queue *q)
 {
-	if (!q->b[q->filling].n)
+	if (!q->filling->n)
 		return;
-	join(q);
-	q->rendering = &q->b[q->filling];
-	q->filling = !q->filling;
-	if (!pthread_create(&q->thread, NULL, render, q))
-		q->running = true;
-	else
-		render(q);
+	if (!q->relay) {
+		render(q, q->filling);
+		return;
+	}
+	relay_put(q->relay);
+	q->filling = relay_slot(q->relay);
 }
 
 void export_queue_draw(void *ctx, const struct export_draw *d)
 {
 	struct export_queue *q = ctx;
-	struct batch *b = &q->b[q->filling];
+	struct batch *b = q->filling;
 	struct export_draw *k = &b->d[b->n++];
 
 	*k = *d;
@@ -134,8 +129,8 @@ void export_queue_finish(struct export_queue *q)
 	if (!q)
 		return;
 	hand_over(q);
-	join(q);
-	for (int i = 0; i < 2; i++)
+	relay_free(q->relay);
+	for (int i = 0; i < BATCHES; i++)
 		free(q->b[i].text);
 	free(q);
 }
