@@ -92,8 +92,8 @@ struct deflation {
 
 /* names drawn again and again, with their iid in the tables' current generation */
 #define LIT_CACHE	32		/* string literals, by address */
-#define TASK_CACHE	256		/* slice names "comm pid", by pid */
-#define STR_CACHE	64		/* string values (mm names...), by address */
+#define TASK_CACHE	4096		/* slice names "comm pid", by pid */
+#define STR_CACHE	1024		/* string values (mm names...), by their text */
 #define STR_CACHE_LEN	48		/* longer ones are not kept */
 
 struct perfetto {
@@ -117,8 +117,7 @@ struct perfetto {
 		char comm[TS_COMM_LEN];
 	} task[TASK_CACHE];
 	struct {
-		const char *s;		/* where it was, its text then in @text */
-		uint32_t gen;
+		uint32_t gen;		/* 0: empty */
 		uint64_t iid;
 		char text[STR_CACHE_LEN];
 	} str[STR_CACHE];
@@ -355,20 +354,22 @@ static uint64_t intern_lit(struct perfetto *f, int t, const char *s)
 }
 
 /*
- * intern() of a string value: its iid kept by its address, used again while the text there
- * is the same.
+ * intern() of a string value: its iid kept by its text's hash (through export's queue a
+ * value is a copy, at another address each time), used again while the text is the same.
  */
 static uint64_t intern_value(struct perfetto *f, const char *s)
 {
-	unsigned k = (unsigned)(((uintptr_t)s >> 4) ^ ((uintptr_t)s >> 10)) % STR_CACHE;
-	size_t n;
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	size_t n = 0;
+	unsigned k;
 
-	if (f->str[k].s == s && f->str[k].gen == f->gen && !strcmp(f->str[k].text, s))
-		return f->str[k].iid;
-	n = strlen(s);
+	for (; s[n] && n < STR_CACHE_LEN; n++)
+		h = (h ^ (unsigned char)s[n]) * 16777619u;
 	if (n >= STR_CACHE_LEN)
 		return intern(f, TAB_STRING_VALUES, s);
-	f->str[k].s = s;
+	k = h % STR_CACHE;
+	if (f->str[k].gen == f->gen && !memcmp(f->str[k].text, s, n + 1))
+		return f->str[k].iid;
 	f->str[k].gen = f->gen;
 	memcpy(f->str[k].text, s, n + 1);
 	f->str[k].iid = intern(f, TAB_STRING_VALUES, s);
