@@ -343,7 +343,8 @@ static void *model_new(struct ts_source *src, const void *opts)
 		.flush_all_threshold = FLUSH_ALL_DEFAULT,
 		.ncpus = o->scan.ncpus > 0 ? o->scan.ncpus : 1,
 		.replay = point, .nreplay = 1, .tlb_reach_mms = o->tlb_reach_mms,
-		.replay_only = true,	/* the deferrals of one point are all it draws */
+		/* the deferrals of one point and the CPUs' active mms are all it draws */
+		.replay_only = true, .models_off = true,
 	};
 
 	m->o = *o;

@@ -142,6 +142,12 @@ static void snapshot(struct tuner *t, uint64_t ts)
 }
 
 /* A switch_mm (or exec's activate_mm) of @cpu to @mm. */
+/* The models are replayed (not tuner_opts.models_off). */
+static bool models(const struct tuner *t)
+{
+	return !(t->o.replay_only && t->o.models_off);
+}
+
 static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 {
 	if (!mm || t->active[cpu] == mm)
@@ -153,8 +159,10 @@ static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 		sweep_switch(t->sweeps, t->nsweeps, cpu, mm, count);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_switch(t->lazy[i], cpu, mm, ts, count);
-	stock_switch(t, cpu, mm, count);
-	cf_check_load(t, cpu, mm);
+	if (models(t)) {
+		stock_switch(t, cpu, mm, count);
+		cf_check_load(t, cpu, mm);
+	}
 	t->active[cpu] = mm;
 }
 
@@ -165,8 +173,10 @@ static void mm_exit(struct tuner *t, uint32_t mm)
 		sweep_exit(t->sweeps, t->nsweeps, t, mm);
 	for (int i = 0; i < t->o.nreplay; i++)
 		lazy_exit(t->lazy[i], mm);
-	stock_exit(t, mm);
-	cf_check_exit(t, mm);
+	if (models(t)) {
+		stock_exit(t, mm);
+		cf_check_exit(t, mm);
+	}
 	for (int c = 0; c < t->ncpus; c++)
 		if (t->active[c] == mm)
 			t->active[c] = 0;
@@ -200,7 +210,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		const struct ts_cpumask *k = &ev->u.flush.kmask;
 		int n = cpumask_weight(k) - cpumask_test(k, cpu);
 
-		if (count) {
+		if (count && models(t)) {
 			for (int m = 0; m < TUNER__MODELS; m++) {
 				t->models[m].ipis += n;
 				t->models[m].ipi_requests += n > 0;
@@ -215,8 +225,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 				continue;
 			if (t->sweep)
 				sweep_reset(t->sweeps, t->nsweeps, c, count);
-			stock_reset(t, c);
-			cf_check_reset(t, c);
+			if (models(t)) {
+				stock_reset(t, c);
+				cf_check_reset(t, c);
+			}
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -227,7 +239,7 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		bool all = scope == TS_SCOPE_ALL || pages > t->o.flush_all_threshold;
 		int n = t->o.ncpus > t->ncpus ? t->o.ncpus : t->ncpus;
 
-		if (count) {
+		if (count && models(t)) {
 			for (int m = 0; m < TUNER__MODELS; m++) {
 				t->models[m].ipis += n - 1;
 				t->models[m].ipi_requests += n > 1;
@@ -243,8 +255,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		for (int c = 0; c < t->ncpus; c++) {
 			if (t->sweep)
 				sweep_reset(t->sweeps, t->nsweeps, c, count);
-			stock_reset(t, c);
-			cf_check_reset(t, c);
+			if (models(t)) {
+				stock_reset(t, c);
+				cf_check_reset(t, c);
+			}
 			for (int i = 0; i < t->o.nreplay; i++)
 				lazy_reset(t->lazy[i], c, t->active[c], count);
 		}
@@ -270,8 +284,10 @@ static void request(struct tuner *t, const struct ts_event *ev, bool count)
 		for (int i = 0; i < t->o.nreplay; i++)
 			lazy_flush(t->lazy[i], t, cpu, mm, full, full ? 0 : pages, ev->ts, kmask,
 				   count);
-		cf_check_flush(t, cpu, mm, full, count);
-		stock_flush(t, cpu, mm, full, kmask, count);
+		if (models(t)) {
+			cf_check_flush(t, cpu, mm, full, count);
+			stock_flush(t, cpu, mm, full, kmask, count);
+		}
 	}
 }
 

@@ -85,6 +85,10 @@ struct tuner_opts {
 	bool verify_models;		/* also count clear-at-full a second, independent way */
 	bool replay_only;		/* no grid: the models and the replayed points only
 					 * (no sweep, recommendation or windows) */
+	bool models_off;		/* with replay_only, the replayed points alone: the
+					 * models (tuner_model(), tuner_model_cpu(),
+					 * tuner_stock_seeded()) are not
+					 * replayed and stay 0 */
 	/*
 	 * When set, the last replayed point writes one line per remote CPU of each user-mm
 	 * flush it decides for: "TS CPU TARGET DECISION" (ns, requester, target, the codes

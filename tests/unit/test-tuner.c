@@ -149,11 +149,13 @@ static void expect_idle(struct fx *f, int T, int Q, struct tuner_counts want)
 /* Eviction picks the least recently loaded (smallest generation). */
 /*
  * replay_only (export's tuner): no grid, and the replayed points and models counted as with
- * the grid, on a run that loads, evicts, queues, overflows, flushes everything and exits.
+ * the grid, on a run that loads, evicts, queues, overflows, flushes everything and exits;
+ * with models_off too, the replayed points and the CPUs' active mms alone, the models 0.
  */
 static void test_replay_only(void **state)
 {
-	struct fx *f = *state, g = { 0 };
+	struct fx *f = *state, g = { 0 }, h = { 0 };
+	struct fx *all[3] = { f, &g, &h };
 	struct tuner_opts o = {
 		.thresholds = Ts, .nthresholds = 3, .queues = Qs, .nqueues = 3,
 		.flush_all_threshold = 64, .tlb_reach_mms = 16, .ncpus = 2,
@@ -170,34 +172,43 @@ static void test_replay_only(void **state)
 	o.nreplay = 9;
 	g.t = tuner_new(&o);
 	g.ts = f->ts;
+	o.models_off = true;
+	h.t = tuner_new(&o);
+	h.ts = f->ts;
 	for (int round = 0; round < 3; round++) {
-		for (uint32_t mm = 1; mm <= 5; mm++) {
-			sw(f, 0, mm);
-			sw(&g, 0, mm);
-			sw(f, 1, 6 - mm);
-			sw(&g, 1, 6 - mm);
-			flush(f, 0, mm, TS_SCOPE_RANGE, 2);
-			flush(&g, 0, mm, TS_SCOPE_RANGE, 2);
+		for (int k = 0; k < 3; k++) {
+			for (uint32_t mm = 1; mm <= 5; mm++) {
+				sw(all[k], 0, mm);
+				sw(all[k], 1, 6 - mm);
+				flush(all[k], 0, mm, TS_SCOPE_RANGE, 2);
+			}
+			flush(all[k], 1, 2, TS_SCOPE_MM, 0);
+			/* past the flush-all threshold */
+			flush(all[k], 0, 3, TS_SCOPE_RANGE, 1000);
+			mm_exit(all[k], 4);
 		}
-		flush(f, 1, 2, TS_SCOPE_MM, 0);
-		flush(&g, 1, 2, TS_SCOPE_MM, 0);
-		flush(f, 0, 3, TS_SCOPE_RANGE, 1000);	/* past the flush-all threshold */
-		flush(&g, 0, 3, TS_SCOPE_RANGE, 1000);
-		mm_exit(f, 4);
-		mm_exit(&g, 4);
+		for (int c = 0; c < 2; c++)
+			assert_int_equal(tuner_active(h.t, c), tuner_active(f->t, c));
 	}
-	tuner_finish(f->t);
-	tuner_finish(g.t);
-	for (int i = 0; i < 9; i++)
+	for (int k = 0; k < 3; k++)
+		tuner_finish(all[k]->t);
+	for (int i = 0; i < 9; i++) {
 		same_counts(tuner_replayed(g.t, i), tuner_replayed(g.t, i), tuner_replayed(f->t, i),
 			    true);
-	for (int m = 0; m < TUNER__MODELS; m++)
+		same_counts(tuner_replayed(h.t, i), tuner_replayed(h.t, i), tuner_replayed(f->t, i),
+			    true);
+	}
+	for (int m = 0; m < TUNER__MODELS; m++) {
 		assert_int_equal(tuner_model(g.t, m)->ipis, tuner_model(f->t, m)->ipis);
+		assert_true(tuner_model(f->t, m)->ipis > 0);
+		assert_int_equal(tuner_model(h.t, m)->ipis, 0);
+	}
 	tuner_grid_point(g.t, 2, 2, &s);	/* no grid: nothing counted there */
 	assert_int_equal(s.ipis + s.deferred, 0);
 	tuner_grid_point(f->t, 2, 2, &s);
 	assert_true(s.ipis + s.deferred > 0);
 	tuner_free(g.t);
+	tuner_free(h.t);
 }
 
 static void test_lru(void **state)
