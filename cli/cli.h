@@ -257,8 +257,8 @@ int cmd_report(int argc, char **argv);
 /* report --json / tune --json of @path, in this process: new references, NULL on failure
  * (the message printed) */
 struct json_t;
-struct json_t *report_json_of(const char *path);
-struct json_t *tune_json_of(const char *path, int T, int Q);
+struct json_t *report_json_of(const char *path, const char *display);
+struct json_t *tune_json_of(const char *path, const char *display, int T, int Q);
 int cmd_info(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_tune(int argc, char **argv);

@@ -79,22 +79,25 @@ struct rows {
 
 /* ---- inputs ---- */
 
-/* The analyses of a trace, run here: report's, and the models' predictions at lazy(T, Q). */
-static json_t *report_of(const char *path)
+/*
+ * The analyses of a trace, run here: report's, and the models' predictions at lazy(T, Q);
+ * @name: the input as given (@path may be its spooled copy).
+ */
+static json_t *report_of(const char *path, const char *name)
 {
-	json_t *j = report_json_of(path);
+	json_t *j = report_json_of(path, name);
 
 	if (!j)
-		error("diff: %s: not analyzed (tlbscope report)", path);
+		error("diff: %s: not analyzed (tlbscope report)", name);
 	return j;
 }
 
-static json_t *tune_of(const char *path, int T, int Q)
+static json_t *tune_of(const char *path, const char *name, int T, int Q)
 {
-	json_t *j = tune_json_of(path, T, Q);
+	json_t *j = tune_json_of(path, name, T, Q);
 
 	if (!j)
-		error("diff: %s: not analyzed (tlbscope tune)", path);
+		error("diff: %s: not analyzed (tlbscope tune)", name);
 	return j;
 }
 
@@ -178,7 +181,8 @@ static void mark_unlike(struct rows *rs, unsigned unlike)
  * A saved report (a JSON object with "totals"), else the analysis of the trace, with the
  * models' predictions in *@models (NULL for a saved report: they are not in it).
  */
-static json_t *load_input(const char *path, const struct diff_opts *o, json_t **models)
+static json_t *load_input(const char *path, const char *name, const struct diff_opts *o,
+			  json_t **models)
 {
 	json_error_t jerr;
 	json_t *j;
@@ -195,8 +199,8 @@ static json_t *load_input(const char *path, const struct diff_opts *o, json_t **
 			json_decref(j);	/* JSON, not a report: JSON lines of events, say */
 		}
 	}
-	j = report_of(path);
-	if (j && !(*models = tune_of(path, o->T, o->Q))) {
+	j = report_of(path, name);
+	if (j && !(*models = tune_of(path, name, o->T, o->Q))) {
 		json_decref(j);
 		return NULL;
 	}
@@ -603,7 +607,8 @@ int cmd_diff(int argc, char **argv)
 			goto out;
 		if (r)
 			in = spool;
-		rep[i] = load_input(in, &o, &models[i]);
+		/* named in messages as given, not as the copy read */
+		rep[i] = load_input(in, strcmp(o.in[i], "-") ? o.in[i] : "<stdin>", &o, &models[i]);
 		if (fd >= 0)		/* read: the next input may be spooled too */
 			close(fd);
 		fd = -1;

@@ -80,7 +80,8 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 
 /* report's analyses, each a consumer of the one resolved stream */
 /* report with @argv; @out: its JSON object there (new reference) instead of printed */
-static int report_main(int argc, char **argv, json_t **out)
+/* report, its JSON into *@out when @out; @display: the input's name in messages (or NULL) */
+static int report_main(int argc, char **argv, const char *display, json_t **out)
 {
 	struct report_opts o;
 	struct ts_source *src = NULL;
@@ -94,7 +95,8 @@ static int report_main(int argc, char **argv, json_t **out)
 		return r > 0 ? EXIT_OK : EXIT_BAD;
 	if (platform_load(o.platform, &pf, err))
 		return error("report: %s", err);
-	src = ts_source_open(o.c.input, err);
+	o.c.display = display;
+	src = ts_source_open_as(o.c.input, display, err);
 	if (!src)
 		r = error("%s", err);
 	if (!r) {
@@ -140,15 +142,15 @@ static int report_main(int argc, char **argv, json_t **out)
 
 int cmd_report(int argc, char **argv)
 {
-	return report_main(argc, argv, NULL);
+	return report_main(argc, argv, NULL, NULL);
 }
 
-json_t *report_json_of(const char *path)
+json_t *report_json_of(const char *path, const char *display)
 {
 	char *argv[] = { "report", "--json", "--", (char *)path, NULL };
 	json_t *j = NULL;
 
-	if (report_main(4, argv, &j)) {
+	if (report_main(4, argv, display, &j)) {
 		json_decref(j);
 		return NULL;
 	}

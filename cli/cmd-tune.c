@@ -312,8 +312,9 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 
 	tune_run_reset(r);
 	c.input = path;
+	c.display = path == o->c.input ? o->c.display : NULL;
 	c.checks_said = checks_said;
-	r->src = ts_source_open(path, err);
+	r->src = ts_source_open_as(path, c.display, err);
 	if (!r->src)
 		return error("%s", err);
 	r->ncpus = ts_source_info(r->src)->cpus;
@@ -349,7 +350,8 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 }
 
 /* tune with @argv; @out: its JSON object there (new reference) instead of printed */
-static int tune_main(int argc, char **argv, json_t **out)
+/* tune, its JSON into *@out when @out; @display: the input's name in messages (or NULL) */
+static int tune_main(int argc, char **argv, const char *display, json_t **out)
 {
 	struct tune_opts o;
 	struct tune_run r = { .o = &o.p };
@@ -361,6 +363,7 @@ static int tune_main(int argc, char **argv, json_t **out)
 	ret = tune_parse_args(&o, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_BAD;
+	o.c.display = display;
 	if (platform_load(o.platform, &r.pf, err))
 		return error("%s", err);
 	if (!o.p.has_T && platform_reach_mms(&r.pf) > o.p.T[o.p.nT - 1]) {
@@ -456,10 +459,10 @@ out:
 
 int cmd_tune(int argc, char **argv)
 {
-	return tune_main(argc, argv, NULL);
+	return tune_main(argc, argv, NULL, NULL);
 }
 
-json_t *tune_json_of(const char *path, int T, int Q)
+json_t *tune_json_of(const char *path, const char *display, int T, int Q)
 {
 	char t[16], q[16];
 	char *argv[] = { "tune", "--json", "--threshold", t, "--queue", q, "--", (char *)path,
@@ -471,7 +474,7 @@ json_t *tune_json_of(const char *path, int T, int Q)
 	snprintf(q, sizeof(q), "%d", Q);
 	/* exit 1 is a verdict (insufficient-data), not a failure */
 	checks_said = true;
-	ret = tune_main(8, argv, &j);
+	ret = tune_main(8, argv, display, &j);
 	checks_said = false;
 	if (ret > EXIT_PROBLEM) {
 		json_decref(j);

@@ -61,6 +61,18 @@ timeout 30 cat "$lazy" > "$tmp/p2" &
 same "named pipes as BEFORE and AFTER" "$(tls diff --json "$stock" "$lazy" | jq -c .rows)" \
 	"$(timeout 60 ${TLBSCOPE_WRAP:-} "$prog" diff --json "$tmp/p1" "$tmp/p2" | jq -c .rows)"
 wait
+# messages name such an input as given, not as its copy (/proc/self/fd/N)
+head -c 20000 "$stock" > "$tmp/cut.dat"
+tls diff "$stock" - < "$tmp/cut.dat" > /dev/null 2> "$tmp/cut.err"
+same "a cut trace through stdin: exit 2" 2 $?
+check "... its messages name <stdin>" grep -q "^tlbscope: <stdin>: .*past the end" "$tmp/cut.err"
+check "... and diff's own too" grep -q "^tlbscope: diff: <stdin>: not analyzed" "$tmp/cut.err"
+same "... never the copy" "" "$(grep /proc/self/fd "$tmp/cut.err")"
+lost=$fx/x86-lost.dat
+tls diff "$stock" - < "$lost" > /dev/null 2> "$tmp/lost.err"
+check "warnings on stdin's trace name <stdin>" grep -q "^tlbscope: warning: <stdin>: .*events lost" \
+	"$tmp/lost.err"
+same "... never the copy" "" "$(grep /proc/self/fd "$tmp/lost.err")"
 
 # unknown stays unknown: a trace with no IPI evidence
 nolat=$fx/text/tracefs-latency-format.txt
