@@ -267,8 +267,8 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 		only = ts_source_only(src, 1u << TS_EV_IPI | 1u << TS_EV_FLUSH);
 	so.narrow = only;
 	c.checks_said = c.checks_said || only;	/* the drawing says them */
-	state = export_pass(&c, src, &export_scan_ops, &so, !guess || only ? 0 : forced ? forced :
-			    GUESS_EVENTS,
+	state = export_pass(&c, src, &export_scan_ops, &so,
+			    !guess || only ? 0 : forced ? forced : GUESS_EVENTS,
 			    forced ? NULL : export_scan_enough, &r, whole);
 	*whole = *whole && !only;
 	export_scan_get(state, scan);
