@@ -79,8 +79,10 @@ static int report_parse_args(struct report_opts *o, int argc, char **argv)
 }
 
 /* report's analyses, each a consumer of the one resolved stream */
-/* report with @argv; @out: its JSON object there (new reference) instead of printed */
-/* report, its JSON into *@out when @out; @display: the input's name in messages (or NULL) */
+/*
+ * report with @argv; @out: its JSON object there (new reference) instead of printed;
+ * @display: the input's name in messages (NULL: its path)
+ */
 static int report_main(int argc, char **argv, const char *display, json_t **out)
 {
 	struct report_opts o;

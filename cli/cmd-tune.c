@@ -349,8 +349,10 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 	return EXIT_OK;
 }
 
-/* tune with @argv; @out: its JSON object there (new reference) instead of printed */
-/* tune, its JSON into *@out when @out; @display: the input's name in messages (or NULL) */
+/*
+ * tune with @argv; @out: its JSON object there (new reference) instead of printed;
+ * @display: the input's name in messages (NULL: its path)
+ */
 static int tune_main(int argc, char **argv, const char *display, json_t **out)
 {
 	struct tune_opts o;
