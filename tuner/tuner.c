@@ -141,13 +141,13 @@ static void snapshot(struct tuner *t, uint64_t ts)
 	sn->mm_switches = t->mm_switches;
 }
 
-/* A switch_mm (or exec's activate_mm) of @cpu to @mm. */
 /* The models are replayed (not tuner_opts.models_off). */
 static bool models(const struct tuner *t)
 {
 	return !(t->o.replay_only && t->o.models_off);
 }
 
+/* A switch_mm (or exec's activate_mm) of @cpu to @mm. */
 static void load(struct tuner *t, int cpu, uint32_t mm, uint64_t ts, bool count)
 {
 	if (!mm || t->active[cpu] == mm)
