@@ -102,9 +102,9 @@ struct perfetto {
 	struct pb interned[NTABS];	/* strings the event interned first, per table */
 	bool deflate;
 	struct pb *chunk;		/* packets, framed as a Trace, waiting to be deflated */
-	struct pb chunks[CHUNKS];	/* @chunk is one; with @relay, the others its thread's */
+	struct pb chunks[CHUNKS];	/* @chunk is one; the others @relay's thread's */
 	void *slots[CHUNKS];
-	struct relay *relay;		/* NULL: each chunk deflated as it is full */
+	struct relay *relay;		/* deflates on a thread with -j 2 or more, else here */
 	struct deflation z;
 	struct strtab *tab[NTABS];
 	uint32_t strings;		/* in all tables */
@@ -280,15 +280,11 @@ static void deflate_write(void *ctx, void *slot)
 	in->n = 0;
 }
 
-/* The chunk being filled to the output: to the relay's thread, or deflated here. */
+/* The chunk being filled to the output: deflated by the relay. */
 static void chunk_flush(struct perfetto *f)
 {
 	if (!f->chunk || !f->chunk->n)	/* none: not deflating */
 		return;
-	if (!f->relay) {
-		deflate_write(&f->z, f->chunk);
-		return;
-	}
 	relay_put(f->relay);
 	f->chunk = relay_slot(f->relay);
 }
@@ -500,9 +496,8 @@ static void *perfetto_begin(FILE *out, const struct export_header *h)
 		f->z.zbuf = xmalloc(f->z.zalloc);
 		for (int i = 0; i < CHUNKS; i++)
 			f->slots[i] = &f->chunks[i];
-		if (ts_jobs() > 1)
-			f->relay = relay_new(f->slots, CHUNKS, deflate_write, &f->z);
-		f->chunk = f->relay ? relay_slot(f->relay) : &f->chunks[0];
+		f->relay = relay_new(f->slots, CHUNKS, deflate_write, &f->z, ts_jobs() > 1);
+		f->chunk = relay_slot(f->relay);
 	}
 	for (int t = 0; t < NTABS; t++)
 		f->tab[t] = strtab_new();

@@ -26,7 +26,7 @@ struct export_queue {
 	struct export_sink to;		/* the renderer */
 	struct batch b[BATCHES];
 	void *slots[BATCHES];
-	struct relay *relay;		/* NULL: no thread, each batch rendered as it is full */
+	struct relay *relay;
 	struct batch *filling;
 };
 
@@ -39,8 +39,8 @@ struct export_queue *export_queue_new(struct export_sink to)
 	q->to = to;
 	for (int i = 0; i < BATCHES; i++)
 		q->slots[i] = &q->b[i];
-	q->relay = relay_new(q->slots, BATCHES, render, q);
-	q->filling = q->relay ? relay_slot(q->relay) : &q->b[0];
+	q->relay = relay_new(q->slots, BATCHES, render, q, true);
+	q->filling = relay_slot(q->relay);
 	return q;
 }
 
@@ -99,15 +99,11 @@ static void render(void *ctx, void *slot)
 	b->tn = 0;
 }
 
-/* The batch being filled to the renderer: to the thread, or rendered here. */
+/* The batch being filled to the renderer (the relay's thread, or here when none started). */
 static void hand_over(struct export_queue *q)
 {
 	if (!q->filling->n)
 		return;
-	if (!q->relay) {
-		render(q, q->filling);
-		return;
-	}
 	relay_put(q->relay);
 	q->filling = relay_slot(q->relay);
 }

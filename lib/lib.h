@@ -115,14 +115,15 @@ size_t utf8_escape(const char *s, char *out, size_t size);
 
 /*
  * A relay (relay.c): one thread doing @work(@ctx, slot) on the caller's @nslots buffers in
- * the order they are handed over.  relay_new() returns NULL when no thread starts (the
- * caller then does the work itself); relay_slot() the next buffer to fill, once the thread
- * is done with its last use; relay_put() hands it over; relay_free() returns once every
- * buffer handed over is done (NULL: nothing).
+ * the order they are handed over; with no @thread (or when none starts), the caller does it
+ * in relay_put(), on the first buffer always.  relay_new() returns NULL for no buffer;
+ * relay_slot() the next buffer to fill, once the thread is done with its last use;
+ * relay_put() hands it over; relay_free() returns once every buffer handed over is done
+ * (NULL: nothing).
  */
 struct relay;
 struct relay *relay_new(void **slots, unsigned nslots, void (*work)(void *ctx, void *slot),
-			void *ctx);
+			void *ctx, bool thread);
 void *relay_slot(struct relay *r);
 void relay_put(struct relay *r);
 void relay_free(struct relay *r);

@@ -5,7 +5,9 @@
  * buffers (its slots); a slot is given back to be filled again once the thread is done with
  * it, so the slots bound what waits.  Where a thread per buffer (pthread_create() and
  * pthread_join() each time) cost about 55 us on a virtual machine, a hand-over here is a
- * mutex and a wake-up, and only when one side waits for the other.
+ * mutex and a wake-up, and only when one side waits for the other.  Without a thread (none
+ * asked for, or none started) the caller does the work as it hands a buffer over, always
+ * in the first one.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ struct relay {
 	unsigned nslots;
 	void (*work)(void *ctx, void *slot);
 	void *ctx;
+	bool threaded;			/* else the work is done in relay_put() */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t handed;		/* a slot was handed over, or the relay closes */
@@ -46,10 +49,13 @@ static void *relay_main(void *arg)
 }
 
 struct relay *relay_new(void **slots, unsigned nslots, void (*work)(void *ctx, void *slot),
-			void *ctx)
+			void *ctx, bool thread)
 {
-	struct relay *r = xcalloc(1, sizeof(*r));
+	struct relay *r;
 
+	if (nslots < 1)
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
 	r->slots = slots;
 	r->nslots = nslots;
 	r->work = work;
@@ -57,13 +63,7 @@ struct relay *relay_new(void **slots, unsigned nslots, void (*work)(void *ctx, v
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->handed, NULL);
 	pthread_cond_init(&r->freed, NULL);
-	if (nslots < 1 || pthread_create(&r->thread, NULL, relay_main, r)) {
-		pthread_cond_destroy(&r->freed);
-		pthread_cond_destroy(&r->handed);
-		pthread_mutex_destroy(&r->lock);
-		free(r);
-		return NULL;
-	}
+	r->threaded = thread && !pthread_create(&r->thread, NULL, relay_main, r);
 	return r;
 }
 
@@ -71,6 +71,8 @@ void *relay_slot(struct relay *r)
 {
 	void *slot;
 
+	if (!r->threaded)
+		return r->slots[0];
 	pthread_mutex_lock(&r->lock);
 	while (r->put - r->done >= r->nslots)
 		pthread_cond_wait(&r->freed, &r->lock);
@@ -81,6 +83,10 @@ void *relay_slot(struct relay *r)
 
 void relay_put(struct relay *r)
 {
+	if (!r->threaded) {
+		r->work(r->ctx, r->slots[0]);
+		return;
+	}
 	pthread_mutex_lock(&r->lock);
 	r->put++;
 	pthread_cond_signal(&r->handed);
@@ -91,11 +97,13 @@ void relay_free(struct relay *r)
 {
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->closing = true;
-	pthread_cond_signal(&r->handed);
-	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
+	if (r->threaded) {
+		pthread_mutex_lock(&r->lock);
+		r->closing = true;
+		pthread_cond_signal(&r->handed);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, NULL);
+	}
 	pthread_cond_destroy(&r->freed);
 	pthread_cond_destroy(&r->handed);
 	pthread_mutex_destroy(&r->lock);

@@ -2,7 +2,8 @@
 /*
  * lib/relay.c: every slot handed over is worked on, once, in the order handed, by one
  * thread other than the caller's; a slot is given back to fill only once its last use is
- * done; relay_free() returns after the last one.
+ * done; relay_free() returns after the last one.  Without a thread, the caller works on the
+ * first slot as it hands it over.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,7 +59,7 @@ static void test_order_and_reuse(void **state)
 	(void)state;
 	for (int i = 0; i < SLOTS; i++)
 		slots[i] = &items[i];
-	r = relay_new(slots, SLOTS, work, &s);
+	r = relay_new(slots, SLOTS, work, &s, true);
 	assert_non_null(r);
 	for (int i = 0; i < ITEMS; i++) {
 		struct item *it = relay_slot(r);
@@ -83,10 +84,36 @@ static void test_nothing_handed(void **state)
 	struct seen s = { .caller = pthread_self() };
 
 	(void)state;
-	relay_free(relay_new(slots, 1, work, &s));
+	relay_free(relay_new(slots, 1, work, &s, true));
+	relay_free(relay_new(slots, 1, work, &s, false));
 	relay_free(NULL);
 	assert_int_equal(s.worked, 0);
-	assert_null(relay_new(slots, 0, work, &s));
+	assert_null(relay_new(slots, 0, work, &s, true));
+}
+
+static void test_no_thread(void **state)
+{
+	struct item items[SLOTS] = { 0 };
+	void *slots[SLOTS];
+	struct seen s = { .caller = pthread_self() };
+	struct relay *r;
+
+	(void)state;
+	for (int i = 0; i < SLOTS; i++)
+		slots[i] = &items[i];
+	r = relay_new(slots, SLOTS, work, &s, false);
+	assert_non_null(r);
+	for (int i = 0; i < 10; i++) {
+		struct item *it = relay_slot(r);
+
+		assert_ptr_equal(it, &items[0]);
+		it->seq = i;
+		relay_put(r);
+		assert_int_equal(s.worked, i + 1);	/* done as it was handed over */
+	}
+	relay_free(r);
+	assert_int_equal(s.out_of_order, 0);
+	assert_int_equal(s.on_caller, 10);
 }
 
 int main(void)
@@ -94,6 +121,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_reuse),
 		cmocka_unit_test(test_nothing_handed),
+		cmocka_unit_test(test_no_thread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
