@@ -118,6 +118,15 @@ void ts_source_skip(struct ts_source *src, const char *fmt, ...)
  * *@failed = true).
  */
 char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed);
+/*
+ * The input buffered past the last line taken, *@avail bytes of it (NUL-terminated: a
+ * scan of it stops there), for a reader that finds a line's end as it parses it; then
+ * ts_source_take() of the @len bytes of the line and its newline, which counts it as
+ * ts_source_getline() would have.  Nothing is read: at 0 bytes or a line not whole in
+ * them, ts_source_getline().
+ */
+char *ts_source_peek(struct ts_source *src, size_t *avail);
+void ts_source_take(struct ts_source *src, size_t len);
 /* Read more input into the line buffer; 0 ok (maybe eof), -1 read error (said). */
 int ts_source_fill(struct ts_source *src);
 

@@ -103,7 +103,7 @@ static void build(void)
 		text[key_len[k] + 1] = '"';
 		text[key_len[k] + 2] = ':';
 		for (int i = 0; i < 3; i++) {
-			memcpy(&t->w[i], text + 8 * i, 8);
+			t->w[i] = jsonl_load8(text + 8 * i);
 			t->m[i] = 0;
 			for (int b = 0; b < 8; b++)
 				if (8 * i + b < t->len)

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <string.h>
 
 /* The major version of the stream (the header's "version"). */
 #define JSONL_VERSION	1
@@ -69,6 +70,21 @@ extern const struct jsonl_kind jsonl_kinds[N_KINDS];
 
 /* The key_text of every key: built at the first call, then constant. */
 const struct jsonl_key_text *jsonl_key_texts(void);
+
+/*
+ * The 8 bytes at @p as a word whose lowest byte is @p[0], on any host: the word-at-a-time
+ * scans (jsonl-view.c) and the keys' words they compare with (struct jsonl_key_text)
+ */
+static inline uint64_t jsonl_load8(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
 
 /* FNV-1a of @s[0..@n): the hash jsonl_key_id() takes (a scanner computes it as it goes). */
 static inline unsigned jsonl_key_hash(const char *s, size_t n)

@@ -290,25 +290,18 @@ void jsonl_view_json(json_t *o, struct jline *l)
 
 /* ---- the exact reader ---- */
 
-static inline uint64_t load8(const char *p)
-{
-	uint64_t w;
-
-	memcpy(&w, p, 8);
-	return w;
-}
-
 /*
- * The line's bytes at @p are key @t's written text ("name":)?  @end: the line's end.
+ * The bytes at @p are key @t's written text ("name":)?  @end: where the bytes end.
  * A word at a time where 24 bytes are left: a different key differs in its first word.
  */
 static inline bool at_key(const char *p, const char *end, const struct jsonl_key_text *t)
 {
 	if (end - p < 24)
 		return end - p >= t->len && !memcmp(p, t->w, t->len);
-	if ((load8(p) ^ t->w[0]) & t->m[0])
+	if ((jsonl_load8(p) ^ t->w[0]) & t->m[0])
 		return false;
-	return !(((load8(p + 8) ^ t->w[1]) & t->m[1]) | ((load8(p + 16) ^ t->w[2]) & t->m[2]));
+	return !(((jsonl_load8(p + 8) ^ t->w[1]) & t->m[1]) |
+		 ((jsonl_load8(p + 16) ^ t->w[2]) & t->m[2]));
 }
 
 #define ONES	0x0101010101010101ULL
@@ -323,7 +316,7 @@ static inline bool at_key(const char *p, const char *end, const struct jsonl_key
 static inline const char *plain_str_end(const char *p, const char *end)
 {
 	while (end - p >= 8) {
-		uint64_t w = load8(p), q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+		uint64_t w = jsonl_load8(p), q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
 		/* below 0x20, == '"', == '\\' (a zero byte of q or b), or past 0x7f */
 		uint64_t mark = (((w - ONES * 0x20) & ~w) | ((q - ONES) & ~q) | ((b - ONES) & ~b) |
 				 w) & HIGHS;
@@ -346,7 +339,7 @@ static inline const char *plain_str_end(const char *p, const char *end)
 /*
  * An integer as jsonl_scan_int() takes it, its digits summed without a check per digit
  * while there are at most 18 of them (never past INT64_MAX); longer ones are its to judge.
- * The line ends in '}', so the digits end before the line does.
+ * The object ends in '}' before @end, or a NUL is at @end: the digits end before @end.
  */
 static inline const char *exact_int(const char *p, const char *end, int64_t *v)
 {
@@ -397,24 +390,40 @@ static void build_orders(void)
 	orders_built = true;
 }
 
-bool jsonl_view_exact(char *line, size_t len, struct jline *l)
+/* Where the view of an object puts the NULs that end its strings. */
+struct terms {
+	char *at[JSONL_KEYS_MAX + 3];
+	int n;
+};
+
+static void terminate(const struct terms *t)
 {
-	const char *p = line + 1, *end;
+	for (int i = 0; i < t->n; i++)
+		*t->at[i] = '\0';
+}
+
+/*
+ * The exact view of the object at @line, bounded by @end (a NUL or other byte past its
+ * members is at @end): where its '}' is, or NULL.  Its strings' ends into *@ends, for
+ * terminate() once the object is taken.
+ */
+static const char *view_exact(char *line, const char *end, struct jline *l, struct terms *ends)
+{
+	const char *p = line + 1;
 	/* the order in locals: stores through v would make them reloaded from orders[] */
 	const struct jsonl_key_text *texts = orders[N_KINDS].text;
 	const uint8_t *keys = before_kind;
-	int nkeys = sizeof(before_kind), at = 0, nterm = 0;
-	char *term[JSONL_KEYS_MAX + 3];
+	int nkeys = sizeof(before_kind), at = 0, nends = 0;
 	uint64_t has = 0;
 
-	if (len < 2 || line[0] != '{' || line[len - 1] != '}')
-		return false;
-	end = line + len - 1;	/* at the '}': the members lie between p and end */
+	if (end - line < 2 || line[0] != '{')
+		return NULL;
 	if (!orders_built)
 		build_orders();
 	jline_reset(l);
-	if (p == end)
-		return true;	/* {} */
+	ends->n = 0;
+	if (*p == '}')
+		return p;	/* {} */
 	for (;;) {
 		struct jv *v;
 		int k;
@@ -422,7 +431,7 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 		while (at < nkeys && !at_key(p, end, &texts[at]))
 			at++;
 		if (at == nkeys)
-			return false;	/* another key, or out of order */
+			return NULL;	/* another key, or out of order */
 		k = keys[at];
 		p += texts[at++].len;
 		/* keys only go forward in the order: none is met twice */
@@ -431,23 +440,23 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 		v->key = NULL;
 		v->kid = k;
 		if (p >= end)
-			return false;
+			return NULL;
 		if (*p == '"') {
 			const char *q = plain_str_end(++p, end);
 
 			if (!q)
-				return false;
+				return NULL;
 			v->type = JV_STR;
 			v->s = p;
 			v->len = (uint32_t)(q - p);
 			v->ascii = true;
-			term[nterm++] = (char *)q;
+			ends->at[nends++] = (char *)q;
 			if (k == K_KIND) {
 				int kind = jsonl_kind_id(p, (size_t)(q - p));
 
 				/* another kind has its keys in another order */
 				if (kind < 0)
-					return false;
+					return NULL;
 				l->kind = kind;
 				texts = orders[kind].text;
 				keys = orders[kind].keys;
@@ -458,7 +467,7 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 		} else if ((unsigned)(*p - '0') < 10 || *p == '-') {
 			v->type = JV_INT;
 			if (!(p = exact_int(p, end, &v->i)))
-				return false;
+				return NULL;
 		} else if (*p == '[') {
 			int64_t t;
 
@@ -470,13 +479,13 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 			} else {
 				for (;;) {
 					if (!(p = jsonl_scan_int(p, end, &t)) || p >= end)
-						return false;
+						return NULL;
 					if (*p == ',') {
 						p++;
 						continue;
 					}
 					if (*p++ != ']')
-						return false;
+						return NULL;
 					break;
 				}
 			}
@@ -492,15 +501,38 @@ bool jsonl_view_exact(char *line, size_t len, struct jline *l)
 			v->type = JV_NULL;
 			p += 4;
 		} else {
-			return false;
+			return NULL;
 		}
-		if (p == end)
+		if (p >= end)
+			return NULL;
+		if (*p == '}')
 			break;
 		if (*p++ != ',' || p >= end)
-			return false;
+			return NULL;
 	}
-	for (int i = 0; i < nterm; i++)
-		*term[i] = '\0';
 	l->has = has;
+	ends->n = nends;
+	return p;
+}
+
+bool jsonl_view_exact(char *line, size_t len, struct jline *l)
+{
+	struct terms t;
+
+	/* the line's last byte its '}' (a member's value never takes one) */
+	if (len < 2 || line[len - 1] != '}' || view_exact(line, line + len, l, &t) != line + len - 1)
+		return false;
+	terminate(&t);
 	return true;
+}
+
+size_t jsonl_view_exact_line(char *p, size_t avail, struct jline *l)
+{
+	struct terms t;
+	const char *end = view_exact(p, p + avail, l, &t);
+
+	if (!end || end[1] != '\n')	/* p[avail] is a NUL: end + 1 is still in bounds */
+		return 0;
+	terminate(&t);
+	return (size_t)(end + 1 - p);
 }

@@ -54,6 +54,12 @@ struct jline {
  */
 bool jsonl_view_exact(char *line, size_t len, struct jline *l);
 /*
+ * jsonl_view_exact_line - the same of the line that starts at @p, found as it is parsed in
+ * the @avail bytes there (@p[@avail] a NUL): its length (its '\n' then at @p + length),
+ * or 0 when it is not such a line or not whole in them (nothing changed).
+ */
+size_t jsonl_view_exact_line(char *p, size_t avail, struct jline *l);
+/*
  * jsonl_view_scan - the same of any one flat object of those values, keys in any order,
  * blanks anywhere JSON allows them; false, the line untouched, for jansson.
  */

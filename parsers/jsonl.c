@@ -527,7 +527,7 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 	for (;;) {
 		json_error_t jerr;
 		const char *why = NULL;
-		bool failed = false;
+		bool failed = false, viewed = false;	/* viewed: as the line was found */
 		size_t len = 0;
 		char *line;
 		json_t *o = NULL;
@@ -542,13 +542,22 @@ static int jsonl_next(struct ts_source *src, struct ts_event *ev)
 		} else {
 			free(j->held);
 			j->held = NULL;
-			line = ts_source_getline(src, &len, &failed);
-			if (!line)
-				return failed ? -1 : 0;
-			if (!len || (line[0] != '{' && line[strspn(line, " \t")] == '\0'))
-				continue;
+			/* a line written the writer's own way: its end found as it is parsed */
+			line = ts_source_peek(src, &len);
+			len = len && *line == '{' ? jsonl_view_exact_line(line, len, &j->line) : 0;
+			viewed = len > 0;
+			if (viewed) {
+				line[len] = '\0';
+				ts_source_take(src, len);
+			} else {
+				line = ts_source_getline(src, &len, &failed);
+				if (!line)
+					return failed ? -1 : 0;
+				if (!len || (line[0] != '{' && line[strspn(line, " \t")] == '\0'))
+					continue;
+			}
 		}
-		if (!jsonl_view_exact(line, len, &j->line) &&
+		if (!viewed && !jsonl_view_exact(line, len, &j->line) &&
 		    !jsonl_view_scan(line, len, &j->line)) {
 			o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 			if (!json_is_object(o)) {

@@ -72,7 +72,20 @@ int ts_source_fill(struct ts_source *src)
 	if (!n)
 		src->eof = true;
 	src->buf_len += n;
+	src->buf[src->buf_len] = '\0';	/* the spare byte: where ts_source_peek()'s scans stop */
 	return 0;
+}
+
+char *ts_source_peek(struct ts_source *src, size_t *avail)
+{
+	*avail = src->buf_len - src->line_start;
+	return src->buf ? src->buf + src->line_start : NULL;
+}
+
+void ts_source_take(struct ts_source *src, size_t len)
+{
+	src->line_start += len + 1;
+	src->lineno++;
 }
 
 char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed)

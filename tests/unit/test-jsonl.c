@@ -226,6 +226,60 @@ static void test_writer_keeps_table_order(void **state)
 	unlink(path);
 }
 
+/*
+ * The reader that finds a line's end as it parses (jsonl_view_exact_line()): over the
+ * writer's lines one after another, each line's length and jsonl_view_exact()'s view; a
+ * line cut anywhere short of its newline, or ended by "\r\n", is not taken and left as it
+ * was; neither is any line jsonl_view_exact() leaves.
+ */
+static void test_exact_line_finds_the_end(void **state)
+{
+	char path[64], *buf, *at, *nl, *copy;
+	struct jline a = { 0 }, b = { 0 };
+	struct ts_source *src = open_source(path, sizeof(path));
+	size_t len, n, lines = 0;
+
+	(void)state;
+	buf = write_lines(src, &len);	/* NUL-terminated, as the reader's buffer is */
+	for (at = buf; (nl = strchr(at, '\n')); at = nl + 1) {
+		size_t want = (size_t)(nl - at);
+		char *x = xmalloc(want + 1), *y = xmalloc(want + 1);
+
+		memcpy(x, at, want);	/* before the views put their NULs in */
+		x[want] = '\0';
+		memcpy(y, x, want + 1);
+
+		n = jsonl_view_exact_line(at, len - (size_t)(at - buf), &a);
+		assert_int_equal(n, want);
+		assert_true(jsonl_view_exact(y, want, &b));
+		assert_true(a.has == b.has);
+		assert_int_equal(a.kind, b.kind);
+		/* the line cut short of its newline: not taken, not changed */
+		for (size_t k = 0; k <= want; k++) {
+			copy = xmalloc(k + 1);
+			memcpy(copy, x, k);
+			copy[k] = '\0';
+			assert_int_equal(jsonl_view_exact_line(copy, k, &a), 0);
+			assert_memory_equal(copy, x, k);
+			free(copy);
+		}
+		copy = xmalloc(want + 3);
+		memcpy(copy, x, want);
+		memcpy(copy + want, "\r\n", 3);
+		assert_int_equal(jsonl_view_exact_line(copy, want + 2, &a), 0);
+		free(copy);
+		free(x);
+		free(y);
+		lines++;
+	}
+	assert_true(lines > TS_EV__COUNT);
+	free(a.m);
+	free(b.m);
+	free(buf);
+	ts_source_close(src);
+	unlink(path);
+}
+
 static void test_exact_leaves_others(void **state)
 {
 	static const char *const lines[] = {
@@ -259,10 +313,20 @@ static void test_exact_leaves_others(void **state)
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		char *x = xstrdup(lines[i]);
 
-		if (jsonl_view_exact(x, strlen(x), &l))
+		size_t n = strlen(lines[i]);
+		char *y = xmalloc(n + 2);
+
+		if (jsonl_view_exact(x, n, &l))
 			fail_msg("taken by the exact reader: %s", lines[i]);
 		assert_string_equal(x, lines[i]);	/* untouched */
+		memcpy(y, lines[i], n);
+		memcpy(y + n, "\n", 2);
+		if (jsonl_view_exact_line(y, n + 1, &l))
+			fail_msg("taken by the exact line reader: %s", lines[i]);
+		assert_string_equal(y + n, "\n");
+		assert_memory_equal(y, lines[i], n);
 		free(x);
+		free(y);
 	}
 	free(l.m);
 }
@@ -289,6 +353,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writer_keeps_table_order),
+		cmocka_unit_test(test_exact_line_finds_the_end),
 		cmocka_unit_test(test_exact_leaves_others),
 		cmocka_unit_test(test_table_names),
 	};
