@@ -7,10 +7,12 @@
  *
  * Speed: a line's members are found by the first of three readers that takes it whole
  * (jsonl-view.c): one for exactly what tlbscope writes (the keys in the order of
- * jsonl-keys.c), one for any flat object of integers, plain strings, true/false/null and
- * arrays of integers, and jansson for the rest (escapes, UTF-8, reals, nesting, duplicate
- * keys, anything malformed), so third-party writers are read exactly as before.  All fill
- * the same view of the line that decode() reads.
+ * jsonl-keys.c; it parses in the read buffer and finds the line's end itself, and a line
+ * it does not take is then split off and offered to all three), one for any flat object
+ * of integers, plain strings, true/false/null and arrays of integers, and jansson for the
+ * rest (escapes, UTF-8, reals, nesting, duplicate keys, anything malformed), so
+ * third-party writers are read exactly as before.  All fill the same view of the line
+ * that decode() reads.
  */
 #include <errno.h>
 #include <stdlib.h>
