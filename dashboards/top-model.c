@@ -121,7 +121,9 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 	switch (ev->kind) {
 	case TS_EV_SWITCH:
 		c->pid = ev->u.sw.next_pid;
-		strlcpy_ts(c->comm, ev->u.sw.next_comm, sizeof(c->comm));
+		/* strlcpy_ts() as whole arrays, the last byte the end */
+		memcpy(c->comm, ev->u.sw.next_comm, sizeof(c->comm));
+		c->comm[sizeof(c->comm) - 1] = '\0';
 		c->mm = ev->flags & TS_F_KTHREAD ? 0 : ev->u.sw.mm;
 		if (c->mm != c->active && c->mm) {
 			c->strip[c->nstrip++ % TOP_STRIP] = c->mm;

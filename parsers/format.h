@@ -180,6 +180,7 @@ struct tep_format_field;
 #define TEP_NAME_CACHE	256
 #define TEP_EVENT_CACHE	256
 #define TEP_PLAN_FIELDS	6
+#define TEP_DIRECT_FIELDS	4
 
 struct tep_field_cache {
 	struct tep_field_slot {
@@ -214,6 +215,13 @@ struct tep_field_cache {
 			int off, size;
 			bool sign;
 		} plan[TEP_PLAN_FIELDS];
+		/* single numbers asked by name (tep-fields.c, direct_of()), size 0: not plain */
+		int ndirect;
+		struct tep_direct_field {
+			const char *name;	/* tracepoints.c's literal: compared by address */
+			int off, size;
+			bool sign;
+		} direct[TEP_DIRECT_FIELDS];
 	} ev[TEP_EVENT_CACHE];
 	/*
 	 * For a reader whose handle parses formats and symbols when first needed (trace.dat):
@@ -249,6 +257,13 @@ struct tep_fields {
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src);
+/*
+ * The next record's: @f and @c bound to each other by tep_fields_bind() before (the getters,
+ * tep, cache, byte order and source kept), @c's event and record set and f->name_id with
+ * them, so a reader binds once and not at every record.
+ */
+void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c, struct tep_event *event,
+		       struct tep_record *rec);
 
 /*
  * The probe of kprobe event @name (@name_id its string id) in @src, resolved from @f (its

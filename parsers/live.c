@@ -60,6 +60,8 @@ struct live {
 	struct comm_slot comms[COMM_CACHE];
 	char comm_tmp[TS_COMM_LEN];	/* comm_of()'s answer when no slot holds it */
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
+	struct tep_fields fc;		/* the record's fields, bound to tpf at the first */
+	struct tp_fields tpf;
 	char detail[128];
 	uint64_t nrecords;
 };
@@ -173,8 +175,6 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	struct tep_record rec = { 0 };
 	struct tep_event *event;
 	struct live_cpu *c;
-	struct tep_fields fc;
-	struct tp_fields fields;
 	char why[160];
 	int best = -1;
 
@@ -218,11 +218,15 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 		ev->pid = tep_record_pid(&l->fields, l->tep, &rec);
 		memcpy(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
 		/* the recorded kernel is the running one: the host's byte order */
-		fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
-					  .bigendian = tep_is_bigendian(), .event = event,
-					  .rec = &rec };
-		tep_fields_bind(&fields, &fc, src);
-		if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
+		if (l->tpf.ctx) {
+			tep_fields_rebind(&l->tpf, &l->fc, event, &rec);
+		} else {
+			l->fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
+						     .bigendian = tep_is_bigendian(),
+						     .event = event, .rec = &rec };
+			tep_fields_bind(&l->tpf, &l->fc, src);
+		}
+		if (tp_decode(src, event->name, &l->tpf, ev, why, sizeof(why))) {
 			ts_source_fail(src, "cpu %d, record %llu: %s", best,
 				       (unsigned long long)l->nrecords, why);
 			return -1;

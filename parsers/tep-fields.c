@@ -17,8 +17,10 @@
 /*
  * tep_read_number() without the two calls per field: a 1, 2, 4 or 8-byte number at @p in
  * the recorded kernel's byte order.  0, or -1 for another size (as the library says).
+ * Inlined: a call per field was more than the load (and a size known at the caller folds).
  */
-static int load_num(const void *p, int size, bool bigendian, unsigned long long *v)
+static inline __attribute__((always_inline)) int
+load_num(const void *p, int size, bool bigendian, unsigned long long *v)
 {
 	bool swap = bigendian != HOST_BIGENDIAN;
 	uint16_t u16;
@@ -79,6 +81,49 @@ static struct tep_format_field *field_of(struct tep_fields *c, const char *name)
 	return f;
 }
 
+/*
+ * The plain number field @name of the record's event (1, 2, 4 or 8 bytes, neither an array
+ * nor dynamic) where it lies in this record: its place kept in the event's slot by the
+ * name's address, so the getters asked for the same few fields of every record skip the
+ * lookups.  NULL when the cache does not hold it (no cache, a full slot, a field of another
+ * kind, past this record): then field_of() and its checks say what there is.  Inlined:
+ * as a call it cost as much as the lookups it saves.
+ */
+static inline __attribute__((always_inline)) const struct tep_direct_field *
+direct_of(struct tep_fields *c, const char *name)
+{
+	struct tep_event_slot *e;
+	struct tep_direct_field *d;
+	int i;
+
+	if (!c->cache)
+		return NULL;
+	e = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
+	if (e->event != c->event)
+		return NULL;
+	for (i = 0; i < e->ndirect && e->direct[i].name != name; i++)
+		;
+	if (i == e->ndirect) {
+		struct tep_format_field *f;
+
+		if (i == TEP_DIRECT_FIELDS)
+			return NULL;
+		f = tep_find_field(c->event, name);
+		d = &e->direct[e->ndirect++];
+		d->name = name;
+		d->size = 0;	/* not a plain number: the getters' own path */
+		if (f && f->offset >= 0 && f->offset <= INT_MAX - 8 &&
+		    !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+			d->off = f->offset;
+			d->size = f->size;
+			d->sign = f->flags & TEP_FIELD_IS_SIGNED;
+		}
+	}
+	d = &e->direct[i];
+	return d->size && d->off + d->size <= c->rec->size ? d : NULL;
+}
+
 /* Payload bytes of @f in the record (__data_loc fields resolved), bounds-checked. */
 static const void *field_bytes(struct tep_fields *c, struct tep_format_field *f, int *len)
 {
@@ -124,7 +169,13 @@ static inline void str_at(const char *p, int n, char *buf, size_t len)
 static int get_num(void *ctx, const char *name, int64_t *val)
 {
 	struct tep_fields *c = ctx;
-	struct tep_format_field *f = field_of(c, name);
+	const struct tep_direct_field *d = direct_of(c, name);
+	struct tep_format_field *f;
+
+	if (d)
+		return num_at((const char *)c->rec->data + d->off, d->size, d->sign,
+			      c->bigendian, val);
+	f = field_of(c, name);
 
 	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
 		return -1;
@@ -200,13 +251,19 @@ static int get_many(void *ctx, const char *const *names, int nn, int64_t *vals, 
 static int sym_of(struct tep_fields *c, const char *name, const char **fn,
 		  struct tep_sym_slot **slot)
 {
-	struct tep_format_field *f = field_of(c, name);
-	unsigned long long addr;
+	const struct tep_direct_field *d = direct_of(c, name);
+	struct tep_format_field *f;
+	unsigned long long addr = 0;	/* set: load_num() takes the sizes direct_of() lets by */
 	struct tep_sym_slot *s;
 
 	*slot = NULL;
-	if (!f || read_field(c, f, &addr))
-		return -1;
+	if (d) {
+		load_num((const char *)c->rec->data + d->off, d->size, c->bigendian, &addr);
+	} else {
+		f = field_of(c, name);
+		if (!f || read_field(c, f, &addr))
+			return -1;
+	}
 	if (c->cache && c->cache->lazy_syms && !c->cache->syms_asked) {
 		c->cache->syms_asked = true;
 		c->cache->lazy_syms(c->cache->lazy_ctx);
@@ -299,26 +356,36 @@ static int get_list(void *ctx, const char **names, int *sizes, int max)
 	return n;
 }
 
+/* The string id of @c's event name, interned in @src on a miss of the cache */
+static uint32_t event_name_id(struct tep_fields *c, struct ts_source *src)
+{
+	struct tep_name_slot *n;
+
+	if (!c->cache)
+		return ts_source_intern(src, c->event->name);
+	n = &c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
+	if (n->event != c->event) {
+		n->event = c->event;
+		n->id = ts_source_intern(src, c->event->name);
+	}
+	return n->id;
+}
+
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src)
 {
-	uint32_t id;
-
-	if (c->cache) {
-		struct tep_name_slot *n =
-			&c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
-
-		if (n->event != c->event) {
-			n->event = c->event;
-			n->id = ts_source_intern(src, c->event->name);
-		}
-		id = n->id;
-	} else {
-		id = ts_source_intern(src, c->event->name);
-	}
 	c->src = src;
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
 				 .mask = get_mask, .list = get_list,
-				 .sym_id = get_sym_id, .many = get_many, .name_id = id };
+				 .sym_id = get_sym_id, .many = get_many,
+				 .name_id = event_name_id(c, src) };
+}
+
+void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c, struct tep_event *event,
+		       struct tep_record *rec)
+{
+	c->event = event;
+	c->rec = rec;
+	f->name_id = event_name_id(c, c->src);
 }
 
 /*
@@ -363,7 +430,7 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 			       struct tep_record *rec)
 {
 	struct tep_event_slot *slot;
-	unsigned long long v;
+	unsigned long long v = 0;	/* set: type_size is 1, 2 or 4 */
 	int type;
 
 	/* libtraceevent learns the common fields from its first event: let the reader parse one */
@@ -383,7 +450,8 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 		slot->event = tep_find_event(tep, type);
 		if (!slot->event && cache->lazy_event)
 			slot->event = cache->lazy_event(cache->lazy_ctx, rec, type);
-		slot->plan_names = NULL;	/* another event's plan */
+		slot->plan_names = NULL;	/* another event's plan and fields */
+		slot->ndirect = 0;
 	}
 	return slot->event;
 }

@@ -69,6 +69,8 @@ struct tracedat {
 	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
 	size_t nkprobes;
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
+	struct tep_fields fc;		/* the record's fields, bound to tpf at the first */
+	struct tp_fields tpf;
 	/*
 	 * Command names by pid, direct-mapped: the file's saved cmdlines never change, and
 	 * libtraceevent's lookup is a binary search per record.
@@ -499,8 +501,6 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 {
 	struct tracedat *td = src->priv;
 	struct tep_record *rec = NULL;
-	struct tep_fields fc;
-	struct tp_fields fields;
 	struct tep_event *event;
 	const char *comm;
 	unsigned long long len;
@@ -566,11 +566,15 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 	/* comm_of() keeps names NUL-terminated in TS_COMM_LEN bytes */
 	comm = ev->pid == 0 ? "<idle>" : comm_of(src, td, ev->pid);
 	memcpy(ev->comm, comm, ev->pid == 0 ? sizeof("<idle>") : TS_COMM_LEN);
-	fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
-				  .bigendian = td->bigendian, .event = event,
-				  .rec = rec };
-	tep_fields_bind(&fields, &fc, src);
-	if (tp_decode(src, event->name, &fields, ev, why, sizeof(why))) {
+	if (td->tpf.ctx) {
+		tep_fields_rebind(&td->tpf, &td->fc, event, rec);
+	} else {
+		td->fc = (struct tep_fields){ .tep = td->tep, .cache = &td->fields,
+					      .bigendian = td->bigendian, .event = event,
+					      .rec = rec };
+		tep_fields_bind(&td->tpf, &td->fc, src);
+	}
+	if (tp_decode(src, event->name, &td->tpf, ev, why, sizeof(why))) {
 		ts_source_fail(src, "cpu %d, record %llu (offset %llu): %s", cpu,
 			       (unsigned long long)td->nrecords, rec->offset, why);
 		return -1;

@@ -66,8 +66,12 @@ struct timeline {
 	uint32_t fn_all, fn_other;	/* the last flush functions seen to flush everything or not */
 	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
 	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
-	/* string ids of local_load_tlb_mm, local_flush_tlb_mm: timeline_lazy_kernel() per event */
+	/*
+	 * string ids of local_load_tlb_mm, local_flush_tlb_mm, and whether one was counted:
+	 * timeline_lazy_kernel(), which top asks at every event
+	 */
 	uint32_t lazy_probe[2];
+	bool lazy_probed;
 	/*
 	 * lazy_tlb_exit_mm events exist (seen entering the lookahead): an mm the kernel knew
 	 * by pointer ends at its own, never at a guess from its exit or exec

@@ -155,8 +155,11 @@ void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 			ALLOC_GROW_ZERO(tl->names, (size_t)ev->name + 1, tl->nnames);
 			tl->names[ev->name]++;
 		}
-		if (ev->probe)
+		if (ev->probe) {
 			(*u64map_get(&tl->probes, ev->probe, 0, NULL))++;
+			if (ev->probe == tl->lazy_probe[0] || ev->probe == tl->lazy_probe[1])
+				tl->lazy_probed = true;
+		}
 	}
 	/* a csd_queue_cpu group ends at any other event of its CPU */
 	if (ev->kind != TS_EV_IPI || ev->u.ipi.src != TS_SRC_CSD_QUEUE)
@@ -427,8 +430,7 @@ bool timeline_load_commits(const struct timeline *tl)
 
 bool timeline_lazy_kernel(const struct timeline *tl)
 {
-	return tl && (tl->saw_commit || timeline_probe_count(tl, tl->lazy_probe[0]) ||
-		      timeline_probe_count(tl, tl->lazy_probe[1]));
+	return tl && (tl->saw_commit || tl->lazy_probed);
 }
 
 const char *timeline_str(const struct timeline *tl, uint32_t id)
