@@ -239,13 +239,6 @@ struct tep_field_cache {
 	int type_off, type_size, pid_off;
 };
 
-/* The event of @rec (tep_find_event_by_record(), cached by type id in @cache). */
-struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
-			       struct tep_record *rec);
-/* tep_data_pid() of @rec, read where @cache has learned the common fields lie. */
-int tep_record_pid(struct tep_field_cache *cache, struct tep_handle *tep,
-		   struct tep_record *rec);
-
 struct tep_fields {
 	struct tep_handle *tep;
 	struct tep_field_cache *cache;	/* borrowed, may be NULL */
@@ -257,14 +250,6 @@ struct tep_fields {
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src);
-/*
- * The next record's: @f and @c bound to each other by tep_fields_bind() before (the getters,
- * tep, cache, byte order and source kept), @c's event and record set and f->name_id with
- * them, so a reader binds once and not at every record.
- */
-void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c, struct tep_event *event,
-		       struct tep_record *rec);
-
 /*
  * The probe of kprobe event @name (@name_id its string id) in @src, resolved from @f (its
  * __probe_ip symbol and its fields) the first time.  A format that defines the event before

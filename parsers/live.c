@@ -21,6 +21,7 @@
 
 #include "../lib/lib.h"
 #include "format.h"
+#include "tep-fields.h"
 #include "ringbuf.h"
 
 /* How far behind "now" the merge stays: an event is committed well within this (ns). */

@@ -10,47 +10,12 @@
 #include <event-parse.h>
 
 #include "../lib/lib.h"
-#include "format.h"
-
-#define HOST_BIGENDIAN	(__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-
-/*
- * tep_read_number() without the two calls per field: a 1, 2, 4 or 8-byte number at @p in
- * the recorded kernel's byte order.  0, or -1 for another size (as the library says).
- * Inlined: a call per field was more than the load (and a size known at the caller folds).
- */
-static inline __attribute__((always_inline)) int
-load_num(const void *p, int size, bool bigendian, unsigned long long *v)
-{
-	bool swap = bigendian != HOST_BIGENDIAN;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (size) {
-	case 1:
-		*v = *(const uint8_t *)p;
-		return 0;
-	case 2:
-		memcpy(&u16, p, 2);
-		*v = swap ? __builtin_bswap16(u16) : u16;
-		return 0;
-	case 4:
-		memcpy(&u32, p, 4);
-		*v = swap ? __builtin_bswap32(u32) : u32;
-		return 0;
-	case 8:
-		memcpy(&u64, p, 8);
-		*v = swap ? __builtin_bswap64(u64) : u64;
-		return 0;
-	}
-	return -1;
-}
+#include "tep-fields.h"
 
 /* The value of field @f (field_of() checked it lies in the record). */
 static int read_field(struct tep_fields *c, struct tep_format_field *f, unsigned long long *v)
 {
-	return load_num((const char *)c->rec->data + f->offset, f->size, c->bigendian, v);
+	return tep_load_num((const char *)c->rec->data + f->offset, f->size, c->bigendian, v);
 }
 
 /*
@@ -148,7 +113,7 @@ static inline int num_at(const void *p, int size, bool sign, bool bigendian, int
 {
 	unsigned long long v;
 
-	if (load_num(p, size, bigendian, &v))
+	if (tep_load_num(p, size, bigendian, &v))
 		return -1;
 	if (sign && size < 8 && (v >> (size * 8 - 1)) & 1)
 		v |= ~0ULL << (size * 8);
@@ -253,12 +218,12 @@ static int sym_of(struct tep_fields *c, const char *name, const char **fn,
 {
 	const struct tep_direct_field *d = direct_of(c, name);
 	struct tep_format_field *f;
-	unsigned long long addr = 0;	/* set: load_num() takes the sizes direct_of() lets by */
+	unsigned long long addr = 0;	/* set: tep_load_num() takes the sizes direct_of() lets by */
 	struct tep_sym_slot *s;
 
 	*slot = NULL;
 	if (d) {
-		load_num((const char *)c->rec->data + d->off, d->size, c->bigendian, &addr);
+		tep_load_num((const char *)c->rec->data + d->off, d->size, c->bigendian, &addr);
 	} else {
 		f = field_of(c, name);
 		if (!f || read_field(c, f, &addr))
@@ -356,18 +321,15 @@ static int get_list(void *ctx, const char **names, int *sizes, int max)
 	return n;
 }
 
-/* The string id of @c's event name, interned in @src on a miss of the cache */
-static uint32_t event_name_id(struct tep_fields *c, struct ts_source *src)
+uint32_t tep_event_name_id_slow(struct tep_fields *c, struct ts_source *src)
 {
 	struct tep_name_slot *n;
 
 	if (!c->cache)
 		return ts_source_intern(src, c->event->name);
 	n = &c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
-	if (n->event != c->event) {
-		n->event = c->event;
-		n->id = ts_source_intern(src, c->event->name);
-	}
+	n->event = c->event;
+	n->id = ts_source_intern(src, c->event->name);
 	return n->id;
 }
 
@@ -377,15 +339,7 @@ void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
 				 .mask = get_mask, .list = get_list,
 				 .sym_id = get_sym_id, .many = get_many,
-				 .name_id = event_name_id(c, src) };
-}
-
-void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c, struct tep_event *event,
-		       struct tep_record *rec)
-{
-	c->event = event;
-	c->rec = rec;
-	f->name_id = event_name_id(c, c->src);
+				 .name_id = tep_event_name_id(c, src) };
 }
 
 /*
@@ -415,19 +369,19 @@ static inline bool common_layout(struct tep_field_cache *cache, struct tep_handl
 	return cache->common_ok;
 }
 
-int tep_record_pid(struct tep_field_cache *cache, struct tep_handle *tep,
-		   struct tep_record *rec)
+int tep_record_pid_slow(struct tep_field_cache *cache, struct tep_handle *tep,
+			struct tep_record *rec)
 {
 	unsigned long long v;
 
 	if (!common_layout(cache, tep) || cache->pid_off + 4 > rec->size)
 		return tep_data_pid(tep, rec);
-	load_num((const char *)rec->data + cache->pid_off, 4, cache->common_big, &v);
+	tep_load_num((const char *)rec->data + cache->pid_off, 4, cache->common_big, &v);
 	return (int)(int32_t)v;
 }
 
-struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle *tep,
-			       struct tep_record *rec)
+struct tep_event *tep_event_of_slow(struct tep_field_cache *cache, struct tep_handle *tep,
+				    struct tep_record *rec)
 {
 	struct tep_event_slot *slot;
 	unsigned long long v = 0;	/* set: type_size is 1, 2 or 4 */
@@ -437,7 +391,7 @@ struct tep_event *tep_event_of(struct tep_field_cache *cache, struct tep_handle 
 	if (!cache->common_asked && cache->lazy_event && !tep_get_events_count(tep))
 		cache->lazy_event(cache->lazy_ctx, rec, -1);
 	if (common_layout(cache, tep) && cache->type_off + cache->type_size <= rec->size) {
-		load_num((const char *)rec->data + cache->type_off, cache->type_size,
+		tep_load_num((const char *)rec->data + cache->type_off, cache->type_size,
 			 cache->common_big, &v);
 		type = (int)v;
 	} else {

@@ -19,6 +19,7 @@
 
 #include "../lib/lib.h"
 #include "tracedat-jobs.h"
+#include "tep-fields.h"
 #include "tracedat-tep.h"
 
 /*
