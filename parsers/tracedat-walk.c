@@ -96,8 +96,8 @@ int tdw_chunk(struct ts_source *src, const struct tdw_file *f, struct cur *z, st
 	return 1;
 }
 
-int tdw_next(struct ts_source *src, const struct tdw_file *f, struct cur *z, struct tdw_cpu *c,
-	     int cpu, bool more)
+int tdw_next_slow(struct ts_source *src, const struct tdw_file *f, struct cur *z,
+		  struct tdw_cpu *c, int cpu, bool more)
 {
 	unsigned char *page;
 
@@ -123,15 +123,6 @@ int tdw_next(struct ts_source *src, const struct tdw_file *f, struct cur *z, str
 		rb_load(&c->sb, page, f->page_size, f->big, f->layout->lsize == 8);
 	}
 	return 0;
-}
-
-void tdw_record(const struct tdw_cpu *c, int cpu, struct tep_record *rec)
-{
-	*rec = (struct tep_record){
-		.ts = c->sb.ts, .cpu = cpu, .data = (void *)rb_event(&c->sb),
-		.size = rb_event_size(&c->sb), .offset = c->page_off + c->sb.curr + c->sb.start,
-		.missed_events = rb_missed(&c->sb),
-	};
 }
 
 void tdw_cpu_release(struct tdw_cpu *c)

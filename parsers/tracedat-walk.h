@@ -9,10 +9,10 @@
 #ifndef TLBSCOPE_PARSERS_TRACEDAT_WALK_H
 #define TLBSCOPE_PARSERS_TRACEDAT_WALK_H
 
+#include <event-parse.h>
+
 #include "ringbuf.h"
 #include "tracedat-data.h"
-
-struct tep_record;
 
 /* What every CPU's reading of one buffer shares: set before the first read, then read-only. */
 struct tdw_file {
@@ -63,13 +63,30 @@ int tdw_chunk(struct ts_source *src, const struct tdw_file *f, struct cur *z, st
  * chunk is read when the one in hand is done.  0 an event, 1 the CPU's data is done, 2 the
  * chunk is done (not @more), -1 error (message on @src).
  */
-int tdw_next(struct ts_source *src, const struct tdw_file *f, struct cur *z, struct tdw_cpu *c,
-	     int cpu, bool more);
+int tdw_next_slow(struct ts_source *src, const struct tdw_file *f, struct cur *z,
+		  struct tdw_cpu *c, int cpu, bool more);
+/* Inlined: the sub-buffer in hand has the event, the usual case, in two loads. */
+static inline int tdw_next(struct ts_source *src, const struct tdw_file *f, struct cur *z,
+			   struct tdw_cpu *c, int cpu, bool more)
+{
+	if (c->page_off != UINT64_MAX && rb_event(&c->sb))
+		return 0;
+	return tdw_next_slow(src, f, z, c, cpu, more);
+}
 /*
  * The current event as libtracecmd's record of it (data borrowed from c->chunk; its offset
- * is its sub-buffer's plus its place in it; missed events are those of rb_missed()).
+ * is its sub-buffer's plus its place in it; missed events are those of rb_missed()).  Only
+ * those fields and the CPU are set: the rest of @rec is left as it was.
  */
-void tdw_record(const struct tdw_cpu *c, int cpu, struct tep_record *rec);
+static inline void tdw_record(const struct tdw_cpu *c, int cpu, struct tep_record *rec)
+{
+	rec->ts = c->sb.ts;
+	rec->cpu = cpu;
+	rec->data = (void *)rb_event(&c->sb);
+	rec->size = rb_event_size(&c->sb);
+	rec->offset = c->page_off + c->sb.curr + c->sb.start;
+	rec->missed_events = rb_missed(&c->sb);
+}
 void tdw_cpu_release(struct tdw_cpu *c);
 
 #endif

@@ -244,14 +244,11 @@ static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t
 
 bool timeline_flushes_all(struct timeline *tl, uint32_t func)
 {
-	if (func == tl->fn_all || func == tl->fn_other)
-		return func == tl->fn_all;
-	if (strstr(ts_source_str(tl->src, func), "flush_tlb_all")) {
-		tl->fn_all = func;
-		return true;
+	if (func >= tl->nfn_all || !tl->fn_all[func]) {
+		ALLOC_GROW_ZERO(tl->fn_all, (size_t)func + 1, tl->nfn_all);
+		tl->fn_all[func] = strstr(ts_source_str(tl->src, func), "flush_tlb_all") ? 1 : 2;
 	}
-	tl->fn_other = func;
-	return false;
+	return tl->fn_all[func] == 1;
 }
 
 static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,

@@ -63,7 +63,9 @@ struct timeline {
 	bool derive;		/* derive requests from csd_queue_cpu groups */
 	bool saw_tlb_tp;	/* x86 tlb_flush events exist: they give requests */
 	bool saw_kprobe_req;	/* kprobe requests exist: csd groups are not requests */
-	uint32_t fn_all, fn_other;	/* the last flush functions seen to flush everything or not */
+	/* by a function's string id: 1 it flushes everything, 2 not, 0 not asked yet */
+	uint8_t *fn_all;
+	size_t nfn_all;
 	bool saw_load_mm;	/* switch_mm events exist (seen entering the lookahead) */
 	bool saw_commit;	/* local_load_tlb_mm events exist (a lazy-flush kernel) */
 	/*

@@ -253,7 +253,6 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 
 	tl->src = src;
 	/* interned once: top asks timeline_lazy_kernel() at every event */
-	tl->fn_all = tl->fn_other = UINT32_MAX;	/* no function seen yet */
 	tl->lazy_probe[0] = ts_source_intern(src, "local_load_tlb_mm");
 	tl->lazy_probe[1] = ts_source_intern(src, "local_flush_tlb_mm");
 	tl->cpus = xcalloc(TS_MAX_CPUS, sizeof(*tl->cpus));
@@ -301,6 +300,7 @@ void timeline_free(struct timeline *tl)
 	u64map_release(&tl->tgid_hint);
 	u64map_release(&tl->task_table);
 	free(tl->names);
+	free(tl->fn_all);
 	u64map_release(&tl->ptr_mm);
 	u64map_release(&tl->dying);
 	u64map_release(&tl->probes);
