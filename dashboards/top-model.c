@@ -106,8 +106,12 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 	struct top_cpu *c;
 
 	tuner_feed(m->tu, tl, ev);
-	tuner_lazy_kernel_feed(&m->lk, ev, ev->kind == TS_EV_OTHER && (ev->probe || ev->name) ?
-			       timeline_str(tl, ev->probe ? ev->probe : ev->name) : NULL, true);
+	/* it reads only these kinds: the others not passed in a call each */
+	if (ev->kind == TS_EV_OTHER || ev->kind == TS_EV_LOAD_MM)
+		tuner_lazy_kernel_feed(&m->lk, ev, ev->kind == TS_EV_OTHER &&
+				       (ev->probe || ev->name) ?
+				       timeline_str(tl, ev->probe ? ev->probe : ev->name) : NULL,
+				       true);
 	m->lazy_kernel |= timeline_lazy_kernel(tl);
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;

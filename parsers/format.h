@@ -215,6 +215,7 @@ struct tep_field_cache {
 			int off, size;
 			bool sign;
 		} plan[TEP_PLAN_FIELDS];
+		uint32_t name_id;		/* the event's name interned, 0 not yet */
 		/* single numbers asked by name (tep-fields.c, direct_of()), size 0: not plain */
 		int ndirect;
 		struct tep_direct_field {
@@ -223,6 +224,7 @@ struct tep_field_cache {
 			bool sign;
 		} direct[TEP_DIRECT_FIELDS];
 	} ev[TEP_EVENT_CACHE];
+	struct tep_event_slot *last;	/* the slot of the event tep_event_of() gave last */
 	/*
 	 * For a reader whose handle parses formats and symbols when first needed (trace.dat):
 	 * lazy_event(lazy_ctx, rec, type) the event of a type the handle does not know yet
@@ -246,6 +248,7 @@ struct tep_fields {
 	struct tep_event *event;
 	struct tep_record *rec;
 	struct ts_source *src;		/* set by tep_fields_bind(): sym_id() interns there */
+	struct tep_event_slot *slot;	/* event's in cache, known at a rebind; NULL: look */
 };
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */

@@ -46,6 +46,19 @@ static struct tep_format_field *field_of(struct tep_fields *c, const char *name)
 	return f;
 }
 
+/* The cache's slot of @c's event: the one the rebind found, else looked up; NULL none. */
+static inline struct tep_event_slot *fields_slot(struct tep_fields *c)
+{
+	struct tep_event_slot *e;
+
+	if (c->slot)
+		return c->slot;
+	if (!c->cache)
+		return NULL;
+	e = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
+	return e->event == c->event ? e : NULL;
+}
+
 /*
  * The plain number field @name of the record's event (1, 2, 4 or 8 bytes, neither an array
  * nor dynamic) where it lies in this record: its place kept in the event's slot by the
@@ -61,10 +74,7 @@ direct_of(struct tep_fields *c, const char *name)
 	struct tep_direct_field *d;
 	int i;
 
-	if (!c->cache)
-		return NULL;
-	e = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
-	if (e->event != c->event)
+	if (!(e = fields_slot(c)))
 		return NULL;
 	for (i = 0; i < e->ndirect && e->direct[i].name != name; i++)
 		;
@@ -195,10 +205,7 @@ static int get_many(void *ctx, const char *const *names, int nn, int64_t *vals, 
 	struct tep_event_slot *s;
 	const char *data = c->rec->data;
 
-	if (!c->cache || nn + ns > TEP_PLAN_FIELDS)
-		return 0;
-	s = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
-	if (s->event != c->event)
+	if (nn + ns > TEP_PLAN_FIELDS || !(s = fields_slot(c)))
 		return 0;
 	if (s->plan_names != names)
 		plan_fields(s, names, nn, ns);
@@ -336,6 +343,7 @@ uint32_t tep_event_name_id_slow(struct tep_fields *c, struct ts_source *src)
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src)
 {
 	c->src = src;
+	c->slot = NULL;
 	*f = (struct tp_fields){ .ctx = c, .num = get_num, .str = get_str, .sym = get_sym,
 				 .mask = get_mask, .list = get_list,
 				 .sym_id = get_sym_id, .many = get_many,
@@ -404,8 +412,10 @@ struct tep_event *tep_event_of_slow(struct tep_field_cache *cache, struct tep_ha
 		slot->event = tep_find_event(tep, type);
 		if (!slot->event && cache->lazy_event)
 			slot->event = cache->lazy_event(cache->lazy_ctx, rec, type);
-		slot->plan_names = NULL;	/* another event's plan and fields */
+		slot->plan_names = NULL;	/* another event's plan, fields and name */
 		slot->ndirect = 0;
+		slot->name_id = 0;
 	}
+	cache->last = slot;
 	return slot->event;
 }

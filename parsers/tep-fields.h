@@ -67,8 +67,10 @@ static inline struct tep_event *tep_event_of(struct tep_field_cache *cache,
 	    !tep_load_num((const char *)rec->data + cache->type_off, cache->type_size,
 			  cache->common_big, &v)) {
 		slot = &cache->ev[(unsigned)(int)v % TEP_EVENT_CACHE];
-		if (slot->used && slot->type == (int)v)
+		if (slot->used && slot->type == (int)v) {
+			cache->last = (struct tep_event_slot *)slot;
 			return slot->event;
+		}
 	}
 	return tep_event_of_slow(cache, tep, rec);
 }
@@ -107,9 +109,18 @@ static inline uint32_t tep_event_name_id(struct tep_fields *c, struct ts_source 
 static inline void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c,
 				     struct tep_event *event, struct tep_record *rec)
 {
+	struct tep_event_slot *slot = c->cache ? c->cache->last : NULL;
+
 	c->event = event;
 	c->rec = rec;
-	f->name_id = tep_event_name_id(c, c->src);
+	/* the event just looked up: its slot, without the event's id read again */
+	c->slot = slot && slot->event == event ? slot : NULL;
+	if (c->slot && c->slot->name_id)
+		f->name_id = c->slot->name_id;
+	else if (c->slot)
+		f->name_id = c->slot->name_id = tep_event_name_id(c, c->src);
+	else
+		f->name_id = tep_event_name_id(c, c->src);
 }
 
 #endif

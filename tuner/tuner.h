@@ -467,8 +467,10 @@ struct tuner_lazy_kernel {
 };
 /* Empty @k (frees what it holds): ready for a trace. */
 void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k);
-/* Feed every event; @probe the function its probe is on (NULL none), @counted after the
- * warm-up */
+/*
+ * Feed every event; @probe the function its probe is on (NULL none), @counted after the
+ * warm-up.  Only TS_EV_LOAD_MM and TS_EV_OTHER events are read: a caller may pass just those.
+ */
 void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
 			    const char *probe, bool counted);
 
