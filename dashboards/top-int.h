@@ -48,6 +48,9 @@ struct top_model {
 	uint64_t switches_fed;
 	/* a lazy kernel's own evidence, for the base tune would use (tuner_find_base()) */
 	struct tuner_lazy_kernel lk;
+	/* by an event's probe or name string id: 1 one lk reads, 2 another, 0 not met yet */
+	uint8_t *lk_probe;
+	size_t nlk_probe;
 	bool lazy_kernel;
 	const struct ts_source_info *info;	/* the source's (its kernel's command line) */
 };

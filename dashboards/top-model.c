@@ -67,6 +67,7 @@ void top_model_free(struct top_model *m)
 	free(m->mm);
 	tuner_free(m->tu);
 	tuner_lazy_kernel_reset(&m->lk);
+	free(m->lk_probe);
 	free(m);
 }
 
@@ -100,18 +101,37 @@ static void mm_request(struct top_model *m, struct timeline *tl, const struct ts
 	}
 }
 
+/*
+ * Whether the lazy kernel's tally reads the probe or tracepoint event @ev (of kind OTHER,
+ * named): tuner_lazy_kernel_feed() takes only these two, and with every other name (a
+ * csd_function_exit, any kprobe) it does nothing.  Known by the name's string id once its
+ * text was compared.
+ */
+static bool lk_reads(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
+{
+	uint32_t id = ev->probe ? ev->probe : ev->name;
+
+	if (id >= m->nlk_probe || !m->lk_probe[id]) {
+		const char *s = timeline_str(tl, id);
+
+		ALLOC_GROW_ZERO(m->lk_probe, (size_t)id + 1, m->nlk_probe);
+		m->lk_probe[id] = !strcmp(s, "local_flush_tlb_mm") ||
+				  !strcmp(s, "lazy_tlb_defer") ? 1 : 2;
+	}
+	return m->lk_probe[id] == 1;
+}
+
 void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 {
 	struct top_model *m = model;
 	struct top_cpu *c;
 
 	tuner_feed(m->tu, tl, ev);
-	/* it reads only these kinds: the others not passed in a call each */
-	if (ev->kind == TS_EV_OTHER || ev->kind == TS_EV_LOAD_MM)
-		tuner_lazy_kernel_feed(&m->lk, ev, ev->kind == TS_EV_OTHER &&
-				       (ev->probe || ev->name) ?
-				       timeline_str(tl, ev->probe ? ev->probe : ev->name) : NULL,
-				       true);
+	if (ev->kind == TS_EV_LOAD_MM)
+		tuner_lazy_kernel_feed(&m->lk, ev, NULL, true);
+	else if (ev->kind == TS_EV_OTHER && (ev->probe || ev->name) && lk_reads(m, tl, ev))
+		tuner_lazy_kernel_feed(&m->lk, ev,
+				       timeline_str(tl, ev->probe ? ev->probe : ev->name), true);
 	m->lazy_kernel |= timeline_lazy_kernel(tl);
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;

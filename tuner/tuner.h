@@ -469,7 +469,8 @@ struct tuner_lazy_kernel {
 void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k);
 /*
  * Feed every event; @probe the function its probe is on (NULL none), @counted after the
- * warm-up.  Only TS_EV_LOAD_MM and TS_EV_OTHER events are read: a caller may pass just those.
+ * warm-up.  Only TS_EV_LOAD_MM events and TS_EV_OTHER ones whose @probe is local_flush_tlb_mm
+ * or lazy_tlb_defer are read: a caller may pass just those (top does).
  */
 void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
 			    const char *probe, bool counted);
