@@ -61,6 +61,8 @@ struct live {
 	struct comm_slot comms[COMM_CACHE];
 	char comm_tmp[TS_COMM_LEN];	/* comm_of()'s answer when no slot holds it */
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
+	/* the record decoded: only ts, cpu, data and size are set, the rest stays zero */
+	struct tep_record rec;
 	struct tep_fields fc;		/* the record's fields, bound to tpf at the first */
 	struct tp_fields tpf;
 	char detail[128];
@@ -173,7 +175,7 @@ static void comm_learn(struct live *l, int pid, const char *comm)
 static int live_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct live *l = src->priv;
-	struct tep_record rec = { 0 };
+	struct tep_record *rec = &l->rec;
 	struct tep_event *event;
 	struct live_cpu *c;
 	char why[160];
@@ -209,22 +211,22 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 		c->lost_pending = 0;
 		return 1;
 	}
-	rec.ts = c->ts;
-	rec.cpu = best;
-	rec.data = (void *)c->head;
-	rec.size = rb_event_size(&c->sb);
+	rec->ts = c->ts;
+	rec->cpu = best;
+	rec->data = (void *)c->head;
+	rec->size = rb_event_size(&c->sb);
 	l->nrecords++;
-	event = tep_event_of(&l->fields, l->tep, &rec);
+	event = tep_event_of(&l->fields, l->tep, rec);
 	if (event) {
-		ev->pid = tep_record_pid(&l->fields, l->tep, &rec);
+		ev->pid = tep_record_pid(&l->fields, l->tep, rec);
 		memcpy(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
 		/* the recorded kernel is the running one: the host's byte order */
 		if (l->tpf.ctx) {
-			tep_fields_rebind(&l->tpf, &l->fc, event, &rec);
+			tep_fields_rebind(&l->tpf, &l->fc, event, rec);
 		} else {
 			l->fc = (struct tep_fields){ .tep = l->tep, .cache = &l->fields,
 						     .bigendian = tep_is_bigendian(),
-						     .event = event, .rec = &rec };
+						     .event = event, .rec = rec };
 			tep_fields_bind(&l->tpf, &l->fc, src);
 		}
 		if (tp_decode(src, event->name, &l->tpf, ev, why, sizeof(why))) {
