@@ -19,11 +19,16 @@
 /* The next queued event recorded on @cpu, or NULL (borrowed, valid until the next feed). */
 struct ts_event *tl_ring_next_on_cpu(struct timeline *tl, int cpu)
 {
+	/* the index wrapped by a compare: a division per step was most of the walk */
+	size_t at = tl->ring_head;
+
 	for (size_t i = 0; i < tl->ring_len; i++) {
-		struct ts_event *e = &tl->ring[(tl->ring_head + i) % tl->ring_cap];
+		struct ts_event *e = &tl->ring[at];
 
 		if (e->cpu == cpu)
 			return e;
+		if (++at == tl->ring_cap)
+			at = 0;
 	}
 	return NULL;
 }
