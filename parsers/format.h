@@ -168,7 +168,9 @@ struct tp_fields {
 /*
  * The fields of one binary ring-buffer record through libtraceevent (tep-fields.c), for
  * the trace.dat and live readers.  Set tep, cache (may be NULL), bigendian once, event and
- * rec per record; tep_fields_bind() makes the getters tp_decode() calls.
+ * rec per record; tep_fields_bind() makes the getters tp_decode() calls, and a reader's
+ * later records take tep-fields.h's inline tep_fields_rebind() (with tep_event_of() and
+ * tep_record_pid() there).
  */
 struct tep_handle;
 struct tep_event;
@@ -253,6 +255,7 @@ struct tep_fields {
 
 /* Also sets f->name_id from the cache, interning @c's event name in @src on a miss. */
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src);
+
 /*
  * The probe of kprobe event @name (@name_id its string id) in @src, resolved from @f (its
  * __probe_ip symbol and its fields) the first time.  A format that defines the event before

@@ -151,7 +151,6 @@ static int get_num(void *ctx, const char *name, int64_t *val)
 		return num_at((const char *)c->rec->data + d->off, d->size, d->sign,
 			      c->bigendian, val);
 	f = field_of(c, name);
-
 	if (!f || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
 		return -1;
 	return num_at((const char *)c->rec->data + f->offset, f->size,
@@ -400,7 +399,7 @@ struct tep_event *tep_event_of_slow(struct tep_field_cache *cache, struct tep_ha
 		cache->lazy_event(cache->lazy_ctx, rec, -1);
 	if (common_layout(cache, tep) && cache->type_off + cache->type_size <= rec->size) {
 		tep_load_num((const char *)rec->data + cache->type_off, cache->type_size,
-			 cache->common_big, &v);
+			     cache->common_big, &v);
 		type = (int)v;
 	} else {
 		type = tep_data_type(tep, rec);

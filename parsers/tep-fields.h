@@ -61,14 +61,14 @@ static inline struct tep_event *tep_event_of(struct tep_field_cache *cache,
 					     struct tep_handle *tep, struct tep_record *rec)
 {
 	unsigned long long v;
-	const struct tep_event_slot *slot;
+	struct tep_event_slot *slot;
 
 	if (cache->common_ok && cache->type_off + cache->type_size <= rec->size &&
 	    !tep_load_num((const char *)rec->data + cache->type_off, cache->type_size,
 			  cache->common_big, &v)) {
 		slot = &cache->ev[(unsigned)(int)v % TEP_EVENT_CACHE];
 		if (slot->used && slot->type == (int)v) {
-			cache->last = (struct tep_event_slot *)slot;
+			cache->last = slot;
 			return slot->event;
 		}
 	}
