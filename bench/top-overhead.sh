@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tlbscope top's own CPU use, live under a load (root): utime + stime from /proc/PID/stat
-# between its 3rd and 12th batch snapshots, and the events it read in that window (from the
-# same snapshots).  Prints one line; nothing is asserted.  The load is hackbench unless
-# TOP_LOAD names another command, run again and again: on a machine where hackbench makes
-# fewer than 100k events a second, TOP_LOAD='perf bench sched pipe -l 200000' (two tasks
-# waking each other through a pipe) makes more.
-#   usage: [TOP_LOAD=CMD] bench/top-overhead.sh [TLBSCOPE]
+# tlbscope top's own CPU use, live under a load (root): utime and stime from /proc/PID/stat
+# between its 3rd batch snapshot and TOP_SECONDS (default 9) snapshots later, and the events
+# it read in that window (from the same snapshots); the times are in clock ticks, so a
+# longer window reads them finer.  Prints one line; nothing is asserted.  The load is
+# hackbench unless TOP_LOAD names another command, run again and again: on a machine where
+# hackbench makes fewer than 100k events a second, TOP_LOAD='perf bench sched pipe -l
+# 200000' (two tasks waking each other through a pipe) makes more.
+#   usage: [TOP_LOAD=CMD] [TOP_SECONDS=N] bench/top-overhead.sh [TLBSCOPE]
 prog=${1:-./tlbscope}
+window=${TOP_SECONDS:-9}
 load_cmd=${TOP_LOAD:-hackbench -g 4 -l 5000}
 out=$(mktemp)
 trap 'rm -f "$out" "$out.pid"' EXIT
@@ -18,26 +20,29 @@ setsid sh -c 'echo $$ > "$1"; while :; do sh -c "$2"; done' sh "$out.pid" "$load
 	> /dev/null 2>&1 &
 load=$!
 sleep 1
-"$prog" top -b -d 1 -n 13 > "$out" 2> /dev/null &
+"$prog" top -b -d 1 -n $((window + 4)) > "$out" 2> /dev/null &
 pid=$!
 hz=$(getconf CLK_TCK)
-cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+cpu() { awk '{ print $14 " " $15 }' "/proc/$pid/stat"; }
 shots() { grep -c '^elapsed' "$out"; }
 until [ "$(shots)" -ge 3 ]; do sleep 0.05; done
-c0=$(cpu); e0=$(grep '^elapsed' "$out" | tail -1)
-until [ "$(shots)" -ge 12 ]; do sleep 0.05; done
-c1=$(cpu); e1=$(grep '^elapsed' "$out" | tail -1)
+read -r u0 s0 <<< "$(cpu)"; e0=$(grep '^elapsed' "$out" | tail -1)
+until [ "$(shots)" -ge $((window + 3)) ]; do sleep 0.05; done
+read -r u1 s1 <<< "$(cpu)"; e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
 kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null
 wait $load 2> /dev/null
 events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }
-awk -v c=$((c1 - c0)) -v hz="$hz" -v ev=$(($(events "$e1") - $(events "$e0"))) \
+awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$hz" \
+    -v ev=$(($(events "$e1") - $(events "$e0"))) \
     -v t0="$(secs "$e0")" -v t1="$(secs "$e1")" -v lost="$(tail -n +1 "$out" |
     grep '^elapsed' | tail -1 | sed 's/.*lost //')" 'BEGIN {
 	dt = t1 - t0
+	c = u + s
 	printf "window %.1f s: %d events (%.0f/s), %.2f s CPU = %.2f %% of a core, " \
-	       "%.2f us/event -> %.1f %% of a core at 100k events/s; lost %s\n",
+	       "%.3f us/event (user %.3f, system %.3f) -> %.2f %% of a core at 100k " \
+	       "events/s; lost %s\n",
 	       dt, ev, ev / dt, c / hz, 100 * c / hz / dt, 1e6 * c / hz / ev,
-	       100 * 1e5 * c / hz / ev, lost
+	       1e6 * u / hz / ev, 1e6 * s / hz / ev, 100 * 1e5 * c / hz / ev, lost
 }'
