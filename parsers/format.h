@@ -179,7 +179,6 @@ struct tep_format_field;
 
 #define TEP_FIELD_CACHE	256
 #define TEP_SYM_CACHE	1024
-#define TEP_NAME_CACHE	256
 #define TEP_EVENT_CACHE	256
 #define TEP_PLAN_FIELDS	6
 #define TEP_DIRECT_FIELDS	4
@@ -197,14 +196,6 @@ struct tep_field_cache {
 		uint32_t id;			/* func interned in the source, 0 not yet */
 		bool used;
 	} sym[TEP_SYM_CACHE];
-	/*
-	 * event name string ids by type id (interning the same few names per record is a
-	 * hash lookup): by address, two of live top's few events took one slot in turn
-	 */
-	struct tep_name_slot {
-		const struct tep_event *event;
-		uint32_t id;
-	} name[TEP_NAME_CACHE];
 	/* events by type id: libtraceevent's lookup is a binary search when the type changes */
 	struct tep_event_slot {
 		int type;
@@ -217,7 +208,11 @@ struct tep_field_cache {
 			int off, size;
 			bool sign;
 		} plan[TEP_PLAN_FIELDS];
-		uint32_t name_id;		/* the event's name interned, 0 not yet */
+		/*
+		 * the event's name interned, 0 not yet (interning the same few names per
+		 * record is a hash lookup)
+		 */
+		uint32_t name_id;
 		/* single numbers asked by name (tep-fields.c, direct_of()), size 0: not plain */
 		int ndirect;
 		struct tep_direct_field {

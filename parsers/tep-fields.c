@@ -46,17 +46,15 @@ static struct tep_format_field *field_of(struct tep_fields *c, const char *name)
 	return f;
 }
 
-/* The cache's slot of @c's event: the one the rebind found, else looked up; NULL none. */
-static inline struct tep_event_slot *fields_slot(struct tep_fields *c)
+/*
+ * A number the getters can read at its place in every record that holds it: 1, 2, 4 or 8
+ * bytes, neither an array nor dynamic, its end within an int.
+ */
+static bool plain_num(const struct tep_format_field *f)
 {
-	struct tep_event_slot *e;
-
-	if (c->slot)
-		return c->slot;
-	if (!c->cache)
-		return NULL;
-	e = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
-	return e->event == c->event ? e : NULL;
+	return f && f->offset >= 0 && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) &&
+	       f->offset <= INT_MAX - f->size;
 }
 
 /*
@@ -74,7 +72,7 @@ direct_of(struct tep_fields *c, const char *name)
 	struct tep_direct_field *d;
 	int i;
 
-	if (!(e = fields_slot(c)))
+	if (!(e = tep_fields_slot(c)))
 		return NULL;
 	for (i = 0; i < e->ndirect && e->direct[i].name != name; i++)
 		;
@@ -87,9 +85,7 @@ direct_of(struct tep_fields *c, const char *name)
 		d = &e->direct[e->ndirect++];
 		d->name = name;
 		d->size = 0;	/* not a plain number: the getters' own path */
-		if (f && f->offset >= 0 && f->offset <= INT_MAX - 8 &&
-		    !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
-		    (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8)) {
+		if (plain_num(f)) {
 			d->off = f->offset;
 			d->size = f->size;
 			d->sign = f->flags & TEP_FIELD_IS_SIGNED;
@@ -183,10 +179,9 @@ static void plan_fields(struct tep_event_slot *s, const char *const *names, int 
 		struct tep_format_field *f = tep_find_field(s->event, names[i]);
 		bool num = i < nn;
 
-		if (!f || f->offset < 0 || f->size <= 0 || f->offset > INT_MAX - f->size ||
-		    (f->flags & TEP_FIELD_IS_DYNAMIC) ||
-		    (num && ((f->flags & TEP_FIELD_IS_ARRAY) ||
-			     (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)))) {
+		if (num ? !plain_num(f) :
+		    (!f || f->offset < 0 || f->size <= 0 || f->offset > INT_MAX - f->size ||
+		     (f->flags & TEP_FIELD_IS_DYNAMIC))) {
 			s->plan_end = 0;
 			return;
 		}
@@ -204,7 +199,7 @@ static int get_many(void *ctx, const char *const *names, int nn, int64_t *vals, 
 	struct tep_event_slot *s;
 	const char *data = c->rec->data;
 
-	if (nn + ns > TEP_PLAN_FIELDS || !(s = fields_slot(c)))
+	if (nn + ns > TEP_PLAN_FIELDS || !(s = tep_fields_slot(c)))
 		return 0;
 	if (s->plan_names != names)
 		plan_fields(s, names, nn, ns);
@@ -325,18 +320,6 @@ static int get_list(void *ctx, const char **names, int *sizes, int max)
 		sizes[n++] = f->size;
 	}
 	return n;
-}
-
-uint32_t tep_event_name_id_slow(struct tep_fields *c, struct ts_source *src)
-{
-	struct tep_name_slot *n;
-
-	if (!c->cache)
-		return ts_source_intern(src, c->event->name);
-	n = &c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
-	n->event = c->event;
-	n->id = ts_source_intern(src, c->event->name);
-	return n->id;
 }
 
 void tep_fields_bind(struct tp_fields *f, struct tep_fields *c, struct ts_source *src)

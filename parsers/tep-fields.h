@@ -54,7 +54,6 @@ struct tep_event *tep_event_of_slow(struct tep_field_cache *cache, struct tep_ha
 				    struct tep_record *rec);
 int tep_record_pid_slow(struct tep_field_cache *cache, struct tep_handle *tep,
 			struct tep_record *rec);
-uint32_t tep_event_name_id_slow(struct tep_fields *c, struct ts_source *src);
 
 /* The event of @rec (tep_find_event_by_record(), cached by type id in @cache). */
 static inline struct tep_event *tep_event_of(struct tep_field_cache *cache,
@@ -88,17 +87,29 @@ static inline int tep_record_pid(struct tep_field_cache *cache, struct tep_handl
 	return tep_record_pid_slow(cache, tep, rec);
 }
 
-/* The string id of @c's event name, interned in @src on a miss of the cache. */
+/* The cache's slot of @c's event: the one the rebind found, else looked up; NULL none. */
+static inline struct tep_event_slot *tep_fields_slot(struct tep_fields *c)
+{
+	struct tep_event_slot *e;
+
+	if (c->slot)
+		return c->slot;
+	if (!c->cache)
+		return NULL;
+	e = &c->cache->ev[(unsigned)c->event->id % TEP_EVENT_CACHE];
+	return e->event == c->event ? e : NULL;
+}
+
+/* The string id of @c's event name, kept in its slot once interned in @src. */
 static inline uint32_t tep_event_name_id(struct tep_fields *c, struct ts_source *src)
 {
-	const struct tep_name_slot *n;
+	struct tep_event_slot *slot = tep_fields_slot(c);
 
-	if (c->cache) {
-		n = &c->cache->name[(unsigned)c->event->id % TEP_NAME_CACHE];
-		if (n->event == c->event)
-			return n->id;
-	}
-	return tep_event_name_id_slow(c, src);
+	if (!slot)
+		return ts_source_intern(src, c->event->name);
+	if (!slot->name_id)
+		slot->name_id = ts_source_intern(src, c->event->name);
+	return slot->name_id;
 }
 
 /*
@@ -115,12 +126,7 @@ static inline void tep_fields_rebind(struct tp_fields *f, struct tep_fields *c,
 	c->rec = rec;
 	/* the event just looked up: its slot, without the event's id read again */
 	c->slot = slot && slot->event == event ? slot : NULL;
-	if (c->slot && c->slot->name_id)
-		f->name_id = c->slot->name_id;
-	else if (c->slot)
-		f->name_id = c->slot->name_id = tep_event_name_id(c, c->src);
-	else
-		f->name_id = tep_event_name_id(c, c->src);
+	f->name_id = tep_event_name_id(c, c->src);
 }
 
 #endif
