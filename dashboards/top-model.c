@@ -103,20 +103,16 @@ static void mm_request(struct top_model *m, struct timeline *tl, const struct ts
 
 /*
  * Whether the lazy kernel's tally reads the probe or tracepoint event @ev (of kind OTHER,
- * named): tuner_lazy_kernel_feed() takes only these two, and with every other name (a
- * csd_function_exit, any kprobe) it does nothing.  Known by the name's string id once its
- * text was compared.
+ * named): with every other name (a csd_function_exit, most kprobes) it does nothing.
+ * Known by the name's string id once asked.
  */
 static bool lk_reads(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
 {
 	uint32_t id = ev->probe ? ev->probe : ev->name;
 
 	if (id >= m->nlk_probe || !m->lk_probe[id]) {
-		const char *s = timeline_str(tl, id);
-
 		ALLOC_GROW_ZERO(m->lk_probe, (size_t)id + 1, m->nlk_probe);
-		m->lk_probe[id] = !strcmp(s, "local_flush_tlb_mm") ||
-				  !strcmp(s, "lazy_tlb_defer") ? 1 : 2;
+		m->lk_probe[id] = tuner_lazy_kernel_reads(timeline_str(tl, id)) ? 1 : 2;
 	}
 	return m->lk_probe[id] == 1;
 }

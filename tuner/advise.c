@@ -33,18 +33,26 @@ void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k)
  * "queued" decision for a remote CPU adds an entry; an overflow comes when the queue
  * already holds Q entries.  @probe: the function the event's probe is on, NULL none.
  */
+/* the lazy kernel's probes the tally reads: an eviction, a deferral */
+static const char evict_probe[] = "local_flush_tlb_mm", defer_probe[] = "lazy_tlb_defer";
+
+bool tuner_lazy_kernel_reads(const char *probe)
+{
+	return !strcmp(probe, evict_probe) || !strcmp(probe, defer_probe);
+}
+
 void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
 			    const char *probe, bool counted)
 {
 	uint64_t *v;
 	int cpu;
 
-	if (counted && ev->kind == TS_EV_OTHER && probe && !strcmp(probe, "local_flush_tlb_mm"))
+	if (counted && ev->kind == TS_EV_OTHER && probe && !strcmp(probe, evict_probe))
 		k->evictions++;	/* a lazy kernel's eviction */
 	if (ev->kind == TS_EV_LOAD_MM && ev->u.load.commit)
 		cpu = ev->cpu;
 	else if (ev->kind == TS_EV_OTHER && probe && ev->u.defer.known &&
-		 !strcmp(probe, "lazy_tlb_defer"))
+		 !strcmp(probe, defer_probe))
 		cpu = ev->u.defer.target;
 	else
 		return;

@@ -467,10 +467,12 @@ struct tuner_lazy_kernel {
 };
 /* Empty @k (frees what it holds): ready for a trace. */
 void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k);
+/* Whether the feed reads a TS_EV_OTHER event whose probe is @probe (not NULL). */
+bool tuner_lazy_kernel_reads(const char *probe);
 /*
  * Feed every event; @probe the function its probe is on (NULL none), @counted after the
- * warm-up.  Only TS_EV_LOAD_MM events and TS_EV_OTHER ones whose @probe is local_flush_tlb_mm
- * or lazy_tlb_defer are read: a caller may pass just those (top does).
+ * warm-up.  Only TS_EV_LOAD_MM events and TS_EV_OTHER ones whose @probe it reads
+ * (tuner_lazy_kernel_reads()) count: a caller may pass just those (top does).
  */
 void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
 			    const char *probe, bool counted);
