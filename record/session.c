@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -369,6 +370,26 @@ int rec_tracedat_finish(struct rec *r)
 
 /* ---- the end ---- */
 
+#define DESTROY_RETRY_MS	2000	/* how long a removal refused as busy is tried again */
+
+/*
+ * tracefs_instance_destroy(), tried again for a while when the kernel refuses it as busy:
+ * another process holding one of the instance's files open for a moment (a reader of its
+ * settings) would otherwise leave it to the guard.  0, or -1 with errno.
+ */
+static int destroy_instance(struct tracefs_instance *inst)
+{
+	struct timespec t = { 0, 20 * 1000000L };
+
+	for (int waited = 0;; waited += 20) {
+		if (!tracefs_instance_destroy(inst))
+			return 0;
+		if (errno != EBUSY || waited >= DESTROY_RETRY_MS)
+			return -1;
+		nanosleep(&t, NULL);
+	}
+}
+
 void rec_close(struct rec *r)
 {
 	if (!r)
@@ -379,7 +400,7 @@ void rec_close(struct rec *r)
 		rec_stream_close(r);
 		ts_source_close(r->live);
 		r->live = NULL;
-		if (tracefs_instance_destroy(r->inst))
+		if (destroy_instance(r->inst))
 			rec_warning("%s: cannot remove tracefs instance %s: %s", r->c.who, r->name,
 				    strerror(errno));
 		tracefs_instance_free(r->inst);
