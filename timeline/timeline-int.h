@@ -119,6 +119,7 @@ struct timeline {
 
 	struct ts_event *ring;		/* lookahead queue, used when the input has tgids */
 	size_t ring_head, ring_len, ring_cap;
+	size_t ring_loads;		/* LOAD_MM events in it: none, no switch looks for one */
 
 	/*
 	 * Each CPU's mm when tracing began: the prev of its first switch_mm, seen as it enters

@@ -81,7 +81,8 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 			next->mm = mm;
 		}
 	} else {
-		struct ts_event *load = tl->ring_cap ? tl_ring_next_on_cpu(tl, ev->cpu) : NULL;
+		/* none queued: no walk (a trace without switch_mm events never has one) */
+		struct ts_event *load = tl->ring_loads ? tl_ring_next_on_cpu(tl, ev->cpu) : NULL;
 
 		next = tl_task_get(tl, ev->u.sw.next_pid, ev->u.sw.next_comm, ev->ts);
 		/* the switch_mm right after a switch is that switch's: the task's mm pointer */
@@ -501,13 +502,18 @@ static void ring_pop(struct timeline *tl, tl_emit_fn emit, void *ctx)
 {
 	struct ts_event *ev = &tl->ring[tl->ring_head];
 
-	tl->ring_head = (tl->ring_head + 1) % tl->ring_cap;
+	/* the index wrapped by a compare: a division here and in the feed was a tenth of it */
+	if (++tl->ring_head == tl->ring_cap)
+		tl->ring_head = 0;
 	tl->ring_len--;
+	tl->ring_loads -= ev->kind == TS_EV_LOAD_MM;
 	tl_process(tl, ev, emit, ctx);
 }
 
 void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void *ctx)
 {
+	size_t at;
+
 	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH)
 		tl->evidence[ev->kind == TS_EV_IPI ? ev->u.ipi.src : ev->u.flush.src]
 			    [!!(ev->flags & TS_F_TLB) || ev->kind == TS_EV_FLUSH]++;
@@ -536,8 +542,12 @@ void timeline_feed(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, vo
 		*u64map_get(&tl->tgid_hint, (uint32_t)ev->pid, 0, NULL) = (uint32_t)ev->tgid;
 	if (tl->ring_len == tl->ring_cap)
 		ring_pop(tl, emit, ctx);
-	tl->ring[(tl->ring_head + tl->ring_len) % tl->ring_cap] = *ev;
+	at = tl->ring_head + tl->ring_len;
+	if (at >= tl->ring_cap)
+		at -= tl->ring_cap;
+	tl->ring[at] = *ev;
 	tl->ring_len++;
+	tl->ring_loads += ev->kind == TS_EV_LOAD_MM;
 }
 
 void timeline_release(struct timeline *tl, uint64_t before, tl_emit_fn emit, void *ctx)
