@@ -7,7 +7,8 @@
  * resolved with the switch_mm kprobe event that follows it on its CPU, and each CPU's mm
  * from before the trace is known when its first switch_mm arrives.
  * Invariants: events leave the ring in the order they entered (time order); memory is
- * LOOKAHEAD events whatever the trace's length; a normalized input bypasses the ring.
+ * LOOKAHEAD events whatever the trace's length; a normalized input bypasses the ring;
+ * ring_loads is the number of LOAD_MM events in it (no event's kind changes while queued).
  */
 #include <stdio.h>
 #include <stdlib.h>
