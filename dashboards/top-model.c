@@ -102,32 +102,30 @@ static void mm_request(struct top_model *m, struct timeline *tl, const struct ts
 }
 
 /*
- * Whether the lazy kernel's tally reads the probe or tracepoint event @ev (of kind OTHER,
- * named): with every other name (a csd_function_exit, most kprobes) it does nothing.
- * Known by the name's string id once asked.
+ * Whether the lazy kernel's tally reads an event of kind OTHER whose probe or name is
+ * string @id: with every other name (a csd_function_exit, most kprobes) it does nothing.
+ * Known by the id once asked.
  */
-static bool lk_reads(struct top_model *m, struct timeline *tl, const struct ts_event *ev)
+static bool lk_reads(struct top_model *m, struct timeline *tl, uint32_t id)
 {
-	uint32_t id = ev->probe ? ev->probe : ev->name;
+	uint8_t *reads = id_byte(&m->lk_probe, &m->nlk_probe, id);
 
-	if (id >= m->nlk_probe || !m->lk_probe[id]) {
-		ALLOC_GROW_ZERO(m->lk_probe, (size_t)id + 1, m->nlk_probe);
-		m->lk_probe[id] = tuner_lazy_kernel_reads(timeline_str(tl, id)) ? 1 : 2;
-	}
-	return m->lk_probe[id] == 1;
+	if (!*reads)
+		*reads = tuner_lazy_kernel_reads(timeline_str(tl, id)) ? 1 : 2;
+	return *reads == 1;
 }
 
 void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 {
 	struct top_model *m = model;
+	uint32_t named = ev->probe ? ev->probe : ev->name;
 	struct top_cpu *c;
 
 	tuner_feed(m->tu, tl, ev);
 	if (ev->kind == TS_EV_LOAD_MM)
 		tuner_lazy_kernel_feed(&m->lk, ev, NULL, true);
-	else if (ev->kind == TS_EV_OTHER && (ev->probe || ev->name) && lk_reads(m, tl, ev))
-		tuner_lazy_kernel_feed(&m->lk, ev,
-				       timeline_str(tl, ev->probe ? ev->probe : ev->name), true);
+	else if (ev->kind == TS_EV_OTHER && named && lk_reads(m, tl, named))
+		tuner_lazy_kernel_feed(&m->lk, ev, timeline_str(tl, named), true);
 	m->lazy_kernel |= timeline_lazy_kernel(tl);
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;

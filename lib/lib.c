@@ -72,6 +72,12 @@ void *xrealloc(void *ptr, size_t size)
 	return p;
 }
 
+uint8_t *id_byte_grow(uint8_t **cache, size_t *n, uint32_t id)
+{
+	ALLOC_GROW_ZERO(*cache, (size_t)id + 1, *n);
+	return &(*cache)[id];
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -62,6 +62,18 @@ char *xstrdup(const char *s);
 	} while (0)
 
 /*
+ * id_byte - the byte of @id in a cache of bytes indexed by a string id (*@n of them, 0 for
+ * "not known yet"), the cache grown zeroed to hold it.  Inlined: asked per record, and
+ * nearly always held already.
+ * Example: uint8_t *b = id_byte(&tlb, &ntlb, func); if (!*b) *b = is_tlb(func) ? 1 : 2;
+ */
+uint8_t *id_byte_grow(uint8_t **cache, size_t *n, uint32_t id);
+static inline uint8_t *id_byte(uint8_t **cache, size_t *n, uint32_t id)
+{
+	return id < *n ? &(*cache)[id] : id_byte_grow(cache, n, id);
+}
+
+/*
  * read_file - all of @path (a /proc or tracefs file too, which have no size) into *@buf,
  * new (free() it), *@len bytes.  0, or -1 with errno set and *@buf NULL.
  */

@@ -288,22 +288,6 @@ static uint8_t classify(const char *name, const struct tp_fields *f)
 	return cause >= 0 ? (uint8_t)(TPK_SFENCE + cause) : TPK_KPROBE;
 }
 
-/* The byte of string id @id in a per-id cache (0: not yet known), grown zeroed to hold it. */
-static uint8_t *id_byte_grow(uint8_t **cache, size_t *n, uint32_t id)
-{
-	size_t old = *n;
-
-	ALLOC_GROW(*cache, id + 1, *n);
-	memset(*cache + old, 0, *n - old);
-	return &(*cache)[id];
-}
-
-/* Inlined: asked two or three times a record, and nearly always held already. */
-static inline uint8_t *id_byte(uint8_t **cache, size_t *n, uint32_t id)
-{
-	return id < *n ? &(*cache)[id] : id_byte_grow(cache, n, id);
-}
-
 static uint8_t kind_of(struct ts_source *src, uint32_t id, const char *name,
 		       const struct tp_fields *f)
 {

@@ -244,11 +244,11 @@ static void count_ipi(struct timeline *tl, int which, int from, int to, uint32_t
 
 bool timeline_flushes_all(struct timeline *tl, uint32_t func)
 {
-	if (func >= tl->nfn_all || !tl->fn_all[func]) {
-		ALLOC_GROW_ZERO(tl->fn_all, (size_t)func + 1, tl->nfn_all);
-		tl->fn_all[func] = strstr(ts_source_str(tl->src, func), "flush_tlb_all") ? 1 : 2;
-	}
-	return tl->fn_all[func] == 1;
+	uint8_t *all = id_byte(&tl->fn_all, &tl->nfn_all, func);
+
+	if (!*all)
+		*all = strstr(ts_source_str(tl->src, func), "flush_tlb_all") ? 1 : 2;
+	return *all == 1;
 }
 
 static void derive_request(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,

@@ -28,11 +28,6 @@ void tuner_lazy_kernel_reset(struct tuner_lazy_kernel *k)
 	k->queue = -1;
 }
 
-/*
- * A load of mm on a CPU runs and empties that slot's queue (local_load_tlb_mm); each
- * "queued" decision for a remote CPU adds an entry; an overflow comes when the queue
- * already holds Q entries.  @probe: the function the event's probe is on, NULL none.
- */
 /* the lazy kernel's probes the tally reads: an eviction, a deferral */
 static const char evict_probe[] = "local_flush_tlb_mm", defer_probe[] = "lazy_tlb_defer";
 
@@ -41,6 +36,11 @@ bool tuner_lazy_kernel_reads(const char *probe)
 	return !strcmp(probe, evict_probe) || !strcmp(probe, defer_probe);
 }
 
+/*
+ * A load of mm on a CPU runs and empties that slot's queue (local_load_tlb_mm); each
+ * "queued" decision for a remote CPU adds an entry; an overflow comes when the queue
+ * already holds Q entries.  @probe: the function the event's probe is on, NULL none.
+ */
 void tuner_lazy_kernel_feed(struct tuner_lazy_kernel *k, const struct ts_event *ev,
 			    const char *probe, bool counted)
 {
