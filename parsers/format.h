@@ -30,6 +30,11 @@ struct ts_format {
 	/* Optional: ts_source_only()'s; without it every event is returned still. */
 	bool (*only)(struct ts_source *src, uint32_t kinds);
 	void (*close)(struct ts_source *src);
+	/*
+	 * Optional: what its line numbers count, for a reader of text it runs a program for
+	 * ("perf script line"); without it "line".
+	 */
+	const char *lines;
 };
 
 extern const struct ts_format ts_format_tracedat;
@@ -105,6 +110,11 @@ static inline int32_t ts_pid(int64_t v)
 }
 
 /* reader.c: what a reader uses of its source */
+/* "line", or what the format's line numbers count (ts_format.lines), before a number. */
+static inline const char *ts_source_line(const struct ts_source *src)
+{
+	return src->fmt && src->fmt->lines ? src->fmt->lines : "line";
+}
 /* Record the failure message "<file>: <fmt...>"; always returns -1. */
 int ts_source_fail(struct ts_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -235,12 +235,13 @@ static int handle_line(struct ts_source *src, struct perf *pf, char *s, struct t
 		return 1;
 	}
 	if (parse_perf_line(s, strlen(s), &h)) {
-		ts_source_skip(src, "line %llu: not a perf script event line",
+		ts_source_skip(src, "%s %llu: not a perf script event line", ts_source_line(src),
 			       (unsigned long long)src->lineno);
 		return 0;
 	}
 	if (h.name_len >= sizeof(name)) {
-		ts_source_skip(src, "line %llu: event name too long", (unsigned long long)src->lineno);
+		ts_source_skip(src, "%s %llu: event name too long", ts_source_line(src),
+			       (unsigned long long)src->lineno);
 		return 0;
 	}
 	memcpy(name, h.name, h.name_len);
@@ -272,14 +273,16 @@ static int handle_line(struct ts_source *src, struct perf *pf, char *s, struct t
 	/* perf prints the kernel's format; text converted from trace-cmd may have its plugin's */
 	if (!strcmp(name, "sched_switch") && !strstr(h.payload, "prev_pid=")) {
 		if (ftext_parse_plugin_switch(h.payload, &tf.sw)) {
-			ts_source_skip(src, "line %llu: sched_switch: cannot read '%.40s'",
-				       (unsigned long long)src->lineno, h.payload);
+			ts_source_skip(src, "%s %llu: sched_switch: cannot read '%.40s'",
+				       ts_source_line(src), (unsigned long long)src->lineno,
+				       h.payload);
 			return 0;
 		}
 		tf.plugin = true;
 	}
 	if (tp_decode(src, name, &f, ev, why, sizeof(why))) {
-		ts_source_skip(src, "line %llu: %s", (unsigned long long)src->lineno, why);
+		ts_source_skip(src, "%s %llu: %s", ts_source_line(src),
+			       (unsigned long long)src->lineno, why);
 		return 0;
 	}
 	pf->last_ts = ev->ts;
@@ -368,7 +371,7 @@ static int perf_next(struct ts_source *src, struct ts_event *ev)
 			return pf->child > 0 && reap_child(src, pf) ? -1 : 0;
 		}
 		if (memchr(line, '\0', len)) {
-			ts_source_skip(src, "line %llu: NUL byte in the text",
+			ts_source_skip(src, "%s %llu: NUL byte in the text", ts_source_line(src),
 				       (unsigned long long)src->lineno);
 			continue;
 		}
@@ -529,4 +532,6 @@ const struct ts_format ts_format_perf_data = {
 	.open = perfdata_open,
 	.next = perf_next,
 	.close = perf_close,
+	/* a place is a line of the text the child prints, not of the binary file */
+	.lines = "perf script line",
 };

@@ -113,8 +113,9 @@ char *ts_source_getline(struct ts_source *src, size_t *len, bool *failed)
 		if (src->eof)
 			return NULL;
 		if (avail > LINE_MAX_LEN) {
-			ts_source_fail(src, "line %llu: longer than %d KiB, not a trace line",
-				       (unsigned long long)src->lineno + 1, LINE_MAX_LEN >> 10);
+			ts_source_fail(src, "%s %llu: longer than %d KiB, not a trace line",
+				       ts_source_line(src), (unsigned long long)src->lineno + 1,
+				       LINE_MAX_LEN >> 10);
 			*failed = true;
 			return NULL;
 		}

@@ -426,8 +426,8 @@ static void tgid_marker(struct ts_source *src, const char *buf, struct ts_event 
 	if (why) {
 		src->info.tgid_malformed++;
 		if (src->lineno)
-			ts_source_skip(src, "line %llu: malformed task-table marker: %s",
-				       (unsigned long long)src->lineno, why);
+			ts_source_skip(src, "%s %llu: malformed task-table marker: %s",
+				       ts_source_line(src), (unsigned long long)src->lineno, why);
 		else
 			ts_source_skip(src, "cpu %d, at %llu ns: malformed task-table marker: %s",
 				       ev->cpu, (unsigned long long)ev->ts, why);

@@ -88,7 +88,8 @@ static void place(const struct ts_source *src, const struct ts_event *ev, char *
 	size_t n = 0;
 
 	if (src->lineno)
-		n = (size_t)snprintf(buf, len, "line %llu: ", (unsigned long long)src->lineno);
+		n = (size_t)snprintf(buf, len, "%s %llu: ", ts_source_line(src),
+				     (unsigned long long)src->lineno);
 	if (ev->kind == TS_EV_MM)	/* metadata: no CPU of its own */
 		buf[n ? n - 2 : 0] = '\0';
 	else if (n < len)
@@ -242,8 +243,8 @@ char *ts_check_escape(struct ts_source *src, const char *s)
 
 		/* a binary input has no line: the name is its own place */
 		if (src->lineno)
-			snprintf(first, len, "line %llu: the name \"%.100s\"",
-				 (unsigned long long)src->lineno, e);
+			snprintf(first, len, "%s %llu: the name \"%.100s\"",
+				 ts_source_line(src), (unsigned long long)src->lineno, e);
 		else
 			snprintf(first, len, "the name \"%.100s\"", e);
 	}
