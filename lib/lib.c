@@ -173,10 +173,20 @@ size_t strlcpy_ts(char *dst, const char *src, size_t size)
 
 /* ---- string interner ---- */
 
+/*
+ * id -> string in segments that never move: segment k holds 256 << k ids, allocated when
+ * the first of them is interned.  So the string of an id handed to another thread (in an
+ * event published with a release, cli/model-thread.c) stays readable there while this
+ * thread interns more: strtab_get() reads no array that a realloc() could free under it.
+ * Only the thread that interns may call the other functions meanwhile.
+ */
+#define STR_SEG0_BITS	8
+#define STR_SEGS	(32 - STR_SEG0_BITS)
+
 struct strtab {
-	char **strs;		/* id -> string */
+	char **seg[STR_SEGS];
 	uint32_t *hash, *len;	/* id -> its hash_bytes() and length: a probe compares these */
-	uint32_t nr, alloc, alloc_meta;
+	uint32_t nr, alloc_meta;	/* nr: written with a release (strtab_get()) */
 	uint32_t *slots;	/* hash slot -> id + 1, 0 = empty */
 	uint32_t nslots;	/* power of two, kept at most half full */
 };
@@ -211,13 +221,31 @@ struct strtab *strtab_new(void)
 	return t;
 }
 
+/* The place of string @id: segment *@k, index returned. */
+static inline uint32_t str_seg(uint32_t id, unsigned *k)
+{
+	uint32_t q = (id >> STR_SEG0_BITS) + 1;
+
+	*k = 31 - (unsigned)__builtin_clz(q);
+	return id - (((1u << *k) - 1) << STR_SEG0_BITS);
+}
+
+static inline char *str_of(const struct strtab *t, uint32_t id)
+{
+	unsigned k;
+	uint32_t i = str_seg(id, &k);
+
+	return t->seg[k][i];
+}
+
 void strtab_free(struct strtab *t)
 {
 	if (!t)
 		return;
 	for (uint32_t i = 0; i < t->nr; i++)
-		free(t->strs[i]);
-	free(t->strs);
+		free(str_of(t, i));
+	for (unsigned k = 0; k < STR_SEGS; k++)
+		free(t->seg[k]);
 	free(t->hash);
 	free(t->len);
 	free(t->slots);
@@ -252,7 +280,7 @@ static uint32_t *strtab_slot(const struct strtab *t, const char *s, size_t len, 
 		if (!*slot)
 			return slot;
 		id = *slot - 1;
-		if (t->hash[id] == hash && t->len[id] == len && !memcmp(t->strs[id], s, len))
+		if (t->hash[id] == hash && t->len[id] == len && !memcmp(str_of(t, id), s, len))
 			return slot;
 		h = (h + 1) & (t->nslots - 1);
 	}
@@ -262,6 +290,8 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 {
 	uint32_t hash = hash_bytes(s, len), *slot;
 	char *copy;
+	unsigned k;
+	uint32_t i;
 
 	if ((t->nr + 1) * 2 > t->nslots)
 		strtab_rehash(t);
@@ -271,16 +301,21 @@ uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len)
 	copy = xmalloc(len + 1);
 	memcpy(copy, s, len);
 	copy[len] = '\0';
-	ALLOC_GROW(t->strs, t->nr + 1, t->alloc);
+	if (t->nr >= (uint32_t)(((1ULL << STR_SEGS) - 1) << STR_SEG0_BITS))
+		oom(len + 1);	/* every id of every segment taken: 4,294,967,040 strings */
+	i = str_seg(t->nr, &k);
+	if (!t->seg[k])
+		t->seg[k] = xmalloc(((size_t)1 << (k + STR_SEG0_BITS)) * sizeof(*t->seg[k]));
 	if (t->nr + 1 > t->alloc_meta) {
-		t->alloc_meta = t->alloc;
+		t->alloc_meta = t->alloc_meta ? t->alloc_meta * 2 : 64;
 		t->hash = xrealloc(t->hash, t->alloc_meta * sizeof(*t->hash));
 		t->len = xrealloc(t->len, t->alloc_meta * sizeof(*t->len));
 	}
-	t->strs[t->nr] = copy;
+	t->seg[k][i] = copy;
 	t->hash[t->nr] = hash;
 	t->len[t->nr] = (uint32_t)len;
-	*slot = ++t->nr;
+	*slot = t->nr + 1;
+	__atomic_store_n(&t->nr, t->nr + 1, __ATOMIC_RELEASE);
 	return t->nr - 1;
 }
 
@@ -299,7 +334,7 @@ uint32_t strtab_lookup(const struct strtab *t, const char *s)
 
 const char *strtab_get(const struct strtab *t, uint32_t id)
 {
-	return id < t->nr ? t->strs[id] : NULL;
+	return id < __atomic_load_n(&t->nr, __ATOMIC_ACQUIRE) ? str_of(t, id) : NULL;
 }
 
 uint32_t strtab_count(const struct strtab *t)

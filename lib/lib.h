@@ -87,7 +87,8 @@ uint32_t strtab_intern(struct strtab *t, const char *s);
 uint32_t strtab_intern_n(struct strtab *t, const char *s, size_t len);
 /* Returns the id of @s or 0 when absent (and @s is not ""). */
 uint32_t strtab_lookup(const struct strtab *t, const char *s);
-const char *strtab_get(const struct strtab *t, uint32_t id);	/* borrowed; NULL if no such id */
+/* borrowed; NULL if no such id.  Safe from another thread for an id published to it. */
+const char *strtab_get(const struct strtab *t, uint32_t id);
 uint32_t strtab_count(const struct strtab *t);
 
 /* Open-addressing map uint64 key -> uint64 value; keys may be any value. */

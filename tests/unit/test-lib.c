@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,74 @@ static void test_strtab(void **state)
 	assert_int_equal(strtab_lookup(t, "nope"), 0);
 	assert_null(strtab_get(t, 5000));
 	strtab_free(t);
+}
+
+/* Ids past several segments (256, 512, 1024... ids each): each string back by its id. */
+static void test_strtab_segments(void **state)
+{
+	struct strtab *t = strtab_new();
+	char buf[16];
+
+	for (uint32_t i = 1; i < 70000; i++) {
+		snprintf(buf, sizeof(buf), "s%u", i);
+		assert_int_equal(strtab_intern(t, buf), i);
+	}
+	for (uint32_t i = 1; i < 70000; i++) {
+		snprintf(buf, sizeof(buf), "s%u", i);
+		assert_string_equal(strtab_get(t, i), buf);
+	}
+	assert_string_equal(strtab_get(t, 0), "");
+	assert_null(strtab_get(t, 70000));
+	strtab_free(t);
+}
+
+/*
+ * Another thread reads the strings of ids already interned while this one interns more:
+ * nothing it reads moves (under the address sanitizer a string array realloc()ed under
+ * it is a use after free).
+ */
+#define RACE_IDS	60000
+
+struct race {
+	struct strtab *t;
+	uint32_t published;	/* ids below it interned: written with a release */
+	int wrong;
+};
+
+static void *race_reader(void *arg)
+{
+	struct race *r = arg;
+	uint32_t seen = 0, k = 1;
+	char buf[16];
+
+	while (seen < RACE_IDS) {
+		seen = __atomic_load_n(&r->published, __ATOMIC_ACQUIRE);
+		for (int i = 0; i < 64 && seen > 1; i++) {
+			uint32_t id = 1 + (k = k * 1103515245u + 12345u) % (seen - 1);
+
+			snprintf(buf, sizeof(buf), "s%u", id);
+			if (!strtab_get(r->t, id) || strcmp(strtab_get(r->t, id), buf))
+				r->wrong++;
+		}
+	}
+	return NULL;
+}
+
+static void test_strtab_reader_thread(void **state)
+{
+	struct race r = { .t = strtab_new() };
+	pthread_t th;
+	char buf[16];
+
+	assert_int_equal(pthread_create(&th, NULL, race_reader, &r), 0);
+	for (uint32_t i = 1; i < RACE_IDS; i++) {
+		snprintf(buf, sizeof(buf), "s%u", i);
+		assert_int_equal(strtab_intern(r.t, buf), i);
+		__atomic_store_n(&r.published, i + 1, __ATOMIC_RELEASE);
+	}
+	pthread_join(th, NULL);
+	assert_int_equal(r.wrong, 0);
+	strtab_free(r.t);
 }
 
 static void test_u64map(void **state)
@@ -130,6 +199,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab),
+		cmocka_unit_test(test_strtab_segments),
+		cmocka_unit_test(test_strtab_reader_thread),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_cpumask),
