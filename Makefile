@@ -61,6 +61,11 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 HARDEN := -fPIE
 OPT := -O1 -g
 endif
+ifeq ($(SAN),thread)
+SAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+HARDEN := -fPIE
+OPT := -O1 -g
+endif
 
 NEED_PKGS := $(call pc_missing,$(LIBS))
 ifeq ($(NEED_PKGS),)
@@ -87,7 +92,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MAN := $(wildcard man/*.1)
 MAN7 := $(wildcard man/*.7)
 
-.PHONY: all deps run check unit asan valgrind install uninstall clean corpus check-deps bench \
+.PHONY: all deps run check unit asan tsan valgrind install uninstall clean corpus check-deps bench \
 	fuzz fuzz-build fuzz-bins
 
 all: check-deps $(PROG)
@@ -123,6 +128,15 @@ asan: deps
 	$(Q)ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 		tests/run.sh build-asan ./tlbscope-asan
 
+# the threads' tests under ThreadSanitizer: any race it sees fails the run (exit 66)
+TSAN_TESTS := model-thread.sh jobs.sh export-perfetto.sh
+tsan: deps
+	$(Q)$(MAKE) --no-print-directory SAN=thread BUILD=build-tsan PROG=tlbscope-tsan \
+		tlbscope-tsan unit
+	$(Q)TSAN_OPTIONS=halt_on_error=1:exitcode=66 TESTS_REAL="$(TSAN_TESTS)" \
+		TESTS_REAL_WHY="make tsan runs the tests of threads alone" \
+		tests/run.sh build-tsan ./tlbscope-tsan
+
 # valgrind is optional (Debian has none for riscv64): without it, skipped with the reason
 valgrind: deps
 	$(Q)if ! command -v valgrind > /dev/null; then \
@@ -144,12 +158,17 @@ $(BUILD)/%.o: %.c
 
 unit: $(UNIT_BIN) $(BUILD)/tests/shootdown
 
-# bench/run.sh's floor: a bare libtracecmd iteration of a trace.dat
-bench: $(PROG) $(BUILD)/bench/floor
+# bench/run.sh's floor: a bare libtracecmd iteration of a trace.dat; bench/jobs.sh's look
+# at how far apart two threads are
+bench: $(PROG) $(BUILD)/bench/floor $(BUILD)/bench/pingpong
 $(BUILD)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(PC_LIBS)
+$(BUILD)/bench/pingpong: bench/pingpong.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
 
 # a load for the live tests that makes remote TLB flushes for sure
 $(BUILD)/tests/shootdown: tests/tools/shootdown.c
@@ -232,7 +251,7 @@ $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz-reader.c $(FUZZ_OBJ)
 		-o $@ $< $(FUZZ_OBJ) $(PC_LIBS) -lm
 
 clean:
-	rm -rf build build-asan build-fuzz $(PROG) tlbscope-asan
+	rm -rf build build-asan build-tsan build-fuzz $(PROG) tlbscope-asan tlbscope-tsan
 
 -include $(CORE_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(wildcard $(FUZZ_BUILD)/*/*.d) \
 	$(wildcard $(BUILD)/tests/*.d $(BUILD)/bench/*.d)

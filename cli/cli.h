@@ -32,6 +32,12 @@ struct common_opts {
 	const char *display;	/* the input's name in messages when input is a spooled copy */
 	bool checks_said;	/* analyze_run() leaves the input's checks unsaid (a second
 				 * pass over an input already read) */
+	/*
+	 * analyze_run() of a whole input may feed the timeline and @emit on a thread of
+	 * their own (model_thread_run()) when more than one thread is in effect: @emit
+	 * then runs on that thread, and must not write what the reader's thread writes
+	 */
+	bool model_thread;
 };
 
 /*
@@ -137,6 +143,15 @@ int analyze(const struct common_opts *o, tl_emit_fn emit, void *ctx, struct ts_s
  */
 int common_window_misses(const struct common_opts *o, const struct tl_filter *f,
 			 const struct timeline *tl);
+
+/*
+ * model-thread.c: the events @next gives (1 one, 0 the end, -1 failed) fed to @tl and
+ * @emit, on a thread of its own while that is faster (timed as it goes; the environment's
+ * TLBSCOPE_MODEL_THREAD "always", "never" or "alternate" decides instead), every event fed
+ * on return, by one thread at a time and in order.  Returns @next's last result.
+ */
+int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
+		     int (*next)(void *arg, struct ts_event *ev), void *arg);
 
 /* The read loop of analyze() over an already open @src (borrowed). */
 int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn emit, void *ctx,

@@ -32,8 +32,8 @@ static const char report_usage[] =
 	"                  file, as tune's; default generic)\n"
 	"  --probe-map FILE  kprobe events and arguments under other names: lines\n"
 	"                  'EVENT = FUNCTION', 'EVENT.FIELD = ARGUMENT' (tlbscope-probes(7))\n"
-	"  -j, --jobs N    threads reading a trace.dat (default: the CPUs\n"
-	"                  available; 1: no thread started)\n"
+	"  -j, --jobs N    threads: the analyses' own while it is faster, then readers\n"
+	"                  of a trace.dat (default: the CPUs available; 1: none started)\n"
 	"  --strict        exit 2 when records failed the input's checks (skipped,\n"
 	"                  inconsistent, escaped; each said on stderr anyway)\n"
 	"  -h, --help      this text\n";
@@ -98,6 +98,9 @@ static int report_main(int argc, char **argv, const char *display, json_t **out)
 	if (platform_load(o.platform, &pf, err))
 		return error("report: %s", err);
 	o.c.display = display;
+	/* the analyses may run on a thread of their own: one thread fewer reads */
+	o.c.model_thread = true;
+	ts_jobs_reserve(1);
 	src = ts_source_open_as(o.c.input, display, err);
 	if (!src)
 		r = error("%s", err);

@@ -48,8 +48,9 @@ static const char tune_usage[] =
 	"  --save-profile FILE  write what the decision needs (counters of the whole grid,\n"
 	"                     histograms, measured costs) as JSON: tune takes it as an input\n"
 	"  --json             one JSON object with stable keys\n"
-	"  -j, --jobs N       threads reading a trace.dat (default: the CPUs\n"
-	"                     available; 1: no thread started)\n"
+	"  -j, --jobs N       threads: the replay's own while it is faster, then\n"
+	"                     readers of a trace.dat (default: the CPUs available; 1:\n"
+	"                     none started)\n"
 	"  --strict           exit 2 when records failed the input's checks (skipped,\n"
 	"                     inconsistent, escaped; each said on stderr anyway)\n"
 	"  --color WHEN       auto (default: on a terminal, unless NO_COLOR), always, never\n"
@@ -314,6 +315,9 @@ static int replay_trace(void *ctx, struct tune_run *r, const char *path, struct 
 	c.input = path;
 	c.display = path == o->c.input ? o->c.display : NULL;
 	c.checks_said = checks_said;
+	/* the replay may run on a thread of its own: one thread fewer reads */
+	c.model_thread = true;
+	ts_jobs_reserve(1);
 	r->src = ts_source_open_as(path, c.display, err);
 	if (!r->src)
 		return error("%s", err);

@@ -343,6 +343,36 @@ int analyze_run(const struct common_opts *o, struct ts_source *src, tl_emit_fn e
 	return analyze_run_prefix(o, src, 0, NULL, emit, ctx, tlp, &whole);
 }
 
+/* The reader's side of analyze_run_prefix(): each CPU's first and last time noted. */
+struct reading {
+	struct ts_source *src;
+	uint64_t *first, *last;		/* ns per CPU; UINT64_MAX first when none yet */
+};
+
+static int read_next(void *arg, struct ts_event *ev)
+{
+	struct reading *g = arg;
+	int r = ts_source_next(g->src, ev);
+
+	/* the stream's checks hold every CPU in 0..TS_MAX_CPUS-1 */
+	if (r > 0 && ev->kind != TS_EV_LOST && ev->kind != TS_EV_MM) {
+		if (g->first[ev->cpu] == UINT64_MAX)
+			g->first[ev->cpu] = ev->ts;
+		g->last[ev->cpu] = ev->ts;
+	}
+	return r;
+}
+
+/* The timeline, made at the first event @ts (its --from/--to window); 0 or EXIT_BAD. */
+static int timeline_start(const struct common_opts *o, struct ts_source *src, uint64_t ts,
+			  struct tl_filter *f, struct timeline **tl)
+{
+	if (o->has_filter && common_filter_window(o, ts, f))
+		return EXIT_BAD;
+	*tl = timeline_new(src, o->has_filter ? f : NULL);
+	return 0;
+}
+
 int analyze_run_prefix(const struct common_opts *o, struct ts_source *src, uint64_t min,
 		       bool (*enough)(void *ctx, const struct timeline *tl, uint64_t n),
 		       tl_emit_fn emit, void *ctx, struct timeline **tlp, bool *whole)
@@ -351,6 +381,7 @@ int analyze_run_prefix(const struct common_opts *o, struct ts_source *src, uint6
 	uint64_t n = 0;
 	struct tl_filter f;
 	uint64_t cpu_first[TS_MAX_CPUS], cpu_last[TS_MAX_CPUS];	/* ns, of each CPU's events */
+	struct reading g = { src, cpu_first, cpu_last };
 	struct ts_event ev;
 	int r;
 
@@ -363,21 +394,22 @@ int analyze_run_prefix(const struct common_opts *o, struct ts_source *src, uint6
 		emit = ignore_event;
 	if (o->has_filter && common_filter_check(o, src))
 		return EXIT_BAD;
-	while ((r = ts_source_next(src, &ev)) > 0) {
-		if (!tl) {
-			if (o->has_filter && common_filter_window(o, ev.ts, &f))
+	if (o->model_thread && !min && ts_jobs() > 1) {
+		/* the whole input: the model may be fed on a thread of its own */
+		if ((r = read_next(&g, &ev)) > 0) {
+			if (timeline_start(o, src, ev.ts, &f, &tl))
 				return EXIT_BAD;
-			tl = timeline_new(src, o->has_filter ? &f : NULL);
+			timeline_feed(tl, &ev, emit, ctx);
+			r = model_thread_run(tl, emit, ctx, read_next, &g);
 		}
-		if (ev.kind != TS_EV_LOST && ev.kind != TS_EV_MM) {
-			/* the stream's checks hold every CPU in 0..TS_MAX_CPUS-1 */
-			if (cpu_first[ev.cpu] == UINT64_MAX)
-				cpu_first[ev.cpu] = ev.ts;
-			cpu_last[ev.cpu] = ev.ts;
+	} else {
+		while ((r = read_next(&g, &ev)) > 0) {
+			if (!tl && timeline_start(o, src, ev.ts, &f, &tl))
+				return EXIT_BAD;
+			timeline_feed(tl, &ev, emit, ctx);
+			if (min && ++n >= min && (!enough || (n % 1024 == 0 && enough(ctx, tl, n))))
+				break;
 		}
-		timeline_feed(tl, &ev, emit, ctx);
-		if (min && ++n >= min && (!enough || (n % 1024 == 0 && enough(ctx, tl, n))))
-			break;
 	}
 	if (!tl)
 		tl = timeline_new(src, NULL);

@@ -582,6 +582,11 @@ void ts_probe_map_free(void);
 void ts_jobs_set(int n);
 int ts_jobs(void);
 int ts_jobs_readers(void);
+/*
+ * Threads of ts_jobs() the caller keeps for work of its own (report's and tune's analyses,
+ * cli/model-thread.c): the trace.dat workers of sources opened after it are that many fewer.
+ */
+void ts_jobs_reserve(int n);
 /* Is this a TLB-flush cross-call function (flush_tlb_func, __ipi_flush_tlb_range_asid, ...)? */
 bool ts_func_is_tlb_flush(const char *func);
 

@@ -42,9 +42,16 @@ int ts_jobs(void)
 	return n > 0 ? (int)n : 1;
 }
 
+static int reserved;	/* ts_jobs_reserve()'s */
+
+void ts_jobs_reserve(int n)
+{
+	reserved = n;
+}
+
 int ts_jobs_readers(void)
 {
-	return jobs > 1 ? jobs - 1 : 0;
+	return jobs > 1 + reserved ? jobs - 1 - reserved : 0;
 }
 
 #define DEPTH_MAX	3	/* batches per CPU: one being read by the reader, two ahead */
