@@ -103,3 +103,19 @@ guest_writes() {
 	grep -E "^($open|$change)" <<< "$calls" | grep -E "\"($places)/" |
 		grep -v -E "\"/sys/kernel/(debug/)?tracing/instances/($2)(/|\")"
 }
+
+# threads_why: why the threads a command starts cannot be counted here (nothing: they can)
+threads_why() {
+	if [ -n "${TSAN_OPTIONS:-}" ]; then
+		echo "ThreadSanitizer (make tsan) starts a thread of its own with the first"
+	elif ! command -v strace > /dev/null; then
+		echo "strace is not installed"
+	fi
+}
+# clones CMD...: the threads CMD started (strace); a sanitizer's own are counted too, so
+# compare with the count of a command that starts none (--help)
+clones() {
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq \
+		-e trace=clone,clone3 -o "$tmp/clones" "$@" > /dev/null 2>&1
+	grep -c 'CLONE_THREAD' "$tmp/clones"
+}

@@ -63,14 +63,10 @@ done
 
 # threads started: one clone per worker, none for -j 1 or the library's reader
 four=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
-if [ -n "${TSAN_OPTIONS:-}" ]; then
-	skip "threads started" "ThreadSanitizer (make tsan) starts a thread of its own with the first"
-elif command -v strace > /dev/null; then
-	clones() {
-		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq \
-			-e trace=clone,clone3 -o "$tmp/clones" "$@" > /dev/null 2>&1
-		grep -c 'CLONE_THREAD' "$tmp/clones"
-	}
+why=$(threads_why)
+if [ -n "$why" ]; then
+	skip "threads started" "$why"
+else
 	# threads of the runtime itself (a sanitizer's) are there with --help too
 	base=$(clones "$prog" --help)
 	same "-j 3 on a 4-CPU trace: two worker threads" $((base + 2)) \
@@ -82,8 +78,6 @@ elif command -v strace > /dev/null; then
 		"$(TLBSCOPE_TRACEDAT_LIBRARY=1 clones "$prog" events -j 4 "$four")"
 	check "... and the library's events are the workers'" \
 		[ "$(TLBSCOPE_TRACEDAT_LIBRARY=1 tls events -j 4 "$four")" = "$(tls events -j 2 "$four")" ]
-else
-	skip "threads started" "strace is not installed"
 fi
 
 # corrupt input: a later compressed chunk that does not inflate (found by a worker)

@@ -69,14 +69,10 @@ fi
 
 # threads: the model's one with -j 2 or more (the readers one fewer), none with -j 1 or
 # "never"; events keeps its readers (its output is written as the events come)
-if [ -n "${TSAN_OPTIONS:-}" ]; then
-	skip "threads started" "ThreadSanitizer (make tsan) starts a thread of its own with the first"
-elif command -v strace > /dev/null; then
-	clones() {
-		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq \
-			-e trace=clone,clone3 -o "$tmp/clones" "$@" > /dev/null 2>&1
-		grep -c 'CLONE_THREAD' "$tmp/clones"
-	}
+why=$(threads_why)
+if [ -n "$why" ]; then
+	skip "threads started" "$why"
+else
 	base=$(clones "$prog" --help)
 	export TLBSCOPE_MODEL_THREAD=always
 	same "report -j 2: the model's thread, no reader" $((base + 1)) \
@@ -93,7 +89,5 @@ elif command -v strace > /dev/null; then
 		"$(TLBSCOPE_MODEL_THREAD=never clones "$prog" report -j 2 "$four")"
 	same "events -j 2: one reader, no model thread" $((base + 1)) \
 		"$(clones "$prog" events -j 2 "$four")"
-else
-	skip "threads started" "strace is not installed"
 fi
 echo "1..$n"
