@@ -9,9 +9,12 @@ T=tuner
 . "$(dirname "$0")/../lib.sh"
 command -v jq > /dev/null || { skip "all" "jq not installed"; exit 0; }
 
-traces="$fx/x86-hackbench.dat"
-for d in "$top"/corpus/traces/*/; do
-	[ -f "$d/trace.dat" ] && traces="$traces $d/trace.dat"
+# named from the tree's top, as a user in it would: the text's width is the tool's, not
+# that of where the tree was checked out (a name wider than the screen cannot be wrapped)
+cd "$top" || exit 1
+traces="tests/fixtures/x86-hackbench.dat"
+for d in corpus/traces/*/; do
+	[ -f "${d}trace.dat" ] && traces="$traces ${d}trace.dat"
 done
 for f in $traces; do
 	name=$(basename "$(dirname "$f")")

@@ -13,9 +13,12 @@ screen_lines() { LC_ALL=C.UTF-8 awk '{ n += length($0) > 80 ? int((length($0) + 
 widest() { LC_ALL=C.UTF-8 wc -L < "$1"; }
 
 inputs=""
-for d in "$top"/corpus/traces/*/; do inputs="$inputs $d/trace.dat"; done
-inputs="$inputs $fx/x86-hackbench.dat $fx/x86-lost.dat $fx/x86-threads-tgid.dat"
-inputs="$inputs $top/corpus/debian/traces/*/trace.dat"
+# named from the tree's top, as a user in it would: the text's width is the tool's, not
+# that of where the tree was checked out (a name wider than the screen cannot be wrapped)
+cd "$top" || exit 1
+for d in corpus/traces/*/; do inputs="$inputs ${d}trace.dat"; done
+inputs="$inputs tests/fixtures/x86-hackbench.dat tests/fixtures/x86-lost.dat"
+inputs="$inputs tests/fixtures/x86-threads-tgid.dat corpus/debian/traces/*/trace.dat"
 tall="" wide="" summary=""
 for f in $inputs; do
 	name=${f#$top/}
@@ -38,7 +41,7 @@ check "report's summary: no line over 80 columns${summary:+ (over:$summary)}" [ 
 check "report, tune (-v), info and probes: no line over 100 columns${wide:+ (over:$wide)}" \
 	[ -z "$wide" ]
 
-c=$top/corpus/traces
+c=corpus/traces
 tls diff "$c/hackbench-aia-4cpu/trace.dat" "$c/hackbench-sbi-4cpu/trace.dat" > "$tmp/d" 2> /dev/null
 check "diff: no line over 100 columns ($(widest "$tmp/d"))" [ "$(widest "$tmp/d")" -le 100 ]
 check "diff marks the IPI rows of AIA against SBI as unlike" \
