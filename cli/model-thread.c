@@ -143,10 +143,10 @@ static void fed_wait(struct mt *m, uint64_t left)
  * Up to @count events from @next fed by @way: by the reader's thread once the model's has
  * fed every batch handed over, else handed over (and the model's thread may still be
  * feeding them on return).  Returns @next's last result (1 more to come, 0 the end, -1
- * failed); *@n counts the events.
+ * failed).
  */
 static int feed(struct mt *m, enum way way, uint64_t count, int (*next)(void *, struct ts_event *),
-		void *arg, uint64_t *n)
+		void *arg)
 {
 	uint64_t i = 0;
 	int r = 1;
@@ -159,11 +159,10 @@ static int feed(struct mt *m, enum way way, uint64_t count, int (*next)(void *, 
 			timeline_feed(m->tl, &ev, m->emit, m->ctx);
 			i++;
 		}
-		*n += i;
 		return r;
 	}
 	if (!m->started && !(m->started = !pthread_create(&m->thread, NULL, model_main, m)))
-		return feed(m, WAY_READER, count, next, arg, n);	/* no thread to be had */
+		return feed(m, WAY_READER, count, next, arg);	/* no thread to be had */
 	while (i < count && r > 0) {
 		struct batch *b;
 
@@ -177,7 +176,6 @@ static int feed(struct mt *m, enum way way, uint64_t count, int (*next)(void *, 
 		if (b->n)
 			batch_put(m);
 	}
-	*n += i;
 	return r;
 }
 
@@ -191,10 +189,10 @@ static uint64_t now_ns(void)
 
 /* @count events fed by @way (feed()), timed into *@ns */
 static int feed_timed(struct mt *m, enum way way, uint64_t count,
-		      int (*next)(void *, struct ts_event *), void *arg, uint64_t *n, uint64_t *ns)
+		      int (*next)(void *, struct ts_event *), void *arg, uint64_t *ns)
 {
 	uint64_t t0 = now_ns();
-	int r = feed(m, way, count, next, arg, n);
+	int r = feed(m, way, count, next, arg);
 
 	*ns = now_ns() - t0;
 	return r;
@@ -223,7 +221,7 @@ int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
 {
 	struct mt *m = xcalloc(1, sizeof(*m));
 	enum choice choice = choice_env();
-	uint64_t n = 0, t, t_reader = UINT64_MAX, t_thread = 0;
+	uint64_t t, t_reader = UINT64_MAX, t_thread = 0;
 	int r;
 
 	m->tl = tl;
@@ -237,23 +235,23 @@ int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
 	case CHOOSE_NEVER:
 	case CHOOSE_ALWAYS:
 		r = feed(m, choice == CHOOSE_ALWAYS ? WAY_THREAD : WAY_READER, UINT64_MAX, next,
-			 arg, &n);
+			 arg);
 		break;
 	case CHOOSE_ALTERNATE:
-		do
-			r = feed(m, (n / ALTERNATE) % 2 ? WAY_THREAD : WAY_READER, ALTERNATE, next,
-				 arg, &n);
-		while (r > 0);
+		for (enum way way = WAY_READER;
+		     (r = feed(m, way, ALTERNATE, next, arg)) > 0;
+		     way = way == WAY_READER ? WAY_THREAD : WAY_READER)
+			;
 		break;
 	default:
 		/*
 		 * The model's tables are in the cache of the CPU that fed it last: each way's
 		 * first TRIAL events after the other's bring them over, and are not timed.
 		 */
-		r = feed(m, WAY_READER, TRIAL, next, arg, &n);
+		r = feed(m, WAY_READER, TRIAL, next, arg);
 		while (r > 0) {
 			/* the reader's best: what the machine takes from it makes it slower */
-			r = feed_timed(m, WAY_READER, TRIAL, next, arg, &n, &t);
+			r = feed_timed(m, WAY_READER, TRIAL, next, arg, &t);
 			if (t < t_reader)
 				t_reader = t;
 			/*
@@ -265,14 +263,14 @@ int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
 			 * turn is what it costs.
 			 */
 			if (r > 0)
-				r = feed(m, WAY_THREAD, TRIAL, next, arg, &n);
+				r = feed(m, WAY_THREAD, TRIAL, next, arg);
 			for (uint64_t k = 0; r > 0 && k < PERIOD / TRIAL; k++) {
-				r = feed_timed(m, WAY_THREAD, TRIAL, next, arg, &n, &t_thread);
+				r = feed_timed(m, WAY_THREAD, TRIAL, next, arg, &t_thread);
 				if (t_thread * 10 >= t_reader * 9)
 					break;
 			}
 			if (r > 0 && t_thread * 10 >= t_reader * 9)
-				r = feed(m, WAY_READER, PERIOD, next, arg, &n);
+				r = feed(m, WAY_READER, PERIOD, next, arg);
 		}
 		break;
 	}
