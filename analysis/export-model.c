@@ -171,6 +171,7 @@ struct model {
 	struct export_counts n;
 	/* counters: the bucket being filled */
 	uint64_t bucket, bucket_ipis, deferred_before;
+	uint64_t bucket_end;		/* ns, trace clock: the bucket's end (first_ts + ...) */
 	bool bucket_open;
 };
 
@@ -211,7 +212,7 @@ static void close_slice(struct model *m, struct timeline *tl, int cpu, uint64_t 
 	d.u.slice.idle = r->pid <= 0;
 	d.u.slice.pid = r->pid;
 	d.u.slice.tgid = r->tgid;
-	d.u.slice.comm = r->comm;
+	memcpy(d.u.slice.comm, r->comm, TS_COMM_LEN);
 	d.u.slice.mm = mm_name(tl, r->mm);
 	m->n.slices++;
 	draw(m, &d);
@@ -239,8 +240,14 @@ static void put_counters(struct model *m, uint64_t bucket)
 /* Close the counter buckets before @ts's. */
 static void advance(struct model *m, uint64_t ts)
 {
-	uint64_t b = (ts - m->o.scan.first_ts) / m->o.interval;
+	uint64_t b, first = m->o.scan.first_ts, every = m->o.interval;
 
+	if (m->bucket_open && ts < m->bucket_end)	/* most events: no division */
+		return;
+	b = (ts - first) / every;
+	/* where bucket @b ends (saturated: a clock near its end) */
+	m->bucket_end = b + 1 > (UINT64_MAX - first) / every ? UINT64_MAX :
+			first + (b + 1) * every;
 	if (!m->bucket_open) {
 		m->bucket = b;
 		m->bucket_open = true;

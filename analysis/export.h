@@ -63,10 +63,11 @@ enum export_what {
 enum export_counter { EXPORT_IPIS_PER_S, EXPORT_DEFERRALS_PER_S };
 
 /*
- * One thing to draw; strings borrowed for the call, NULL where unknown.  Times are ns,
- * already rebased (struct export_model_opts.base subtracted).  A slice is drawn once it has
- * ended (then its part inside --from/--to is known), so slices come in the order they end,
- * other things in the order they happened; a flow's end always comes after its begin.
+ * One thing to draw; strings borrowed for the call (a slice's comm is the draw's own),
+ * NULL where unknown.  Times are ns, already rebased (struct export_model_opts.base
+ * subtracted).  A slice is drawn once it has ended (then its part inside --from/--to is
+ * known), so slices come in the order they end, other things in the order they happened;
+ * a flow's end always comes after its begin.
  */
 struct export_draw {
 	enum export_what what;
@@ -77,7 +78,8 @@ struct export_draw {
 			uint64_t end;
 			bool idle;
 			int32_t pid, tgid;	/* tgid -1: unknown */
-			const char *comm, *mm;
+			char comm[TS_COMM_LEN];	/* NUL-terminated: kept as a copy */
+			const char *mm;
 		} slice;
 		struct {
 			const char *mm, *scope, *event;

@@ -70,7 +70,6 @@ static void map_strings(struct export_draw *d, struct batch *b,
 {
 	switch (d->what) {
 	case EXPORT_SLICE:
-		d->u.slice.comm = f(b, d->u.slice.comm);
 		d->u.slice.mm = f(b, d->u.slice.mm);
 		break;
 	case EXPORT_REQUEST:

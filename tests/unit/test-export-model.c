@@ -29,7 +29,6 @@ struct fx {
 	uint32_t fn;
 	struct tl_filter filter;
 	struct export_draw d[MAX_DRAWS];
-	char comm[MAX_DRAWS][TS_COMM_LEN];
 	int n;
 };
 
@@ -38,12 +37,7 @@ static void sink(void *ctx, const struct export_draw *d)
 	struct fx *f = ctx;
 
 	assert_true(f->n < MAX_DRAWS);
-	f->d[f->n] = *d;
-	if (d->what == EXPORT_SLICE) {
-		strlcpy_ts(f->comm[f->n], d->u.slice.comm, TS_COMM_LEN);
-		f->d[f->n].u.slice.comm = f->comm[f->n];
-	}
-	f->n++;
+	f->d[f->n++] = *d;
 }
 
 /* A source only for its string table; the model drawing into @f, from ts 2000 on. */
