@@ -76,7 +76,7 @@ static void scan_feed(void *state, struct timeline *tl, const struct ts_event *e
 		s->entries++;
 	if (s->narrow && (ev->kind == TS_EV_IPI || ev->kind == TS_EV_FLUSH) &&
 	    requests_moot(tl)) {
-		ts_source_only(s->src, 1u << TS_EV_IPI);
+		ts_source_only(s->src, 1u << TS_EV_IPI | TS_ONLY_FLUSH_IPIS);
 		s->narrow = false;
 	}
 }

@@ -264,7 +264,8 @@ static int first_pass(const struct export_opts *o, bool guess, struct export_sca
 	if (!src)
 		return error("%s", err);
 	if (guess && !forced && !c.has_filter)
-		only = ts_source_only(src, 1u << TS_EV_IPI | 1u << TS_EV_FLUSH);
+		only = ts_source_only(src, 1u << TS_EV_IPI | 1u << TS_EV_FLUSH |
+				      TS_ONLY_FLUSH_IPIS);
 	so.narrow = only;
 	c.checks_said = c.checks_said || only;	/* the drawing says them */
 	state = export_pass(&c, src, &export_scan_ops, &so,

@@ -410,7 +410,12 @@ int ts_source_span(struct ts_source *src, uint64_t *first, uint64_t *last);
  * always come.  true when it will (a trace.dat: a type's kind learned from its first
  * record), false when it returns every event still.  For a pass that needs only some
  * kinds and whose conclusion is checked after: the input's checks see only what came.
+ * With TS_ONLY_FLUSH_IPIS in @kinds, a cross-call event (csd_queue_cpu, ipi_send_cpu,
+ * ipi_send_cpumask, csd_function_entry) may be passed over too when its function is one
+ * an earlier record of its event showed not to be a TLB flush: each function's first
+ * record of each of those events comes.
  */
+#define TS_ONLY_FLUSH_IPIS	(1u << 31)
 bool ts_source_only(struct ts_source *src, uint32_t kinds);
 const char *ts_source_error(const struct ts_source *src);
 const struct ts_source_info *ts_source_info(const struct ts_source *src);

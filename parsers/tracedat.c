@@ -31,6 +31,8 @@ const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_cpustats(struct tracecmd_input *handle);
 int tracecmd_page_size(struct tracecmd_input *handle);
 
+#define FN_SLOTS	256	/* TS_ONLY_FLUSH_IPIS: cross-call functions known by address */
+
 struct tracedat {
 	struct tracecmd_input *top;	/* the file */
 	struct tracecmd_input *in;	/* the buffer read: top or one instance */
@@ -65,6 +67,16 @@ struct tracedat {
 	uint8_t *type_kind;
 	uint32_t only;
 	bool returned;
+	/*
+	 * TS_ONLY_FLUSH_IPIS: the cross-call event types and where their function's address
+	 * is (learned with their kind), and per type and address whether its records decoded
+	 * to a TLB flush (2) or not (1), direct-mapped (a miss is decoded: the answer is the
+	 * decoder's)
+	 */
+	bool flush_ipis_only;
+	int ncalls;
+	struct { int type, off, size; } calls[4];
+	struct { uint64_t addr; uint8_t call, tlb; } fn[FN_SLOTS];
 	char buffer_name[64];
 	char detail[160];
 	const char **kprobes;		/* names of defined kprobe events (borrowed from tep) */
@@ -465,6 +477,61 @@ static inline uint64_t in_subbuf(const struct tracedat *td, uint64_t off)
 }
 
 /*
+ * The cross-call event types whose function TS_ONLY_FLUSH_IPIS reads, and the field the
+ * decoder names it by (tracepoints.c): learned from a type's first record.
+ */
+static void learn_call(struct tracedat *td, const struct tep_event *event)
+{
+	static const char *const calls[][2] = {
+		{ "csd_queue_cpu", "func" }, { "csd_function_entry", "func" },
+		{ "ipi_send_cpu", "callback" }, { "ipi_send_cpumask", "callback" },
+	};
+	const struct tep_format_field *f;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (strcmp(event->name, calls[i][0]))
+			continue;
+		f = tep_find_field((struct tep_event *)event, calls[i][1]);
+		if (f && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+		    (f->size == 4 || f->size == 8) && f->offset >= 0 &&
+		    td->ncalls < (int)(sizeof(td->calls) / sizeof(td->calls[0])))
+			td->calls[td->ncalls++] = (typeof(td->calls[0])){
+				event->id, f->offset, f->size };
+		return;
+	}
+}
+
+/*
+ * The function address of @rec, of cross-call type @type, into *@addr, and the type's
+ * index in calls[] into *@call: its slot in fn[], or -1.
+ */
+static int call_slot(const struct tracedat *td, const struct tep_record *rec, int type,
+		     unsigned long long *addr, int *call)
+{
+	for (int i = 0; i < td->ncalls; i++) {
+		if (td->calls[i].type != type)
+			continue;
+		if (td->calls[i].off + td->calls[i].size > rec->size)
+			return -1;
+		tep_load_num((const char *)rec->data + td->calls[i].off, td->calls[i].size,
+			     td->bigendian, addr);
+		*call = i;
+		return (int)((*addr >> 4 ^ *addr >> 12 ^ (unsigned)i * 67) % FN_SLOTS);
+	}
+	return -1;
+}
+
+/* Whether @rec's function is a TLB flush (2), not one (1), or not known yet (0). */
+static int call_fn(const struct tracedat *td, const struct tep_record *rec, int type)
+{
+	unsigned long long addr;
+	int call, s = call_slot(td, rec, type, &addr, &call);
+
+	return s >= 0 && td->fn[s].tlb && td->fn[s].addr == addr && td->fn[s].call == call ?
+	       td->fn[s].tlb : 0;
+}
+
+/*
  * A record passed over: ts_source_only() left its kind out, known by its common_type alone
  * (a type's kind is the one its first record had, when it was decoded; so the type has an
  * event).  Neither the event's lookup nor its format is consulted.
@@ -492,7 +559,11 @@ static bool left_out(const struct tracedat *td, const struct tep_record *rec)
 		break;
 	}
 	k = type < TYPES ? td->type_kind[type] : 0;
-	return k && !(td->only >> (k - 1) & 1);
+	if (!k)
+		return false;
+	if (!(td->only >> (k - 1) & 1))
+		return true;
+	return k == TS_EV_IPI + 1 && td->flush_ipis_only && call_fn(td, rec, (int)type) == 1;
 }
 
 enum { PASSED_OVER = 2 };
@@ -584,8 +655,21 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 		return -1;
 	td->lost_told[cpu] = false;
 	if (td->type_kind) {
-		if ((unsigned)event->id < TYPES && !td->type_kind[event->id])
+		if ((unsigned)event->id < TYPES && !td->type_kind[event->id]) {
 			td->type_kind[event->id] = (uint8_t)(ev->kind + 1);
+			if (ev->kind == TS_EV_IPI)
+				learn_call(td, event);
+		}
+		if (td->flush_ipis_only && ev->kind == TS_EV_IPI) {
+			unsigned long long addr;
+			int call, s = call_slot(td, rec, event->id, &addr, &call);
+
+			if (s >= 0) {
+				td->fn[s].addr = addr;
+				td->fn[s].call = (uint8_t)call;
+				td->fn[s].tlb = ev->flags & TS_F_TLB ? 2 : 1;
+			}
+		}
 		if (td->returned && !(td->only >> ev->kind & 1)) {
 			memset(ev, 0, sizeof(*ev));	/* as ts_source_next() hands it */
 			return head_next(src, td, cpu) ? -1 : PASSED_OVER;
@@ -610,7 +694,8 @@ static bool tracedat_only(struct ts_source *src, uint32_t kinds)
 
 	if (!td->type_kind)
 		td->type_kind = xcalloc(TYPES, 1);
-	td->only = kinds | 1u << TS_EV_LOST;
+	td->flush_ipis_only = kinds & TS_ONLY_FLUSH_IPIS;
+	td->only = (kinds & ~TS_ONLY_FLUSH_IPIS) | 1u << TS_EV_LOST;
 	return true;
 }
 

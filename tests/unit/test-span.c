@@ -7,7 +7,10 @@
  *  - ts_source_only(): read for some kinds, its first event, then exactly the events of
  *    those kinds (and the lost ones) that reading it whole gives, in the same order and
  *    decoded alike, also when the kinds are narrowed midway (as export's first pass does);
- *    a text trace says it returns every event still.
+ *    a text trace says it returns every event still;
+ *  - with TS_ONLY_FLUSH_IPIS: the same less cross-calls of functions that are not a TLB
+ *    flush, each such function's first one of each event kept (later ones may come too),
+ *    and fewer events.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,8 +157,83 @@ static void check_only(void)
 	}
 }
 
+/* One event as a line, and whether it is a cross-call of a function other than a flush. */
+struct ev_line {
+	char text[512];
+	char key[160];		/* src and function, of such a cross-call; else "" */
+};
+
+/* The events of @path as lines: read whole (@kinds 0) or ts_source_only(@kinds)'s. */
+static struct ev_line *ev_lines(const char *path, uint32_t kinds, size_t *n)
+{
+	char err[TS_ERR_LEN];
+	struct ts_source *src = ts_source_open(path, err);
+	struct ev_line *l = NULL;
+	size_t alloc = 0;
+	struct ts_event ev;
+	bool first = true;
+
+	if (!src)
+		fail_msg("%s", err);
+	*n = 0;
+	if (kinds)
+		assert_true(ts_source_only(src, kinds));
+	while (ts_source_next(src, &ev) > 0) {
+		if (!kinds && !first && !(KINDS >> ev.kind & 1) && ev.kind != TS_EV_LOST)
+			continue;
+		first = false;
+		if (*n == alloc)
+			l = realloc(l, (alloc = alloc ? 2 * alloc : 1024) * sizeof(*l));
+		line_of(l[*n].text, sizeof(l[*n].text), src, &ev);
+		l[*n].key[0] = '\0';
+		if (ev.kind == TS_EV_IPI && !(ev.flags & TS_F_TLB))
+			snprintf(l[*n].key, sizeof(l[*n].key), "%d %s", ev.u.ipi.src,
+				 ev.u.ipi.func ? ts_source_str(src, ev.u.ipi.func) : "-");
+		(*n)++;
+	}
+	assert_null(ts_source_error(src)[0] ? ts_source_error(src) : NULL);
+	ts_source_close(src);
+	return l;
+}
+
+/*
+ * ts_source_only(KINDS | TS_ONLY_FLUSH_IPIS) of @path: in order, every event reading it
+ * whole gives but cross-calls of other functions than flushes, of which each function's
+ * first; returns how many were passed over.
+ */
+static size_t check_flush_ipis(const char *path)
+{
+	size_t nw, nf, j = 0, nseen = 0;
+	struct ev_line *w = ev_lines(path, 0, &nw), *f = ev_lines(path, KINDS | TS_ONLY_FLUSH_IPIS,
+								   &nf);
+	const char **seen = calloc(nw + 1, sizeof(*seen));
+
+	for (size_t i = 0; i < nw; i++) {
+		bool known = false;
+
+		for (size_t k = 0; w[i].key[0] && k < nseen && !known; k++)
+			known = !strcmp(seen[k], w[i].key);
+		if (j < nf && !strcmp(w[i].text, f[j].text)) {
+			j++;
+			if (w[i].key[0] && !known)
+				seen[nseen++] = w[i].key;
+			continue;
+		}
+		if (!known)
+			fail_msg("%s: event %zu read whole is not there: %s", path, i, w[i].text);
+	}
+	if (j != nf)
+		fail_msg("%s: event %zu is not one read whole: %s", path, j, f[j].text);
+	free(seen);
+	free(w);
+	free(f);
+	return nw - nf;
+}
+
 static void check_all(void)
 {
+	size_t passed = 0;
+
 	for (size_t i = 0; i < sizeof(traces) / sizeof(traces[0]); i++) {
 		char path[4096], err[TS_ERR_LEN];
 		uint64_t f0, l0, f1, l1;
@@ -174,7 +252,11 @@ static void check_all(void)
 				 (unsigned long long)f1, (unsigned long long)l1,
 				 (unsigned long long)f0, (unsigned long long)l0);
 		assert_true(l0 > f0);
+		if (i < sizeof(traces) / sizeof(traces[0]) - 1)
+			passed += check_flush_ipis(path);
 	}
+	/* this machine's trace: rescheduling IPIs, call_function IPIs of other functions */
+	assert_true(passed > 0);
 	check_only();
 }
 
