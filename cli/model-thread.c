@@ -12,11 +12,14 @@
  * threads: on a virtual machine of 2 CPUs a cache line's round trip between them took
  * 180-190 ns in one hour and 460-6,000 ns in others, and report of a 544 MB recording took
  * 0.57 s with this thread against 0.72 s without it in the first, 1.25-1.49 s and worse in
- * the others (bench/README.md).  So each way is timed as the input is read: TRIAL events
- * by the reader (its best time kept), then the thread's turns of TRIAL events for as long
- * as each is a tenth faster than that, PERIOD events at most before the reader is timed
- * again, else PERIOD events by the reader.  Each way's first TRIAL events after the other's
- * are not timed: they bring the model's tables into the cache of the CPU that now feeds it.
+ * the others (bench/README.md), and a minute later it can be the other way.  So each way
+ * is timed as the input is read: TRIAL events by the reader, then the thread's turns of
+ * TRIAL events until two in a row are not a tenth faster than that, PERIOD events at most
+ * before the reader is timed again.  After the thread lost, the reader feeds BACK_MIN
+ * events when the thread had won turns (the machine had a bad moment), else twice as many
+ * as the last time, PERIOD at most (it keeps the threads apart).  Each way's first TRIAL
+ * events after the other's are not timed: they bring the model's tables into the cache of
+ * the CPU that now feeds it.
  *
  * A side that waits spins (a wake-up through the kernel took longer than a batch), the
  * model's thread for SPIN pauses before it sleeps until the next batch.
@@ -34,6 +37,7 @@
 #define SLOTS		16		/* batches handed over and not yet fed, at most */
 #define TRIAL		(1u << 15)	/* events each way is timed on */
 #define PERIOD		(1u << 22)	/* events fed the faster way between two trials */
+#define BACK_MIN	(1u << 18)	/* events fed by the reader after the thread lost, at least */
 #define SPIN		(1u << 14)	/* pauses before the model's thread sleeps, or the
 					 * reader's yields its CPU */
 #define ALTERNATE	1021		/* TLBSCOPE_MODEL_THREAD=alternate: events each way */
@@ -221,7 +225,7 @@ int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
 {
 	struct mt *m = xcalloc(1, sizeof(*m));
 	enum choice choice = choice_env();
-	uint64_t t, t_reader = UINT64_MAX, t_thread = 0;
+	uint64_t t, t_reader = 0, back = BACK_MIN / 2;
 	int r;
 
 	m->tl = tl;
@@ -250,27 +254,43 @@ int model_thread_run(struct timeline *tl, tl_emit_fn emit, void *ctx,
 		 */
 		r = feed(m, WAY_READER, TRIAL, next, arg);
 		while (r > 0) {
-			/* the reader's best: what the machine takes from it makes it slower */
-			r = feed_timed(m, WAY_READER, TRIAL, next, arg, &t);
-			if (t < t_reader)
-				t_reader = t;
+			unsigned turns = 0, slow = 0;
+
+			/* the reader's time now: the machine's pace changes from minute to minute */
+			r = feed_timed(m, WAY_READER, TRIAL, next, arg, &t_reader);
 			/*
 			 * The thread's turns, TRIAL events each (timed as they are handed
 			 * over: with the batches in flight bounded, the slower side sets the
-			 * pace), while each is a tenth faster than the reader's at least, else
-			 * its CPU is not worth it; PERIOD events at most before the reader's
-			 * time is taken again.  Where the machine moved the threads apart, one
-			 * turn is what it costs.
+			 * pace), while they are a tenth faster than the reader's at least, else
+			 * its CPU is not worth it: two slow turns in a row end them (one is
+			 * as likely the machine's hiccup), and PERIOD events at most before
+			 * the reader is timed again.
 			 */
 			if (r > 0)
 				r = feed(m, WAY_THREAD, TRIAL, next, arg);
-			for (uint64_t k = 0; r > 0 && k < PERIOD / TRIAL; k++) {
-				r = feed_timed(m, WAY_THREAD, TRIAL, next, arg, &t_thread);
-				if (t_thread * 10 >= t_reader * 9)
-					break;
+			for (uint64_t k = 0; r > 0 && k < PERIOD / TRIAL && slow < 2; k++) {
+				r = feed_timed(m, WAY_THREAD, TRIAL, next, arg, &t);
+				if (t * 10 >= t_reader * 9) {
+					slow++;
+				} else {
+					slow = 0;
+					turns++;
+				}
 			}
-			if (r > 0 && t_thread * 10 >= t_reader * 9)
-				r = feed(m, WAY_READER, PERIOD, next, arg);
+			if (r <= 0)
+				break;
+			if (slow < 2) {		/* the thread won: the reader's cache warmed again */
+				r = feed(m, WAY_READER, TRIAL, next, arg);
+				continue;
+			}
+			/*
+			 * The reader's stretch before the thread is tried again: short where
+			 * the thread had won turns (the machine had a bad moment), doubled
+			 * while it wins none (the machine keeps the threads apart), PERIOD at
+			 * most: one trial then costs a few TRIALs in PERIOD.
+			 */
+			back = turns ? BACK_MIN : back * 2 > PERIOD ? PERIOD : back * 2;
+			r = feed(m, WAY_READER, back, next, arg);
 		}
 		break;
 	}
