@@ -274,6 +274,12 @@ void ts_probe_release_all(struct ts_source *src);
 /* Is @name a tracepoint tp_decode() reads fields of by its name? */
 bool tp_known(const char *name);
 /*
+ * The field cross-call tracepoint @name (csd_queue_cpu, csd_function_entry, ipi_send_cpu,
+ * ipi_send_cpumask) names its function in, the one tp_decode() reads u.ipi.func from;
+ * NULL for other events.  A kprobe of such a name (it has __probe_ip) decodes otherwise.
+ */
+const char *tp_call_field(const char *name);
+/*
  * tp_decode - fill @ev's kind and payload from tracepoint @name's fields
  * @ev must already hold ts, cpu, pid, tgid, comm.  Unknown tracepoints become
  * TS_EV_OTHER.  Returns 0, or -1 when a known tracepoint lacks a field it must have

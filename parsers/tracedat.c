@@ -477,28 +477,21 @@ static inline uint64_t in_subbuf(const struct tracedat *td, uint64_t off)
 }
 
 /*
- * The cross-call event types whose function TS_ONLY_FLUSH_IPIS reads, and the field the
- * decoder names it by (tracepoints.c): learned from a type's first record.
+ * A cross-call event type whose function TS_ONLY_FLUSH_IPIS reads, where the decoder reads
+ * it (tp_call_field()): learned from the type's first record.
  */
-static void learn_call(struct tracedat *td, const struct tep_event *event)
+static void learn_call(struct tracedat *td, struct tep_event *event)
 {
-	static const char *const calls[][2] = {
-		{ "csd_queue_cpu", "func" }, { "csd_function_entry", "func" },
-		{ "ipi_send_cpu", "callback" }, { "ipi_send_cpumask", "callback" },
-	};
+	const char *field = tp_call_field(event->name);
 	const struct tep_format_field *f;
 
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		if (strcmp(event->name, calls[i][0]))
-			continue;
-		f = tep_find_field((struct tep_event *)event, calls[i][1]);
-		if (f && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
-		    (f->size == 4 || f->size == 8) && f->offset >= 0 &&
-		    td->ncalls < (int)(sizeof(td->calls) / sizeof(td->calls[0])))
-			td->calls[td->ncalls++] = (typeof(td->calls[0])){
-				event->id, f->offset, f->size };
+	if (!field || tep_find_field(event, "__probe_ip"))	/* a kprobe: decoded otherwise */
 		return;
-	}
+	f = tep_find_field(event, field);
+	if (f && !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) &&
+	    (f->size == 4 || f->size == 8) && f->offset >= 0 &&
+	    td->ncalls < (int)(sizeof(td->calls) / sizeof(td->calls[0])))
+		td->calls[td->ncalls++] = (typeof(td->calls[0])){ event->id, f->offset, f->size };
 }
 
 /*

@@ -265,6 +265,29 @@ bool tp_known(const char *name)
 	return false;
 }
 
+/* The field a cross-call of kind @kind names its function in, NULL for other kinds. */
+static const char *call_field(uint8_t kind)
+{
+	switch (kind) {
+	case TPK_CSD_QUEUE:
+	case TPK_CSD_ENTRY:
+		return "func";
+	case TPK_IPI_CPU:
+	case TPK_IPI_MASK:
+		return "callback";
+	default:
+		return NULL;
+	}
+}
+
+const char *tp_call_field(const char *name)
+{
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
+		if (!strcmp(name, tps[i].name))
+			return call_field(tps[i].kind);
+	return NULL;
+}
+
 static uint8_t classify(const char *name, const struct tp_fields *f)
 {
 	int64_t v;
@@ -553,7 +576,7 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 			return -1;
 		ts_cpumask_set(&ev->u.ipi.targets, (int)v);
 		ev->u.ipi.src = csd ? TS_SRC_CSD_QUEUE : TS_SRC_IPI_CPU;
-		ev->u.ipi.func = sym_id(src, f, csd ? "func" : "callback");
+		ev->u.ipi.func = sym_id(src, f, call_field(kind));
 		ev->u.ipi.from = ev->cpu;
 		break;
 	}
@@ -561,14 +584,14 @@ int tp_decode(struct ts_source *src, const char *name, const struct tp_fields *f
 		ev->kind = TS_EV_IPI;
 		NEED(f->mask(f->ctx, "cpumask", &ev->u.ipi.targets), "cpumask");
 		ev->u.ipi.src = TS_SRC_IPI_MASK;
-		ev->u.ipi.func = sym_id(src, f, "callback");
+		ev->u.ipi.func = sym_id(src, f, call_field(kind));
 		ev->u.ipi.from = ev->cpu;
 		break;
 	case TPK_CSD_ENTRY:
 		ev->kind = TS_EV_IPI;
 		ev->flags |= TS_F_RECV;
 		ev->u.ipi.src = TS_SRC_CSD_ENTRY;
-		ev->u.ipi.func = sym_id(src, f, "func");
+		ev->u.ipi.func = sym_id(src, f, call_field(kind));
 		ev->u.ipi.from = -1;
 		/* the caller's own invocation of a cross-call runs with csd == NULL */
 		if (need_num(f, "csd", &v) == 0 && v == 0)
