@@ -391,6 +391,11 @@ static int live_open(struct ts_source *src)
 	snprintf(l->detail, sizeof(l->detail), "instance %s", tracefs_instance_get_name(l->inst));
 	src->info.detail = l->detail;
 	src->info.cpus = l->ncpus;
+	/*
+	 * the formats of top's tracepoint systems alone: no tgid column, no markers (ftrace
+	 * print), no kprobes; any other event is "unknown", never decoded
+	 */
+	src->info.settled = true;
 	src->info.cmdline = this_cmdline(src);
 	return 0;
 }

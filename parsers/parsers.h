@@ -335,6 +335,12 @@ struct ts_source_info {
 	bool has_tgid;		/* the input carries the tgid of every event's task */
 	bool normalized;	/* already resolved by tlbscope: mms named, requests derived */
 	/*
+	 * no event can be settled by a later one, so the timeline keeps no lookahead: no
+	 * tgid column, markers, kprobes (mm pointers, switch_mm loads, caller probes) or
+	 * lazy-kernel probes (live tracefs: top's tracepoints alone)
+	 */
+	bool settled;
+	/*
 	 * Names of the kprobe events the input defines (trace.dat: event formats with a
 	 * __probe_ip field), whether or not any was recorded; borrowed from the source.
 	 * A kprobe event defined but never recorded is how the riscv NMI drop shows.

@@ -277,9 +277,11 @@ struct timeline *timeline_new(struct ts_source *src, const struct tl_filter *fil
 	/*
 	 * lookahead: tgids of later events, the switch_mm after each sched_switch, each CPU's
 	 * first switch_mm; for JSON lines of a lazy-flush kernel, whether it reports its
-	 * table's loads before the first switch is replayed
+	 * table's loads before the first switch is replayed; none where nothing could be
+	 * learned from it (the events would only wait)
 	 */
-	if (info->has_tgid || !info->normalized || ts_source_defines(src, "local_load_tlb_mm")) {
+	if (!info->settled && (info->has_tgid || !info->normalized ||
+			       ts_source_defines(src, "local_load_tlb_mm"))) {
 		tl->ring_cap = LOOKAHEAD;
 		tl->ring = xcalloc(tl->ring_cap, sizeof(*tl->ring));
 	}

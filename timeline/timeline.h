@@ -131,6 +131,7 @@ void timeline_finish(struct timeline *tl, tl_emit_fn emit, void *ctx);
  * the input goes on (top, live or paced) calls this to bound it in time as well, or a
  * slow stream (an idle machine, a sparse trace) shows nothing until thousands of events
  * have come.  Those events are then resolved with the events after them so far only.
+ * A settled input (ts_source_info()) has no lookahead: each event is processed as fed.
  */
 void timeline_release(struct timeline *tl, uint64_t before, tl_emit_fn emit, void *ctx);
 
