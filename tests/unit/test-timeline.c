@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../lib/lib.h"
+#include "../../parsers/format.h"
 #include "../../timeline/timeline.h"
 
 struct fx {
@@ -404,6 +405,34 @@ static void test_release(void **state)
 	assert_int_equal(switches_on(f, 1), 1);
 }
 
+/*
+ * The same input said to be settled (live top's tracepoints: nothing a later event could
+ * settle) has no lookahead: each switch is processed as it is fed.
+ */
+static void test_settled(void **state)
+{
+	struct fx *f = *state;
+	char path[64] = "/tmp/tlbscope-test-XXXXXX", err[TS_ERR_LEN];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "# tracer: nop\n", 14), 14);
+	close(fd);
+	timeline_free(f->tl);
+	ts_source_close(f->src);
+	f->src = ts_source_open(path, err);
+	assert_non_null(f->src);
+	unlink(path);
+	f->src->info.settled = true;
+	f->tl = timeline_new(f->src, NULL);
+	sw(f, 0, 0, 100, "a");
+	assert_int_equal(switches_on(f, 0), 1);
+	sw(f, 1, 0, 102, "c");
+	assert_int_equal(switches_on(f, 1), 1);
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(switches_on(f, 0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
