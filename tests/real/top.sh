@@ -286,6 +286,41 @@ for sig in INT TERM; do
 	same "SIG$sig: top exits 0" 0 $?
 	same "tracefs is as it was after SIG$sig" "$before" "$(state)"
 done
+# stopped under a load until the kernel has overwritten some of its ring buffers' events
+# (their stats say so), top then reports them lost; the load is two tasks waking each other
+# through a pipe, which makes more events than hackbench
+setsid sh -c "echo \$\$ > $tmp/load2.pid; while :; do perf bench sched pipe -l 100000; done" \
+	> /dev/null 2>&1 &
+hb=$!
+for _ in $(seq 50); do [ -s "$tmp/load2.pid" ] && break; sleep 0.02; done
+${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.5 > "$tmp/lost.txt" 2> "$tmp/lost.err" &
+pid=$!
+pids="$pids $pid"
+for _ in $(seq 600); do grep -q '^elapsed' "$tmp/lost.txt" && break; sleep 0.05; done
+kill -STOP $pid
+overrun() {
+	cat $tr/instances/tlbscope-top-$pid/per_cpu/cpu*/stats 2> /dev/null |
+		awk '$1 == "overrun:" { n += $2 } END { print n + 0 }'
+}
+for _ in $(seq 600); do [ "$(overrun)" -gt 0 ] && break; sleep 0.1; done
+over=$(overrun)
+kill -CONT $pid
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+kill -TERM -- -"$(cat "$tmp/load2.pid")" 2> /dev/null
+wait $hb 2> /dev/null
+same "stopped under a load: top exits 0 (SIGINT)" 0 $rc
+lost=$(grep '^elapsed' "$tmp/lost.txt" | tail -1 | sed -n 's/.*, lost \([0-9]*\).*/\1/p')
+if [ "$over" -gt 0 ]; then
+	check "... and reports the events the kernel overwrote meanwhile ($over; lost ${lost:-none})" \
+		[ "${lost:-0}" -gt 0 ]
+else
+	skip "... and reports the events the kernel overwrote meanwhile" \
+		"none overwritten in 60 s stopped (the load is too slow here)"
+fi
+same "tracefs is as it was after top stopped and continued" "$before" "$(state)"
 # a reader that goes away (| head): top ends cleanly, its instance removed
 ${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.2 -n 50 2> /dev/null | head -1 > /dev/null
 same "tracefs is as it was after top -b | head" "$before" "$(state)"
