@@ -19,7 +19,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
 cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-shots() { grep -c '^elapsed' "$1"; }
+shots() { local n; n=$(grep -sc '^elapsed' "$1"); echo "${n:-0}"; }
 events() { grep '^elapsed' "$1" | tail -1 | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 
 # one round: $1 started first, then $2; prints "cpu_ticks events" of each, in that order

@@ -163,14 +163,22 @@ struct top_run {
 	int ncpus;
 	int text_width;			/* batch snapshots: no line wider */
 	struct rec *live;		/* watching live: the recording (record/) */
+	uint64_t poll_ns;		/* live: the drains' interval now (adapt_poll()) */
 };
 
 /*
- * Live, the ring buffers are drained this often (ms): 100k events/s write about 350 KiB in
- * that time, a twelfth of a CPU's 4 MiB.  Each drain wakes top and reads every CPU, so it
- * is most of what top costs on an idle machine (20 ms cost 0.47 % of a core there).
+ * Live, the ring buffers are drained every POLL_MIN_MS to POLL_MAX_MS, starting at
+ * POLL_START_MS.  Each drain wakes top and reads every CPU, which is what top costs on an
+ * idle machine (every 20 ms: 0.47 % of a core, every 50 ms: 0.27 %), and a part of what
+ * it costs under a load (the data it touches come back into the caches at each drain).
+ * So the drains are as rare as the buffers allow: after each, the interval is scaled so
+ * that the fullest CPU's buffer would be an eighth full at the next (100k events/s write
+ * some 350 KiB in 50 ms; a CPU's buffer is 4 MiB, 512 KiB at least on big machines).
  */
-#define LIVE_POLL_MS	50
+#define POLL_MIN_MS	10
+#define POLL_START_MS	50
+#define POLL_MAX_MS	200
+#define POLL_FILL	(1.0 / 8)
 
 /*
  * How long an event may wait in the timeline's lookahead (ns of trace time) before the model
@@ -246,6 +254,28 @@ static void release(struct top_run *r, uint64_t now)
 }
 
 /*
+ * The next interval between drains, from how full the last drain found the fullest CPU's
+ * buffer: what would make it POLL_FILL full, at most twice or half the interval before.
+ */
+static void adapt_poll(struct top_run *r)
+{
+	double fill = ts_source_live_fill(r->src), scale;
+
+	if (fill < 0)
+		return;		/* the buffers' size unknown: the interval stays */
+	scale = fill > 0 ? POLL_FILL / fill : 2;
+	if (scale > 2)
+		scale = 2;
+	if (scale < 0.5)
+		scale = 0.5;
+	r->poll_ns = (uint64_t)((double)r->poll_ns * scale);
+	if (r->poll_ns < POLL_MIN_MS * 1000000ULL)
+		r->poll_ns = POLL_MIN_MS * 1000000ULL;
+	if (r->poll_ns > POLL_MAX_MS * 1000000ULL)
+		r->poll_ns = POLL_MAX_MS * 1000000ULL;
+}
+
+/*
  * Read and feed events until @deadline (wall ns) or, replaying, until the next event is not
  * due yet; live, until nothing is buffered.  Returns 0, or -1 on bad input (message printed
  * after the screen is closed by the caller: kept in the source).
@@ -264,6 +294,7 @@ static int pump(struct top_run *r, uint64_t deadline)
 				if (r->live) {
 					/* nothing buffered right now: all up to done was read */
 					release(r, ts_source_live_done(r->src));
+					adapt_poll(r);
 					return 0;
 				}
 				r->ended = true;
@@ -372,7 +403,9 @@ static int top_loop(struct top_run *r)
 		snapshot(r, r->t0);
 	while (!top_signal) {
 		uint64_t now = wall_ns();
-		uint64_t until = next < now + 50000000ULL ? next : now + 50000000ULL;
+		/* replaying, the clock is looked at every 50 ms between snapshots */
+		uint64_t poll = r->live ? r->poll_ns : 50000000ULL;
+		uint64_t until = next < now + poll ? next : now + poll;
 
 		if (pump(r, until))
 			return -1;
@@ -383,8 +416,8 @@ static int top_loop(struct top_run *r)
 			/* wait for a key until the next thing to do: the next due event or tick */
 			if (now < until && (r->ended || r->has_pending || r->live))
 				wait = (int)((until - now) / 1000000ULL);
-			if (r->live && wait > LIVE_POLL_MS)
-				wait = LIVE_POLL_MS;
+			if (r->live && wait > (int)(poll / 1000000ULL))
+				wait = (int)(poll / 1000000ULL);
 			k = top_view_key(r->view, wait);
 			if (k & TOP_KEY_QUIT)
 				break;
@@ -397,8 +430,7 @@ static int top_loop(struct top_run *r)
 				top_view_draw(r->view, r->model, r->tl, &r->st);
 			}
 		} else if (!r->ended && now < until && (r->has_pending || r->live)) {
-			sleep_ns(until - now < LIVE_POLL_MS * 1000000ULL || !r->live ? until - now :
-				 LIVE_POLL_MS * 1000000ULL);
+			sleep_ns(until - now < poll || !r->live ? until - now : poll);
 		}
 		now = wall_ns();
 		if (r->ended && !r->view) {
@@ -407,6 +439,9 @@ static int top_loop(struct top_run *r)
 			break;
 		}
 		if (now >= next) {
+			/* live, the events since the last drain first: a snapshot is of now */
+			if (r->live && pump(r, now + 50000000ULL))
+				return -1;
 			snapshot(r, now);
 			next += o->delay_ns;
 			if (next < now)
@@ -454,6 +489,7 @@ static int live_setup(struct top_run *r)
 	struct utsname un;
 	char err[TS_ERR_LEN];
 
+	r->poll_ns = POLL_START_MS * 1000000ULL;
 	r->live = rec_open(&rc);
 	if (!r->live)
 		return EXIT_BAD;

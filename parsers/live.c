@@ -54,6 +54,7 @@ struct live_cpu {
 	const void *head;		/* next record in the page, NULL none */
 	unsigned long long ts;		/* its timestamp, ns of the mono clock */
 	bool drained;			/* nothing more to read in this round */
+	uint64_t round_bytes;		/* read in this round */
 	/* the page's missed-events mark, not yet emitted: 0 none, -1 a number not stored */
 	int lost_pending;
 };
@@ -75,6 +76,8 @@ struct live {
 	size_t batch;			/* bytes a splice moves at most; 0: no splicing */
 	int pipe[2];			/* the splices' pipe, shared (drained at once); -1 none */
 	bool in_round;
+	uint64_t buffer_bytes;		/* each CPU's ring buffer, 0 unknown */
+	double fill;			/* ts_source_live_fill(): the last round's, -1 none */
 	uint64_t watermark;
 	uint64_t done;			/* every event up to this returned: the last round's mark */
 	/*
@@ -193,6 +196,7 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 			r = l->batch && c->busy ? splice_batch(l, c) : 0;
 			if (r > 0) {
 				c->batch_len = (size_t)r;
+				c->round_bytes += (uint64_t)r;
 				continue;
 			}
 			if (r < 0)
@@ -212,6 +216,7 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 			if (rb_load(&c->sb, c->page, (uint32_t)r, tep_is_bigendian(), l->long8))
 				return ts_source_fail(src, "cpu %d: malformed ring-buffer page (its "
 						      "commit runs past the %zd bytes read)", cpu, r);
+			c->round_bytes += c->sb.size;	/* its events: the page may be partial */
 			c->busy = c->sb.size >= (uint32_t)l->subbuf / 2;
 		}
 		if (rb_missed(&c->sb))
@@ -268,8 +273,10 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	if (!l->in_round) {
 		/* a round: everything up to "now", merged; CPUs read again next round */
 		l->watermark = mono_ns() - LIVE_LAG_NS;
-		for (int i = 0; i < l->ncpus; i++)
+		for (int i = 0; i < l->ncpus; i++) {
 			l->cpu[i].drained = !l->cpu[i].tcpu;
+			l->cpu[i].round_bytes = 0;
+		}
 		l->in_round = true;
 	}
 	for (int i = 0; i < l->ncpus; i++) {
@@ -280,6 +287,12 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 			best = i;
 	}
 	if (best < 0) {
+		uint64_t most = 0;
+
+		for (int i = 0; i < l->ncpus; i++)
+			if (l->cpu[i].round_bytes > most)
+				most = l->cpu[i].round_bytes;
+		l->fill = l->buffer_bytes ? (double)most / (double)l->buffer_bytes : -1;
 		l->in_round = false;
 		l->done = l->watermark;
 		return 0;	/* nothing more now: not the end */
@@ -454,6 +467,9 @@ static int live_open(struct ts_source *src)
 	    kb >= 1 && kb <= 4096)
 		subbuf = (int)kb * 1024;
 	l->subbuf = subbuf;
+	/* each CPU's ring buffer, as the instance has it (the kernel may have given less) */
+	if (!tracefs_instance_file_read_number(l->inst, "buffer_size_kb", &kb) && kb > 0)
+		l->buffer_bytes = (uint64_t)kb * 1024;
 	/* the splices' pipe, where a batch holds 4 sub-buffers or more */
 	if (LIVE_BATCH_BYTES / subbuf >= 4 && !pipe2(l->pipe, O_CLOEXEC | O_NONBLOCK)) {
 		l->batch = LIVE_BATCH_BYTES;
@@ -512,6 +528,11 @@ uint64_t ts_source_live_done(const struct ts_source *src)
 	return src && src->fmt == &ts_format_live ? ((const struct live *)src->priv)->done : 0;
 }
 
+double ts_source_live_fill(const struct ts_source *src)
+{
+	return src && src->fmt == &ts_format_live ? ((const struct live *)src->priv)->fill : -1;
+}
+
 struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err)
 {
 	struct ts_source *src = xcalloc(1, sizeof(*src));
@@ -527,6 +548,7 @@ struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err)
 	src->priv = l;
 	l->inst = inst;
 	l->pipe[0] = l->pipe[1] = -1;
+	l->fill = -1;
 	if (live_open(src)) {
 		strlcpy_ts(err, src->err, TS_ERR_LEN);
 		ts_source_close(src);

@@ -484,6 +484,13 @@ struct ts_source *ts_source_open_live(struct tracefs_instance *inst, char *err);
  * this is still to come.  0 when not known (not a live source, or nothing read yet).
  */
 uint64_t ts_source_live_done(const struct ts_source *src);
+/*
+ * ts_source_live_fill - of the CPUs of a live source, the largest share of its ring buffer
+ * that the last round read (a round: from a ts_source_next() after a 0 to the next 0): how
+ * full the fullest buffer had become since the round before.  -1 when not known (not a
+ * live source, no round ended yet, the buffers' size unknown).
+ */
+double ts_source_live_fill(const struct ts_source *src);
 
 /*
  * JSON lines, the normalized stream as `tlbscope events` writes it and the jsonl reader
