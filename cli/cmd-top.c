@@ -164,6 +164,7 @@ struct top_run {
 	int text_width;			/* batch snapshots: no line wider */
 	struct rec *live;		/* watching live: the recording (record/) */
 	uint64_t poll_ns;		/* live: the drains' interval now (adapt_poll()) */
+	uint64_t drained_at;		/* live: wall clock at the end of the last drain */
 };
 
 /*
@@ -254,21 +255,25 @@ static void release(struct top_run *r, uint64_t now)
 }
 
 /*
- * The next interval between drains, from how full the last drain found the fullest CPU's
- * buffer: what would make it POLL_FILL full, at most twice or half the interval before.
+ * The next interval between drains, from how full the drain just ended found the fullest
+ * CPU's buffer over the time since the one before (drains come at the interval and before
+ * each snapshot): the time that would make it POLL_FILL full, at most twice or half the
+ * interval before.
  */
 static void adapt_poll(struct top_run *r)
 {
-	double fill = ts_source_live_fill(r->src), scale;
+	double fill = ts_source_live_fill(r->src), want;
+	uint64_t now = wall_ns(), since = now - r->drained_at;
 
-	if (fill < 0)
+	r->drained_at = now;
+	if (fill < 0 || !since)
 		return;		/* the buffers' size unknown: the interval stays */
-	scale = fill > 0 ? POLL_FILL / fill : 2;
-	if (scale > 2)
-		scale = 2;
-	if (scale < 0.5)
-		scale = 0.5;
-	r->poll_ns = (uint64_t)((double)r->poll_ns * scale);
+	want = fill > 0 ? (double)since * POLL_FILL / fill : 2.0 * (double)r->poll_ns;
+	if (want > 2.0 * (double)r->poll_ns)
+		want = 2.0 * (double)r->poll_ns;
+	if (want < 0.5 * (double)r->poll_ns)
+		want = 0.5 * (double)r->poll_ns;
+	r->poll_ns = (uint64_t)want;
 	if (r->poll_ns < POLL_MIN_MS * 1000000ULL)
 		r->poll_ns = POLL_MIN_MS * 1000000ULL;
 	if (r->poll_ns > POLL_MAX_MS * 1000000ULL)
@@ -490,6 +495,7 @@ static int live_setup(struct top_run *r)
 	char err[TS_ERR_LEN];
 
 	r->poll_ns = POLL_START_MS * 1000000ULL;
+	r->drained_at = wall_ns();
 	r->live = rec_open(&rc);
 	if (!r->live)
 		return EXIT_BAD;

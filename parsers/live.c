@@ -202,8 +202,7 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 			if (r < 0)
 				return ts_source_fail(src, "cpu %d: reading the sub-buffers spliced "
 						      "from trace_pipe_raw: %s", cpu, strerror(errno));
-			if (r == 0)
-				r = tracefs_cpu_read(c->tcpu, c->page, true);
+			r = tracefs_cpu_read(c->tcpu, c->page, true);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0) {
