@@ -374,9 +374,9 @@ static long switches_on(struct fx *f, int cpu)
  * waits there for the events after it, until 8192 have come or timeline_release() lets the
  * ones older than a time go (top, live: a slow stream showed nothing for minutes).
  */
-static void test_release(void **state)
+/* @f's source and timeline anew: an empty ftrace text input, @settled or not */
+static void ftrace_text_input(struct fx *f, bool settled)
 {
-	struct fx *f = *state;
 	char path[64] = "/tmp/tlbscope-test-XXXXXX", err[TS_ERR_LEN];
 	int fd = mkstemp(path);
 
@@ -388,7 +388,15 @@ static void test_release(void **state)
 	f->src = ts_source_open(path, err);
 	assert_non_null(f->src);
 	unlink(path);
+	f->src->info.settled = settled;
 	f->tl = timeline_new(f->src, NULL);
+}
+
+static void test_release(void **state)
+{
+	struct fx *f = *state;
+
+	ftrace_text_input(f, false);
 	sw(f, 0, 0, 100, "a");		/* ts 2000 */
 	sw(f, 0, 100, 101, "b");	/* 3000 */
 	sw(f, 1, 0, 102, "c");		/* 4000 */
@@ -412,19 +420,8 @@ static void test_release(void **state)
 static void test_settled(void **state)
 {
 	struct fx *f = *state;
-	char path[64] = "/tmp/tlbscope-test-XXXXXX", err[TS_ERR_LEN];
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "# tracer: nop\n", 14), 14);
-	close(fd);
-	timeline_free(f->tl);
-	ts_source_close(f->src);
-	f->src = ts_source_open(path, err);
-	assert_non_null(f->src);
-	unlink(path);
-	f->src->info.settled = true;
-	f->tl = timeline_new(f->src, NULL);
+	ftrace_text_input(f, true);
 	sw(f, 0, 0, 100, "a");
 	assert_int_equal(switches_on(f, 0), 1);
 	sw(f, 1, 0, 102, "c");
