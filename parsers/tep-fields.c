@@ -167,29 +167,6 @@ static int get_str(void *ctx, const char *name, char *buf, size_t len)
 }
 
 /*
- * str_at() of a 16-byte field (a task's comm) into a 16-byte buffer, without its two calls:
- * the bytes before the first NUL (15 at most), the rest zero.  The same bytes as str_at()
- * into a zeroed buffer, which is what the readers decode into (ts_source_next()).
- */
-static inline void str16_at(const char *p, char *buf)
-{
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t w0, w1, z0, z1;
-
-	memcpy(&w0, p, 8);
-	memcpy(&w1, p + 8, 8);
-	w1 &= ~(0xffULL << 56);		/* byte 15: the NUL at the latest */
-	/* each word's 0 bytes flagged; the lowest flag is exact (those above may be false) */
-	z0 = (w0 - ones) & ~w0 & highs;
-	z1 = (w1 - ones) & ~w1 & highs;
-	/* the bytes below the lowest flag kept (all when none); no byte of w1 after a 0 in w0 */
-	w0 &= ((z0 & -z0) >> 7) - 1;
-	w1 &= (((z1 & -z1) >> 7) - 1) & -(uint64_t)!z0;
-	memcpy(buf, &w0, 8);
-	memcpy(buf + 8, &w1, 8);
-}
-
-/*
  * many()'s plan: each field where get_num() or get_str() reads it whenever the record holds
  * it (numbers of 1, 2, 4 or 8 bytes, neither arrays nor dynamic; strings of a fixed size),
  * else none (plan_end 0).
@@ -231,14 +208,8 @@ static int get_many(void *ctx, const char *const *names, int nn, int64_t *vals, 
 	for (int i = 0; i < nn; i++)
 		num_at(data + s->plan[i].off, s->plan[i].size, s->plan[i].sign, c->bigendian,
 		       &vals[i]);
-	for (int i = 0; i < ns; i++) {
-		const char *p = data + s->plan[nn + i].off;
-
-		if (!HOST_BIGENDIAN && s->plan[nn + i].size == 16 && len == 16)
-			str16_at(p, strs[i]);
-		else
-			str_at(p, s->plan[nn + i].size, strs[i], len);
-	}
+	for (int i = 0; i < ns; i++)
+		str_at(data + s->plan[nn + i].off, s->plan[nn + i].size, strs[i], len);
 	return 1;
 }
 
