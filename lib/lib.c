@@ -499,6 +499,33 @@ int parse_duration_ns(const char *s, uint64_t *out)
 	return 0;
 }
 
+bool in_init_pid_ns(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	bool init = true;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + 6, *end;
+		int levels = 0;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		/* "NSpid:\t1234\t5": one pid per namespace level, the initial one first */
+		for (;; p = end, levels++) {
+			strtol(p, &end, 10);
+			if (end == p)
+				break;
+		}
+		init = levels == 1;
+		break;
+	}
+	fclose(f);
+	return init;
+}
+
 int read_file(const char *path, char **buf, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), saved;

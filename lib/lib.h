@@ -74,6 +74,12 @@ static inline uint8_t *id_byte(uint8_t **cache, size_t *n, uint32_t id)
 }
 
 /*
+ * Is this process in the initial pid namespace?  Trace events carry the kernel's global
+ * pids; the /proc of another namespace numbers tasks otherwise (false also when unknown).
+ */
+bool in_init_pid_ns(void);
+
+/*
  * read_file - all of @path (a /proc or tracefs file too, which have no size) into *@buf,
  * new (free() it), *@len bytes.  0, or -1 with errno set and *@buf NULL.
  */

@@ -22,6 +22,7 @@
 #include <tracefs.h>
 
 #include "../lib/lib.h"
+#include "comms.h"
 #include "format.h"
 #include "tep-fields.h"
 #include "ringbuf.h"
@@ -59,13 +60,6 @@ struct live_cpu {
 	int lost_pending;
 };
 
-#define COMM_CACHE	4096
-
-struct comm_slot {
-	int32_t pid;			/* 0: empty */
-	char comm[TS_COMM_LEN];
-};
-
 struct live {
 	struct tracefs_instance *inst;	/* borrowed */
 	struct tep_handle *tep;
@@ -80,12 +74,7 @@ struct live {
 	double fill;			/* ts_source_live_fill(): the last round's, -1 none */
 	uint64_t watermark;
 	uint64_t done;			/* every event up to this returned: the last round's mark */
-	/*
-	 * Names of running tasks learned from the events, direct-mapped by pid: a miss (a
-	 * collision, a task not seen switching yet) falls back to the saved cmdlines.
-	 */
-	struct comm_slot comms[COMM_CACHE];
-	char comm_tmp[TS_COMM_LEN];	/* comm_of()'s answer when no slot holds it */
+	struct comms comms;		/* the names of the events' pids */
 	struct tep_field_cache fields;	/* field lookups by (event, name) */
 	/* the record decoded: only ts, cpu, data and size are set, the rest stays zero */
 	struct tep_record rec;
@@ -226,40 +215,6 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 	return 0;
 }
 
-/* @pid's command name, in TS_COMM_LEN readable bytes (NUL-terminated) */
-static const char *comm_of(struct live *l, int pid)
-{
-	static const char idle[TS_COMM_LEN] = "<idle>", unknown[TS_COMM_LEN] = "<...>";
-	struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
-	const char *comm;
-
-	if (pid == 0)
-		return idle;
-	if (c->pid == pid)
-		return c->comm;
-	comm = tep_data_comm_from_pid(l->tep, pid);
-	if (!comm)
-		return unknown;
-	if (c->pid || pid < 0) {	/* a name a switch taught is never pushed out */
-		strlcpy_ts(l->comm_tmp, comm, TS_COMM_LEN);
-		return l->comm_tmp;
-	}
-	/* the saved command lines, read at the start, do not change: kept until a switch's */
-	c->pid = pid;
-	strlcpy_ts(c->comm, comm, TS_COMM_LEN);
-	return c->comm;
-}
-
-static void comm_learn(struct live *l, int pid, const char *comm)
-{
-	struct comm_slot *c = &l->comms[(uint32_t)pid % COMM_CACHE];
-
-	if (pid <= 0 || !comm[0])
-		return;
-	c->pid = pid;
-	memcpy(c->comm, comm, TS_COMM_LEN);	/* both TS_COMM_LEN, NUL-terminated */
-}
-
 static int live_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct live *l = src->priv;
@@ -315,7 +270,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	event = tep_event_of(&l->fields, l->tep, rec);
 	if (event) {
 		ev->pid = tep_record_pid(&l->fields, l->tep, rec);
-		memcpy(ev->comm, comm_of(l, ev->pid), TS_COMM_LEN);
+		memcpy(ev->comm, comms_get(&l->comms, ev->pid), TS_COMM_LEN);
 		/* the recorded kernel is the running one: the host's byte order */
 		if (l->tpf.ctx) {
 			tep_fields_rebind(&l->tpf, &l->fc, event, rec);
@@ -331,10 +286,10 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 			return -1;
 		}
 		if (ev->kind == TS_EV_SWITCH) {
-			comm_learn(l, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
-			comm_learn(l, ev->u.sw.next_pid, ev->u.sw.next_comm);
+			comms_learn(&l->comms, ev->u.sw.prev_pid, ev->u.sw.prev_comm);
+			comms_learn(&l->comms, ev->u.sw.next_pid, ev->u.sw.next_comm);
 		} else if (ev->kind == TS_EV_FORK || ev->kind == TS_EV_NEWTASK) {
-			comm_learn(l, ev->u.fork.child_pid, ev->u.fork.child_comm);
+			comms_learn(&l->comms, ev->u.fork.child_pid, ev->u.fork.child_comm);
 		}
 	} else {
 		/* an event type enabled after we loaded the formats: counted, not decoded */
@@ -446,6 +401,7 @@ static int live_open(struct ts_source *src)
 		return ts_source_fail(src, "cannot read the event formats from tracefs: %s",
 				      strerror(errno));
 	tracefs_load_cmdlines(NULL, l->tep);
+	comms_init(&l->comms, l->tep, in_init_pid_ns() ? "/proc" : NULL);
 	load_kallsyms(l->tep);
 	l->ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpus <= 0 || l->ncpus > TS_MAX_CPUS)

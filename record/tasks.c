@@ -34,37 +34,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * Are we in the initial pid namespace?  The trace's pids are the kernel's global ones;
- * /proc of another namespace numbers tasks differently, and its table would be wrong.
- */
-static bool init_pid_ns(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	bool init = true;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
-		int levels = 0;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		/* "NSpid:\t1234\t5": one pid per namespace level, the initial one first */
-		for (;; p = end, levels++) {
-			strtol(p, &end, 10);
-			if (end == p)
-				break;
-		}
-		init = levels == 1;
-		break;
-	}
-	fclose(f);
-	return init;
-}
-
 /* PF_KTHREAD from /proc/@pid/task/@tid/stat (kernels whose status has no "Kthread:"). */
 static int stat_kthread(const char *pid, const char *tid)
 {
@@ -316,7 +285,7 @@ int rec_task_table(struct rec *r, struct rec_table *t)
 	int fd, cpu, err = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!init_pid_ns()) {
+	if (!in_init_pid_ns()) {
 		rec_warning("%s: in a pid namespace of its own, /proc does not number tasks as the "
 			    "trace does: no task table written; processes older than the recording "
 			    "will be guessed from pids", r->c.who);
