@@ -69,7 +69,9 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 	tl_account_interval(tl, ev->cpu, ev->ts);
 	if (count)
 		c->st.switches++;
-	tl_task_get(tl, ev->u.sw.prev_pid, ev->u.sw.prev_comm, ev->ts);
+	/* the switch's own task (ev->pid, tl_process()) is met already */
+	if (ev->u.sw.prev_pid != ev->pid || ev->pid <= 0)
+		tl_task_get(tl, ev->u.sw.prev_pid, ev->u.sw.prev_comm, ev->ts);
 	if (ev->flags & TS_F_MM_GIVEN) {
 		mm = (ev->flags & TS_F_KTHREAD) ? 0 :
 			tl_given_mm(tl, ev->u.sw.mm, ev->u.sw.next_comm, -1, TL_HOW_GIVEN, ev->ts);

@@ -62,6 +62,7 @@ struct sweep {
 	bool st_borrowed;
 	uint64_t (*hist)[CAP + 1];	/* per CPU reuse distances */
 	struct u64map open;		/* (cpu << 32 | mm) -> absence index + 1 */
+	size_t nopen;			/* absences open: none, and a switch looks none up */
 	struct absence *abs;
 	size_t nabs, abs_alloc;
 	size_t *free_abs;
@@ -150,6 +151,7 @@ static struct absence *absence_get(struct sweep *s, int cpu, uint32_t mm)
 	s->abs[i].any = s->abs[i].full_seen = false;
 	s->abs[i].nranges = 0;
 	*v = i + 1;
+	s->nopen++;
 	return &s->abs[i];
 }
 
@@ -160,9 +162,12 @@ static struct absence *absence_get(struct sweep *s, int cpu, uint32_t mm)
  */
 static void absence_close(struct sweep *s, int cpu, uint32_t mm, int back, bool count)
 {
-	uint64_t *v = u64map_find(&s->open, key(cpu, mm));
+	uint64_t *v;
 	struct absence *a;
 
+	if (!s->nopen)
+		return;
+	v = u64map_find(&s->open, key(cpu, mm));
 	if (!v || !*v)
 		return;
 	a = &s->abs[*v - 1];
@@ -208,6 +213,7 @@ static void absence_close(struct sweep *s, int cpu, uint32_t mm, int back, bool 
 	ALLOC_GROW(s->free_abs, s->nfree + 1, s->free_alloc);
 	s->free_abs[s->nfree++] = *v - 1;
 	*v = 0;
+	s->nopen--;
 }
 
 static void trim(struct stack *st)
