@@ -24,6 +24,7 @@
 #include "../lib/lib.h"
 #include "comms.h"
 #include "format.h"
+#include "merge.h"
 #include "tep-fields.h"
 #include "ringbuf.h"
 
@@ -70,6 +71,14 @@ struct live {
 	size_t batch;			/* bytes a splice moves at most; 0: no splicing */
 	int pipe[2];			/* the splices' pipe, shared (drained at once); -1 none */
 	bool in_round;
+	/*
+	 * many CPUs (ts_merge_wanted()): the CPUs that have a next record, by its time, kept
+	 * as each is read; else the CPUs are scanned at each event
+	 */
+	bool merge_kept;
+	struct ts_merge merge;
+	bool refresh_all;		/* a round starts: every CPU to be read */
+	int refresh;			/* the CPU whose record went last, -1 none */
 	uint64_t buffer_bytes;		/* each CPU's ring buffer, 0 unknown */
 	double fill;			/* ts_source_live_fill(): the last round's, -1 none */
 	uint64_t watermark;
@@ -215,6 +224,20 @@ static int refill(struct ts_source *src, struct live *l, int cpu)
 	return 0;
 }
 
+/* refill() @cpu, and put it in the merge where its next record is (or take it out) */
+static int refresh(struct ts_source *src, struct live *l, int cpu)
+{
+	struct live_cpu *c = &l->cpu[cpu];
+
+	if (refill(src, l, cpu))
+		return -1;
+	if (c->head)
+		ts_merge_set(&l->merge, cpu, c->ts);
+	else
+		ts_merge_drop(&l->merge, cpu);
+	return 0;
+}
+
 static int live_next(struct ts_source *src, struct ts_event *ev)
 {
 	struct live *l = src->priv;
@@ -232,13 +255,33 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 			l->cpu[i].round_bytes = 0;
 		}
 		l->in_round = true;
+		l->refresh_all = true;
 	}
-	for (int i = 0; i < l->ncpus; i++) {
-		c = &l->cpu[i];
-		if (refill(src, l, i))
+	if (l->merge_kept) {
+		/*
+		 * Every CPU is read at a round's start; after that only the one whose record
+		 * went last can need more (the others have their next record or are drained).
+		 */
+		if (l->refresh_all) {
+			for (int i = 0; i < l->ncpus; i++)
+				if (refresh(src, l, i))
+					return -1;
+			l->refresh_all = false;
+		} else if (l->refresh >= 0 && refresh(src, l, l->refresh)) {
 			return -1;
-		if (c->head && c->ts <= l->watermark && (best < 0 || c->ts < l->cpu[best].ts))
-			best = i;
+		}
+		best = ts_merge_first(&l->merge);
+		if (best >= 0 && l->cpu[best].ts > l->watermark)
+			best = -1;	/* the earliest left is too recent: the next round's */
+	} else {
+		for (int i = 0; i < l->ncpus; i++) {
+			c = &l->cpu[i];
+			if (refill(src, l, i))
+				return -1;
+			if (c->head && c->ts <= l->watermark &&
+			    (best < 0 || c->ts < l->cpu[best].ts))
+				best = i;
+		}
 	}
 	if (best < 0) {
 		uint64_t most = 0;
@@ -252,6 +295,7 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 		return 0;	/* nothing more now: not the end */
 	}
 	c = &l->cpu[best];
+	l->refresh = best;
 	ev->ts = c->ts;
 	ev->cpu = best;
 	ev->tgid = -1;
@@ -317,6 +361,7 @@ static void live_close(struct ts_source *src)
 		free(l->cpu[i].page);
 	}
 	free(l->cpu);
+	ts_merge_release(&l->merge);
 	for (int i = 0; i < 2; i++)
 		if (l->pipe[i] >= 0)
 			close(l->pipe[i]);
@@ -411,6 +456,10 @@ static int live_open(struct ts_source *src)
 		return ts_source_fail(src, "a ring-buffer page format this reader does not know");
 	l->long8 = lsize == 8;
 	l->cpu = xcalloc(l->ncpus, sizeof(*l->cpu));
+	l->merge_kept = ts_merge_wanted(l->ncpus);
+	if (l->merge_kept)
+		ts_merge_init(&l->merge, l->ncpus);
+	l->refresh = -1;
 	for (int i = 0; i < l->ncpus; i++)
 		l->cpu[i].fd = -1;
 	/*

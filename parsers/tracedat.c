@@ -20,6 +20,7 @@
 #include "../lib/lib.h"
 #include "tracedat-jobs.h"
 #include "tep-fields.h"
+#include "merge.h"
 #include "tracedat-tep.h"
 
 /*
@@ -41,6 +42,12 @@ struct tracedat {
 	int page_size;			/* sub-buffer size: no record crosses one */
 	bool bigendian;			/* the recorded kernel's byte order */
 	struct tep_record **heads;	/* next record of each CPU, NULL when drained */
+	/*
+	 * many CPUs (ts_merge_wanted()): the CPUs that have a head, by its time, made at the
+	 * first record (merge_made) and kept by head_next(); else the heads are scanned
+	 */
+	struct ts_merge merge;
+	bool merge_decided, merge_made;
 	bool *lost_told;		/* the head's missed-events mark was emitted */
 	/*
 	 * Read directly (tracedat-walk.c), by this thread (dc) or by workers (pool, -j): for
@@ -459,10 +466,19 @@ static int tracedat_open(struct ts_source *src)
 /* CPU @cpu's head past its current record (NULL: drained).  0, or -1 read error. */
 static int head_next(struct ts_source *src, struct tracedat *td, int cpu)
 {
-	if (td->dc)
-		return direct_fill(src, td, cpu, true);
-	tracecmd_free_record(td->heads[cpu]);
-	td->heads[cpu] = tracecmd_read_data(td->in, cpu);
+	if (td->dc) {
+		if (direct_fill(src, td, cpu, true))
+			return -1;
+	} else {
+		tracecmd_free_record(td->heads[cpu]);
+		td->heads[cpu] = tracecmd_read_data(td->in, cpu);
+	}
+	if (!td->merge_made)
+		return 0;
+	if (td->heads[cpu])
+		ts_merge_set(&td->merge, cpu, td->heads[cpu]->ts);
+	else
+		ts_merge_drop(&td->merge, cpu);
 	return 0;
 }
 
@@ -572,10 +588,26 @@ static int next_record(struct ts_source *src, struct ts_event *ev)
 	char why[160];
 	int cpu = -1;
 
-	for (int i = 0; i < td->ncpus; i++) {
-		if (td->heads[i] && (!rec || td->heads[i]->ts < rec->ts)) {
-			rec = td->heads[i];
-			cpu = i;
+	if (!td->merge_decided) {
+		td->merge_decided = true;
+		if (td->ncpus > 0 && ts_merge_wanted(td->ncpus)) {
+			/* the heads as opened; from here on head_next() keeps the heap */
+			ts_merge_init(&td->merge, td->ncpus);
+			for (int i = 0; i < td->ncpus; i++)
+				if (td->heads[i])
+					ts_merge_set(&td->merge, i, td->heads[i]->ts);
+			td->merge_made = true;
+		}
+	}
+	if (td->merge_made) {
+		cpu = ts_merge_first(&td->merge);
+		rec = cpu >= 0 ? td->heads[cpu] : NULL;
+	} else {
+		for (int i = 0; i < td->ncpus; i++) {
+			if (td->heads[i] && (!rec || td->heads[i]->ts < rec->ts)) {
+				rec = td->heads[i];
+				cpu = i;
+			}
 		}
 	}
 	if (!rec)
@@ -734,6 +766,7 @@ static void tracedat_close(struct ts_source *src)
 	td->layout.meta.ksyms = NULL;
 	tdc_layout_release(&td->layout);
 	free(td->heads);
+	ts_merge_release(&td->merge);
 	free(td->lost_told);
 	free(td->type_kind);
 	free(td->kprobes);

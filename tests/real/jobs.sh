@@ -3,7 +3,7 @@
 # -j N: worker threads read a trace.dat's per-CPU sub-buffers (parsers/tracedat-jobs.c)
 # while the reader's thread merges and decodes them.  The output must be -j 1's to the
 # byte, stdout, stderr and status: events (the stream) on every corpus trace, every Debian
-# run and this machine's captures, report --json and tune --json on one of each shape,
+# run and this machine's captures (and merged by a heap of the CPUs or by a scan alike), report --json and tune --json on one of each shape,
 # compressed (v7) and uncompressed (v6); corrupt input fails with the same message at the
 # same record; the workers are really started (-j 3 on a 4-CPU trace: two threads), and
 # not for inputs read by one thread (the library's reader, text).
@@ -48,6 +48,13 @@ alike() {
 # the stream itself (events prints every record and the timeline's mm lines) on every input
 for f in "$top"/corpus/traces/*/trace.dat "$top"/corpus/debian/traces/*/*.dat "$fx"/*.dat; do
 	HASH=1 alike "${f#"$top"/}: events alike with -j 1, 2, 4" events "$f"
+done
+# the merge of the CPUs: a heap of their next records past 6 CPUs (parsers/merge.c), a scan
+# of every CPU's below; forced each way, the same stream on every input
+for f in "$top"/corpus/traces/*/trace.dat "$top"/corpus/debian/traces/*/*.dat "$fx"/*.dat; do
+	scan=$(TLBSCOPE_MERGE_HEAP=0 HASH=1 run 2 events "$f")
+	heap=$(TLBSCOPE_MERGE_HEAP=1 HASH=1 run 2 events "$f")
+	same "${f#"$top"/}: events alike merged by a scan and by the heap" "$scan" "$heap"
 done
 # report and tune take that stream on the reader's thread: their whole output alike on an
 # input of each shape (the largest corpus run, 8 harts with one never online, a lazy kernel,
