@@ -87,14 +87,16 @@ static bool proc_comm(struct comms *c, int pid, char out[TS_COMM_LEN])
 	return true;
 }
 
+const char comms_idle[TS_COMM_LEN] = "<idle>";
+
 const char *comms_resolve(struct comms *c, int pid)
 {
-	static const char idle[TS_COMM_LEN] = "<idle>", unknown[TS_COMM_LEN] = "<...>";
+	static const char unknown[TS_COMM_LEN] = "<...>";
 	struct comm_slot *s;
 	const char *comm;
 
 	if (pid == 0)
-		return idle;
+		return comms_idle;
 	if (pid < 0)
 		return unknown;
 	s = slot_of(c, pid);

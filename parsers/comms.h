@@ -38,11 +38,15 @@ void comms_init(struct comms *c, struct tep_handle *tep, const char *proc);
 /* The name of @pid when it is not in @c: looked up as above and kept. */
 const char *comms_resolve(struct comms *c, int pid);
 
+extern const char comms_idle[TS_COMM_LEN];	/* pid 0's: "<idle>" */
+
 /* The name of @pid, TS_COMM_LEN readable bytes (NUL-terminated), valid until the next call. */
 static inline const char *comms_get(struct comms *c, int pid)
 {
 	struct comm_slot *s = c->set[(uint32_t)pid % COMMS_SETS];
 
+	if (!pid)
+		return comms_idle;	/* the idle task's events: many, and never looked up */
 	if (s[0].pid == pid && pid > 0)
 		return s[0].comm;
 	return comms_resolve(c, pid);
