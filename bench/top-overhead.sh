@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tlbscope top's own CPU use, live under a load (root): utime and stime from /proc/PID/stat
-# between its 3rd batch snapshot and TOP_SECONDS (default 9) snapshots later, and the events
-# it read in that window (from the same snapshots); the times are in clock ticks, so a
-# longer window reads them finer.  Prints one line; nothing is asserted.  The load is
+# tlbscope top's own CPU use, live under a load (root): the time it ran between its 3rd
+# batch snapshot and TOP_SECONDS (default 9) snapshots later, in ns from /proc/PID/schedstat
+# (from utime + stime, in clock ticks, where the kernel has no schedstat), split into user
+# and system as utime and stime are (ticks: a longer window reads them finer), and the
+# events it read in that window (from the same snapshots).  Prints one line; nothing is
+# asserted.  The load is
 # hackbench unless TOP_LOAD names another command, run again and again: on a machine where
 # hackbench makes fewer than 100k events a second, TOP_LOAD='perf bench sched pipe -l
 # 200000' (two tasks waking each other through a pipe) makes more.
@@ -23,26 +25,34 @@ sleep 1
 "$prog" top -b -d 1 -n $((window + 4)) > "$out" 2> /dev/null &
 pid=$!
 hz=$(getconf CLK_TCK)
-cpu() { awk '{ print $14 " " $15 }' "/proc/$pid/stat"; }
+# "utime stime ran_ns"
+cpu() {
+	local ran=
+	[ -r "/proc/$pid/schedstat" ] && ran=$(cut -d' ' -f1 "/proc/$pid/schedstat")
+	awk -v hz="$hz" -v ran="$ran" '{
+		printf "%s %s %.0f\n", $14, $15, ran != "" ? ran : ($14 + $15) * 1e9 / hz }' \
+		"/proc/$pid/stat"
+}
 shots() { grep -c '^elapsed' "$out"; }
 until [ "$(shots)" -ge 3 ]; do sleep 0.05; done
-read -r u0 s0 <<< "$(cpu)"; e0=$(grep '^elapsed' "$out" | tail -1)
+read -r u0 s0 r0 <<< "$(cpu)"; e0=$(grep '^elapsed' "$out" | tail -1)
 until [ "$(shots)" -ge $((window + 3)) ]; do sleep 0.05; done
-read -r u1 s1 <<< "$(cpu)"; e1=$(grep '^elapsed' "$out" | tail -1)
+read -r u1 s1 r1 <<< "$(cpu)"; e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
 kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null
 wait $load 2> /dev/null
 events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }
-awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$hz" \
+awk -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v ran=$((r1 - r0)) \
     -v ev=$(($(events "$e1") - $(events "$e0"))) \
     -v t0="$(secs "$e0")" -v t1="$(secs "$e1")" -v lost="$(tail -n +1 "$out" |
     grep '^elapsed' | tail -1 | sed 's/.*lost //')" 'BEGIN {
 	dt = t1 - t0
-	c = u + s
-	printf "window %.1f s: %d events (%.0f/s), %.2f s CPU = %.2f %% of a core, " \
+	c = ran / 1e9
+	fu = u + s > 0 ? u / (u + s) : 0
+	printf "window %.1f s: %d events (%.0f/s), %.3f s CPU = %.2f %% of a core, " \
 	       "%.3f us/event (user %.3f, system %.3f) -> %.2f %% of a core at 100k " \
 	       "events/s; lost %s\n",
-	       dt, ev, ev / dt, c / hz, 100 * c / hz / dt, 1e6 * c / hz / ev,
-	       1e6 * u / hz / ev, 1e6 * s / hz / ev, 100 * 1e5 * c / hz / ev, lost
+	       dt, ev, ev / dt, c, 100 * c / dt, 1e6 * c / ev,
+	       1e6 * c * fu / ev, 1e6 * c * (1 - fu) / ev, 100 * 1e5 * c / ev, lost
 }'
