@@ -159,8 +159,8 @@ $(BUILD)/%.o: %.c
 unit: $(UNIT_BIN) $(BUILD)/tests/shootdown
 
 # bench/run.sh's floor: a bare libtracecmd iteration of a trace.dat; bench/jobs.sh's look
-# at how far apart two threads are
-bench: $(PROG) $(BUILD)/bench/floor $(BUILD)/bench/pingpong
+# at how far apart two threads are; the merge of many CPUs, heap against scan
+bench: $(PROG) $(BUILD)/bench/floor $(BUILD)/bench/pingpong $(BUILD)/bench/merge
 $(BUILD)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
@@ -169,6 +169,10 @@ $(BUILD)/bench/pingpong: bench/pingpong.c
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+$(BUILD)/bench/merge: bench/merge.c $(BUILD)/parsers/merge.o $(BUILD)/lib/lib.o
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
 # a load for the live tests that makes remote TLB flushes for sure
 $(BUILD)/tests/shootdown: tests/tools/shootdown.c

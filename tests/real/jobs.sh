@@ -49,7 +49,7 @@ alike() {
 for f in "$top"/corpus/traces/*/trace.dat "$top"/corpus/debian/traces/*/*.dat "$fx"/*.dat; do
 	HASH=1 alike "${f#"$top"/}: events alike with -j 1, 2, 4" events "$f"
 done
-# the merge of the CPUs: a heap of their next records past 6 CPUs (parsers/merge.c), a scan
+# the merge of the CPUs: a heap of their next records past 8 CPUs (parsers/merge.c), a scan
 # of every CPU's below; forced each way, the same stream on every input
 for f in "$top"/corpus/traces/*/trace.dat "$top"/corpus/debian/traces/*/*.dat "$fx"/*.dat; do
 	scan=$(TLBSCOPE_MERGE_HEAP=0 HASH=1 run 2 events "$f")

@@ -275,7 +275,7 @@ else
 fi
 check "live: header names the instance" grep -q "instance tlbscope-top-$pid" "$tmp/live.txt"
 same "tracefs is as it was after live top" "$before" "$(state)"
-# the CPUs merged through a heap of their next records, as on machines of more than 6 CPUs
+# the CPUs merged through a heap of their next records, as on machines of more than 8 CPUs
 # (parsers/merge.c; test-merge checks it picks as the scan does), forced here
 TLBSCOPE_MERGE_HEAP=1 ${TLBSCOPE_WRAP:-} "$prog" top -b -d 1 -n 2 > "$tmp/heap.txt" \
 	2> "$tmp/heap.err"
