@@ -105,7 +105,7 @@ const char *comms_resolve(struct comms *c, int pid)
 	s->pid = pid;
 	if (proc_comm(c, pid, s->comm))
 		return s->comm;
-	/* exited (or /proc numbers tasks otherwise): what the kernel saved, if anything */
+	/* a kernel thread, a task that has gone, or no /proc: what the kernel saved */
 	comm = c->tep ? tep_data_comm_from_pid(c->tep, pid) : NULL;
 	strlcpy_ts(s->comm, comm ? comm : unknown, TS_COMM_LEN);
 	return s->comm;
