@@ -120,12 +120,21 @@ void sweep_set_start(struct sweep *s, uint64_t warm_ts)
 	s->warm_ts = warm_ts;
 }
 
+/*
+ * The position of @mm among @st's top @n (1 the top), 0 none; 0 finds the topmost hole.
+ * Searched as wide characters (the same 4 bytes: libc's search compares many at once):
+ * most of a switch's cost when the stack is deep (hackbench: 64 mms).
+ */
+static int find_in(const struct stack *st, uint32_t mm, int n)
+{
+	const wchar_t *at = wmemchr(stack_chars(st), (wchar_t)mm, (size_t)n);
+
+	return at ? (int)(at - stack_chars(st)) + 1 : 0;
+}
+
 static int pos_of(const struct stack *st, uint32_t mm)
 {
-	for (int i = 0; i < st->len; i++)
-		if (st->mm[i] == mm)
-			return i + 1;
-	return 0;
+	return find_in(st, mm, st->len);
 }
 
 static uint64_t key(int cpu, uint32_t mm)
@@ -237,22 +246,15 @@ static void range_add(int64_t *diff, int from, int to)
 void sweep_switch(struct sweep *const *sw, int n, int cpu, uint32_t mm, bool count)
 {
 	struct stack *st = &sw[0]->st[cpu];
-	int dx = 0, h = 0, e;
+	int dx, h, e;
 	int far = CAP + 1;
 
 	/*
 	 * The mm's depth dx, then the topmost hole h above it: a hole below dx changes
-	 * nothing (the evictions stop at dx - 1, the hit closes no hole).  Searched as wide
-	 * characters (the same 4 bytes: libc's search compares many at once), since this is
-	 * most of a switch's cost when the stack is deep (hackbench: 64 mms).
+	 * nothing (the evictions stop at dx - 1, the hit closes no hole).
 	 */
-	const wchar_t *at = wmemchr(stack_chars(st), (wchar_t)mm, (size_t)st->len);
-
-	if (at)
-		dx = (int)(at - stack_chars(st)) + 1;
-	at = wmemchr(stack_chars(st), 0, (size_t)(dx ? dx - 1 : st->len));
-	if (at)
-		h = (int)(at - stack_chars(st)) + 1;
+	dx = pos_of(st, mm);
+	h = find_in(st, 0, dx ? dx - 1 : st->len);
 	/* evicted from table T: a miss (T < dx), no hole in the top T, T mms stacked */
 	e = dx ? dx - 1 : far - 1;
 	if (h && h - 1 < e)
