@@ -8,15 +8,26 @@
 # local_load_tlb_mm, between its probe and its table update, when the request was made;
 # or it loaded the mm between the request's probe and the kernel's decision).
 # Usage: lazy-compare.sh TRACE.dat T Q     (run from the repository root or corpus/)
+# Exit: 0 equal, 1 differ, 2 trace-cmd's report could not be read.
 set -euo pipefail
 TRACE=$1 T=$2 Q=$3
 TLBSCOPE=${TLBSCOPE:-$(cd "$(dirname "$0")/.." && pwd)/tlbscope}
 R=$(mktemp); J=$(mktemp); D=$(mktemp)
-trap 'rm -f "$R" "$J" "$D" "$R.k" "$R.m" "$R.ms" "$R.known"' EXIT
+trap 'rm -f "$R" "$J" "$D" "$R.k" "$R.m" "$R.ms" "$R.known" "$R.err"' EXIT
 # trace-cmd 3.3 (Debian 13) prints the latency flags ("d.h..") between the CPU and the
 # timestamp; 3.1 (Debian 12) does not: dropped, so both read alike below
-trace-cmd report -t -i "$TRACE" 2>/dev/null |
+trace-cmd report -t -i "$TRACE" 2> "$R.err" |
 	sed -E 's/(\[[0-9]+\]) [.a-zA-Z0-9]{4,6} +([0-9]+\.[0-9]+:)/\1 \2/' > "$R"
+# every event line below is read as "[CPU] SECONDS.NANOSECONDS: NAME:"; a report in
+# another form would read as a kernel that did nothing: say so instead (exit 2)
+events=$(grep -c ': ' "$R" || true)
+headed=$(grep -cE '\[[0-9]+\] +[0-9]+\.[0-9]+: [^:]+:' "$R" || true)
+if [ "$events" = 0 ] || [ "$headed" -lt $((events * 9 / 10)) ]; then
+	echo "lazy-compare: $TRACE: trace-cmd report: $headed of $events lines read as \"[CPU] SECONDS: EVENT:\"; $(trace-cmd --version 2>&1 | grep -m1 version); its first lines and errors:" >&2
+	grep -m 3 ': ' "$R" | cat -A | cut -c1-200 >&2
+	head -n 5 "$R.err" >&2
+	exit 2
+fi
 "$TLBSCOPE" tune --direct "$T,$Q" --decisions "$D" --json "$TRACE" > "$J"
 ncpu=$(jq '.direct.cpus | length' "$J")
 # the model's first load on each CPU once its table can hold nothing from before the
