@@ -52,6 +52,18 @@ f=$top/corpus/traces/hackbench-lazy-t2q4-aia-4cpu/trace.dat
 if [ -f "$f" ]; then
 	TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" 6 32 > "$tmp/c.txt" 2>&1
 	same "hackbench-lazy-t2q4 replayed at the wrong (6, 32): the check fails" 1 $?
+	# a report in a form the script does not read (a decimal comma here) is not a kernel
+	# that did nothing: exit 2, with the lines it could not read
+	mkdir -p "$tmp/bin"
+	printf '#!/bin/sh\n%s "$@" | sed "s/\\([0-9]\\)\\.\\([0-9]\\)/\\1,\\2/"\n' \
+		"$(command -v trace-cmd)" > "$tmp/bin/trace-cmd"
+	chmod +x "$tmp/bin/trace-cmd"
+	PATH=$tmp/bin:$PATH TLBSCOPE=$prog bash "$top/corpus/lazy-compare.sh" "$f" 2 4 \
+		> "$tmp/c.txt" 2> "$tmp/c.err"
+	same "a trace-cmd report lazy-compare cannot read: exit 2, no table" "2 0" \
+		"$? $(grep -c '^|' "$tmp/c.txt")"
+	check "... it says how many lines it read, and shows them" grep -q \
+		'trace-cmd report: 0 of [0-9]* lines read as' "$tmp/c.err"
 fi
 # the same replay from tlbscope's own JSON lines (initial and commit loads kept)
 f=$top/corpus/traces/forkexec-lazy-t6q32-aia-4cpu/trace.dat
