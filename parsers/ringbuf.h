@@ -6,7 +6,8 @@
  * them), then events each headed by a 32-bit word of a 5-bit type_len and a 27-bit time
  * delta.  Inline, as it is the trace.dat reader's loop per record; the results are
  * kbuffer's to the byte, its quirks included (tests/unit/test-ringbuf.c compares the two
- * on crafted sub-buffers).  Not the 2.6.30 format: that is left to the library.
+ * on crafted sub-buffers), but one: the missed events of a sub-buffer whose first record
+ * is a time extension (rb_missed()).  Not the 2.6.30 format: that is left to the library.
  */
 #ifndef TLBSCOPE_PARSERS_RINGBUF_H
 #define TLBSCOPE_PARSERS_RINGBUF_H
@@ -33,6 +34,7 @@ struct rb_subbuf {
 	uint32_t curr;			/* the current record's header, from data */
 	uint32_t index;			/* its payload */
 	uint32_t next;			/* the next record's header */
+	uint32_t first;			/* the first event's header */
 	uint64_t ts;			/* the current record's timestamp */
 	long long lost;			/* events missed before this sub-buffer (-1: how many unknown) */
 	bool swap;			/* the file's byte order is not the host's */
@@ -143,6 +145,7 @@ static inline int rb_load(struct rb_subbuf *s, const void *page, uint32_t len, b
 	else
 		s->lost = -1;
 	rb_next(s);
+	s->first = s->curr;
 	return 0;
 }
 
@@ -159,12 +162,15 @@ static inline int rb_event_size(const struct rb_subbuf *s)
 }
 
 /*
- * Events missed before the current one: only a sub-buffer's very first record has any.
- * An int, as kbuffer_missed_events() and libtracecmd's record give it.
+ * Events missed before the current one: only a sub-buffer's first event has any.  An int,
+ * as kbuffer_missed_events() and libtracecmd's record give it.  kbuffer gives them only
+ * when that event is the sub-buffer's very first record: a time extension in front of it
+ * (the kernel writes one, zeroed, when the first event of a page comes 2^27 ns or more
+ * after the CPU's last, or its stamp was forced) hid the loss there, and not here.
  */
 static inline int rb_missed(const struct rb_subbuf *s)
 {
-	return s->curr ? 0 : (int)s->lost;
+	return s->curr == s->first ? (int)s->lost : 0;
 }
 
 #endif

@@ -4,7 +4,8 @@
  * which libtracecmd reads trace.dat with: on sub-buffers built by hand (every record type,
  * both byte orders and long sizes, missed events stored or not, the absolute stamp's top
  * bits) and on random ones, each record's payload, size, timestamp, offset and missed
- * events must be kbuffer's.
+ * events must be kbuffer's; but the missed events kbuffer hides behind a time extension
+ * at a sub-buffer's start, which the walk gives.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,7 +118,11 @@ static int compare(struct page *p)
 		assert_int_equal(s.ts, kts);
 		assert_int_equal(rb_event_size(&s), kbuffer_event_size(kb));
 		assert_int_equal(s.curr + s.start, kbuffer_curr_offset(kb));
-		assert_int_equal(rb_missed(&s), kbuffer_missed_events(kb));
+		/* kbuffer hides a loss behind a time extension in front of the first event */
+		if (n || !s.curr)
+			assert_int_equal(rb_missed(&s), kbuffer_missed_events(kb));
+		else
+			assert_int_equal(rb_missed(&s), (int)s.lost);
 		kbuffer_next_event(kb, NULL);
 		rb_next(&s);
 		n++;
@@ -184,14 +189,23 @@ static void test_missed(void **state)
 		rb_load(&s, p.b, PAGE, false, long8);
 		assert_int_equal(rb_missed(&s), -1);
 	}
-	/* kbuffer's quirk, kept: a time extension first hides the missed events */
+	/*
+	 * A time extension first (the kernel's zeroed one at a page's first event): the
+	 * missed events are still the first event's, where kbuffer says none
+	 */
 	page_init(&p, false, true, 7);
-	extend(&p, RB_TYPE_TIME_EXTEND, 1ull << 30);
+	extend(&p, RB_TYPE_TIME_EXTEND, 0);
 	event(&p, 1, 4, 1);
+	event(&p, 1, 4, 2);
 	commit(&p, RB_MISSED_EVENTS | RB_MISSED_STORED, 9);
-	assert_int_equal(compare(&p), 1);
+	assert_int_equal(compare(&p), 2);
 	rb_load(&s, p.b, PAGE, false, true);
+	assert_int_equal(rb_missed(&s), 9);
+	rb_next(&s);
 	assert_int_equal(rb_missed(&s), 0);
+	commit(&p, RB_MISSED_EVENTS, 0);
+	rb_load(&s, p.b, PAGE, false, true);
+	assert_int_equal(rb_missed(&s), -1);
 }
 
 /* An absolute stamp takes its 5 top bits from the page's timestamp. */
