@@ -189,7 +189,7 @@ void top_frame_fill(struct top_frame *f, const struct top_model *m, struct timel
 		f->local += timeline_local_flushes(tl, i);
 	}
 	fill_procs(f, m, tl, src);
-	top_recommend(m, &f->rec);
+	top_recommend(m, tl, &f->rec);
 }
 
 void top_frame_release(struct top_frame *f)

@@ -70,12 +70,14 @@ const char *top_mm_name(struct timeline *tl, uint32_t mm);
 struct top_rec {
 	int T, Q;		/* the point tune would give, else the cheapest */
 	double cost_ms;
+	double stock_ms;	/* stock_asid's cost on the same basis */
+	const char *arch;	/* the traced kernel's, where the advice is not for it */
 	const char *verdict;	/* tune's verdict on the events so far */
 	bool settable;		/* T, Q are a point to set (not only the cheapest) */
 	uint64_t stock_ipis, lazy_ipis, saved;
 	struct tuner_counts point;	/* lazy(m->T, m->Q) from the per-CPU tables */
 };
-void top_recommend(const struct top_model *m, struct top_rec *r);
+void top_recommend(const struct top_model *m, const struct timeline *tl, struct top_rec *r);
 
 /* ---- top-cols.c: tables that fit a width ---- */
 

@@ -279,13 +279,14 @@ void top_model_source(struct top_model *m, const struct ts_source_info *info)
 	m->info = info;
 }
 
-void top_recommend(const struct top_model *m, struct top_rec *r)
+void top_recommend(const struct top_model *m, const struct timeline *tl, struct top_rec *r)
 {
 	const struct tuner_counts *stock = tuner_model(m->tu, TUNER_STOCK_ASID);
 	const struct tuner_counts *lazy = tuner_model(m->tu, TUNER_LAZY);
 	struct tuner_advice a;
 	struct tuner_rec rec;
 	struct tuner_base b;
+	enum tl_arch arch;
 	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
@@ -300,11 +301,16 @@ void top_recommend(const struct top_model *m, struct top_rec *r)
 	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, m->info ? m->info->cmdline : NULL,
 			&b);
 	tuner_recommend(m->tu, &m->pf, &rec);
-	tuner_advise(m->tu, &m->pf, &rec, b.ti, b.qi, m->lazy_kernel, true, &a);
+	/* as tune advises: for RISC-V, or a kernel not known to be another's */
+	arch = timeline_arch(tl, NULL);
+	tuner_advise(m->tu, &m->pf, &rec, b.ti, b.qi, m->lazy_kernel, tl_arch_may_be_riscv(arch),
+		     &a);
 	tuner_shown_point(&a, &rec, &ti, &qi);
 	r->T = m->grid_T[ti];
 	r->Q = m->grid_Q[qi];
 	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
+	r->stock_ms = tuner_model_cost(&m->pf, stock) / 1e6;
+	r->arch = tl_arch_may_be_riscv(arch) ? NULL : timeline_arch_name(arch);
 	r->verdict = tuner_verdict_name(a.verdict);
 	r->settable = a.ti >= 0;
 }

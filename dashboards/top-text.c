@@ -152,10 +152,13 @@ static void print_tuner(FILE *out, int width, const struct top_frame *f)
 	    (unsigned long long)r->point.deferred, (unsigned long long)r->point.overflows);
 	if (r->T && r->settable)
 		put(out, width, "  recommendation (%s): MAX_LOADED_MM %d, MAX_TLB_FLUSH_TASK %d "
-		    "(%.3f ms, %s)", f->pf_name, r->T, r->Q, r->cost_ms, r->verdict);
+		    "(%s; cost %.3f ms, stock %.3f ms)", f->pf_name, r->T, r->Q, r->verdict,
+		    r->cost_ms, r->stock_ms);
 	else if (r->T)
-		put(out, width, "  recommendation (%s): %s (the cheapest lazy point T=%d Q=%d, "
-		    "%.3f ms)", f->pf_name, r->verdict, r->T, r->Q, r->cost_ms);
+		put(out, width, "  recommendation (%s): %s%s%s (the cheapest lazy point T=%d Q=%d: "
+		    "cost %.3f ms, stock %.3f ms)", f->pf_name, r->verdict,
+		    r->arch ? " to " : "", r->arch ? r->arch : "", r->T, r->Q, r->cost_ms,
+		    r->stock_ms);
 	else
 		put(out, width, "  recommendation: no events yet");
 	put(out, width, "totals: switches %llu, flush IPIs sent %llu, received %llu, local "

@@ -474,15 +474,17 @@ static void draw_tuner(struct top_view *v, int y)
 	sentence(y++, full, brief);
 	if (r->T && r->settable) {
 		snprintf(full, sizeof(full), "recommendation (%s): MAX_LOADED_MM %d, "
-			 "MAX_TLB_FLUSH_TASK %d (%.3f ms, %s)", f->pf_name, r->T, r->Q, r->cost_ms,
-			 r->verdict);
-		snprintf(brief, sizeof(brief), "recommended: T=%d Q=%d (%.3f ms, %s)", r->T, r->Q,
-			 r->cost_ms, r->verdict);
+			 "MAX_TLB_FLUSH_TASK %d (%s; cost %.3f ms, stock %.3f ms)", f->pf_name,
+			 r->T, r->Q, r->verdict, r->cost_ms, r->stock_ms);
+		snprintf(brief, sizeof(brief), "recommended: T=%d Q=%d (%s; %.3f ms, stock %.3f)",
+			 r->T, r->Q, r->verdict, r->cost_ms, r->stock_ms);
 	} else if (r->T) {
-		snprintf(full, sizeof(full), "recommendation (%s): %s (the cheapest lazy point "
-			 "T=%d Q=%d, %.3f ms)", f->pf_name, r->verdict, r->T, r->Q, r->cost_ms);
-		snprintf(brief, sizeof(brief), "recommended: %s (cheapest T=%d Q=%d, %.3f ms)",
-			 r->verdict, r->T, r->Q, r->cost_ms);
+		snprintf(full, sizeof(full), "recommendation (%s): %s%s%s (the cheapest lazy point "
+			 "T=%d Q=%d: cost %.3f ms, stock %.3f ms)", f->pf_name, r->verdict,
+			 r->arch ? " to " : "", r->arch ? r->arch : "", r->T, r->Q, r->cost_ms,
+			 r->stock_ms);
+		snprintf(brief, sizeof(brief), "recommended: %s (cheapest T=%d Q=%d %.3f ms, "
+			 "stock %.3f)", r->verdict, r->T, r->Q, r->cost_ms, r->stock_ms);
 	} else {
 		snprintf(full, sizeof(full), "recommendation: waiting for events");
 		snprintf(brief, sizeof(brief), "waiting for events");

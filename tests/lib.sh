@@ -19,6 +19,15 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; f
 same() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diff <(echo "$2") <(echo "$3") | head -20 | sed 's/^/#   /'; fi
 }
+# top -b's last "recommendation" on stdin, its wrapped lines joined, as tune --json's
+# .recommendation reads: "T=.. Q=.. VERDICT" for a point to set, else "VERDICT"
+top_recommendation() {
+	awk '/^  recommendation \(/ { r = $0; on = 1; next }
+	     on && /^    / { r = r " " $0; next } { on = 0 } END { print r }' |
+		tr -s ' ' | sed -n \
+		's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) (\([a-z-]*\);.*/T=\1 Q=\2 \3/p
+		 s/.*recommendation ([a-z0-9-]*): \([a-z-]*\).* (the cheapest.*/\1/p'
+}
 # decompress a fixture into $tmp and print the path
 unxz_fx() { local out=$tmp/$(basename "${1%.xz}"); xz -dc "$fx/$1" > "$out"; echo "$out"; }
 

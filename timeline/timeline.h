@@ -201,6 +201,14 @@ enum tl_arch { TL_ARCH_UNKNOWN, TL_ARCH_RISCV, TL_ARCH_X86, TL_ARCH_OTHER };
 /* After the input is read: the architecture, and in *@how (may be NULL) what showed it. */
 enum tl_arch timeline_arch(const struct timeline *tl, const char **how);
 const char *timeline_arch_name(enum tl_arch a);	/* "riscv", "x86_64", "other", "unknown" */
+/*
+ * Advice on RISC-V's lazy flush series: for RISC-V, and a trace not saying it is another
+ * (tune's rule on the arch's name, which a merged profile carries without a timeline).
+ */
+static inline bool tl_arch_may_be_riscv(enum tl_arch a)
+{
+	return a != TL_ARCH_X86 && a != TL_ARCH_OTHER;
+}
 /* The string of @id in the source the timeline reads (borrowed), "" for 0. */
 const char *timeline_str(const struct timeline *tl, uint32_t id);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */

@@ -43,9 +43,7 @@ for run in forkexec-lazy-t12q64-aia-4cpu mmap-lazy-t2q4-aia-4cpu; do
 	check "$run: without the command line the base is not said to come from it" \
 		sh -c "jq -r .recommendation.base.threshold_source '$tmp/$run.plain.json' | grep -vq 'command line'"
 	want=$(jq -r '.recommendation | if .threshold then "T=\(.threshold) Q=\(.queue) \(.verdict)" else .verdict end' "$tmp/$run.json")
-	got=$(tls top --replay "$tmp/$run.txt" --speed max -b 2> /dev/null | grep 'recommendation (' | tail -1 |
-		sed -n 's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) ([0-9.]* ms, \([a-z-]*\)).*/T=\1 Q=\2 \3/p
-			s/.*recommendation ([a-z0-9-]*): \([a-z-]*\) (the cheapest.*/\1/p')
+	got=$(tls top --replay "$tmp/$run.txt" --speed max -b 2> /dev/null | top_recommendation)
 	same "$run: top --replay ends on tune's answer with the same base ($want)" "$want" "$got"
 	# through JSON lines (events): the header carries the command line, the base stays
 	tls events "$tmp/$run.txt" > "$tmp/$run.jsonl" 2> /dev/null
