@@ -121,9 +121,7 @@ static void honesty(char *buf, size_t len, const struct tune_run *r)
 /* kprobes defined on the flush path, and not one of their events recorded */
 static bool kprobes_dropped(const struct tune_run *r)
 {
-	const struct ts_source_info *info = r->src ? ts_source_info(r->src) : NULL;
-
-	return info && info->nkprobes_defined && r->tl && !timeline_kprobe_requests(r->tl);
+	return r->src && r->tl && timeline_kprobes_silent(r->tl);
 }
 
 void tune_reason(char *buf, size_t len, const struct tune_run *r)

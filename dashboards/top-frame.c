@@ -75,8 +75,9 @@ static void num(char *cell, const struct top_col *cols, int col, double v)
 	top_fmt_count(cell, TOP_CELL, cols[col].width, v);
 }
 
+/* CPU @i's cells; @src the flush IPIs' evidence (< 0 none), @requests flush requests known */
 static void fill_cpu(struct top_frame_cpu *fc, const struct top_model *m, struct timeline *tl,
-		     int i, int src)
+		     int i, int src, bool requests)
 {
 	const struct top_col *cols = top_cpu_cols_screen;
 	const struct top_cpu *c = &m->cpu[i];
@@ -109,14 +110,16 @@ static void fill_cpu(struct top_frame_cpu *fc, const struct top_model *m, struct
 	num(cell[TC_SWITCHES], cols, TC_SWITCHES, t ? (double)t->switches : -1);
 	num(cell[TC_IPI_TX], cols, TC_IPI_TX, t && src >= 0 ? (double)top_cpu_tx(t, src) : -1);
 	num(cell[TC_IPI_RX], cols, TC_IPI_RX, t && src >= 0 ? (double)top_cpu_rx(t, src) : -1);
-	num(cell[TC_LOCAL], cols, TC_LOCAL, t ? (double)timeline_local_flushes(tl, i) : -1);
+	num(cell[TC_LOCAL], cols, TC_LOCAL,
+	    t && requests ? (double)timeline_local_flushes(tl, i) : -1);
 	num(cell[TC_SW], cols, TC_SW, fc->c.r_sw);
 	num(cell[TC_TX], cols, TC_TX, src >= 0 ? fc->c.r_tx : -1);
 	num(cell[TC_RX], cols, TC_RX, src >= 0 ? fc->c.r_rx : -1);
-	num(cell[TC_LOCAL_S], cols, TC_LOCAL_S, fc->c.r_local);
+	num(cell[TC_LOCAL_S], cols, TC_LOCAL_S, requests ? fc->c.r_local : -1);
 	/* "N?": its table may also hold mms loaded before the trace began */
 	snprintf(cell[TC_LOADED], TOP_CELL, unknown ? "%d?/%d" : "%d/%d", loaded, m->T);
-	num(cell[TC_QUEUED], cols, TC_QUEUED, (double)queued);
+	/* local flushes and the flushes queued come from requests: unknown without them */
+	num(cell[TC_QUEUED], cols, TC_QUEUED, requests ? (double)queued : -1);
 	num(cell[TC_EVICT], cols, TC_EVICT, fc->c.r_evict);
 	cell[TC_HIST][0] = '\0';
 }
@@ -179,17 +182,17 @@ void top_frame_fill(struct top_frame *f, const struct top_model *m, struct timel
 	free(f->cpu);
 	f->cpu = xcalloc(f->ncpu ? f->ncpu : 1, sizeof(*f->cpu));
 	f->sw = f->tx = f->rx = f->local = 0;
+	top_recommend(m, tl, &f->rec);
 	for (int i = 0; i < f->ncpu; i++) {
 		const struct tl_cpu *t = timeline_cpu(tl, i);
 
-		fill_cpu(&f->cpu[i], m, tl, i, src);
+		fill_cpu(&f->cpu[i], m, tl, i, src, !f->rec.requests_unknown);
 		f->sw += t->switches;
 		f->tx += top_cpu_tx(t, src);
 		f->rx += top_cpu_rx(t, src);
 		f->local += timeline_local_flushes(tl, i);
 	}
 	fill_procs(f, m, tl, src);
-	top_recommend(m, tl, &f->rec);
 }
 
 void top_frame_release(struct top_frame *f)

@@ -290,6 +290,7 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
+	r->requests_unknown = timeline_kprobes_silent(tl);
 	r->stock_ipis = stock->ipis;
 	r->lazy_ipis = lazy->ipis;
 	r->saved = stock->ipis > lazy->ipis ? stock->ipis - lazy->ipis : 0;

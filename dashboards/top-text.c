@@ -132,9 +132,12 @@ static void print_procs(FILE *out, int width, const struct top_frame *f)
 	}
 	if (f->nproc_all > 10)
 		put(out, width, "  ... %zu more", f->nproc_all - 10);
+	if (!f->nproc && f->rec.requests_unknown)
+		put(out, width, "  n/a: no flush request is known (Tuner: why)");
 }
 
-static void print_tuner(FILE *out, int width, const struct top_frame *f)
+/* The models' IPIs, lazy(T, Q)'s counts and tune's answer (flush requests known). */
+static void print_models(FILE *out, int width, const struct top_frame *f)
 {
 	const struct top_rec *r = &f->rec;
 	char pct[16];
@@ -143,7 +146,6 @@ static void print_tuner(FILE *out, int width, const struct top_frame *f)
 		snprintf(pct, sizeof(pct), "%.1f %%", 100.0 * r->saved / r->stock_ipis);
 	else
 		snprintf(pct, sizeof(pct), "n/a");
-	put(out, width, "%s", "");
 	put(out, width, "Tuner: stock_asid %llu flush IPIs, lazy %llu: lazy saved %llu so far (%s)",
 	    (unsigned long long)r->stock_ipis, (unsigned long long)r->lazy_ipis,
 	    (unsigned long long)r->saved, pct);
@@ -161,9 +163,38 @@ static void print_tuner(FILE *out, int width, const struct top_frame *f)
 		    r->stock_ms);
 	else
 		put(out, width, "  recommendation: no events yet");
-	put(out, width, "totals: switches %llu, flush IPIs sent %llu, received %llu, local "
-	    "flushes %llu", (unsigned long long)f->sw, (unsigned long long)f->tx,
-	    (unsigned long long)f->rx, (unsigned long long)f->local);
+}
+
+/* A total, or "-" where it is unknown. */
+static const char *total(char *buf, size_t len, bool known, uint64_t v)
+{
+	if (!known)
+		return "-";
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+static void print_tuner(FILE *out, int width, const struct top_frame *f)
+{
+	const struct top_rec *r = &f->rec;
+	char tx[24], rx[24], local[24];
+
+	put(out, width, "%s", "");
+	if (r->requests_unknown) {
+		put(out, width, "Tuner: flush requests unknown: the input defines kprobes on the "
+		    "flush path and holds none of their events (riscv 6.12 drops them in NMI "
+		    "context: tlbscope-probes(7))");
+		put(out, width, "  lazy(%d, %d) from the per-CPU tables: %llu evictions; deferred "
+		    "and overflows unknown", f->T, f->Q, (unsigned long long)r->point.evictions);
+		put(out, width, "  recommendation (%s): %s (no flush request known)", f->pf_name,
+		    r->verdict ? r->verdict : "no events yet");
+	} else {
+		print_models(out, width, f);
+	}
+	put(out, width, "totals: switches %llu, flush IPIs sent %s, received %s, local flushes %s",
+	    (unsigned long long)f->sw, total(tx, sizeof(tx), f->have_ipis, f->tx),
+	    total(rx, sizeof(rx), f->have_ipis, f->rx),
+	    total(local, sizeof(local), !r->requests_unknown, f->local));
 	put(out, width, "%s", "");
 }
 

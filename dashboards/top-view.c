@@ -437,6 +437,12 @@ static int draw_procs(struct top_view *v, int y, int maxrows)
 		addnstr(line, COLS);
 		y++;
 	}
+	if (!f->nproc && f->rec.requests_unknown && maxrows > 0) {
+		move(y, 0);
+		clrtoeol();
+		addnstr("n/a: no flush request is known (Tuner: why)", COLS);
+		y++;
+	}
 	return y;
 }
 
@@ -456,6 +462,23 @@ static void draw_tuner(struct top_view *v, int y)
 
 	bar_line(y++, COLS >= 60 ? " Tuner (same models as tlbscope tune, fed as events arrive)" :
 		 " Tuner");
+	if (r->requests_unknown) {
+		sentence(y++, "flush requests unknown: kprobes on the flush path are defined and "
+			 "none of their events recorded (tlbscope-probes(7))",
+			 "flush requests unknown (kprobes dropped)");
+		snprintf(full, sizeof(full), "recommendation (%s): %s (no flush request known)",
+			 f->pf_name, r->verdict ? r->verdict : "waiting for events");
+		snprintf(brief, sizeof(brief), "recommended: %s",
+			 r->verdict ? r->verdict : "waiting for events");
+		sentence(y++, full, brief);
+		snprintf(full, sizeof(full), "lazy(%d, %d) as shown per CPU: %llu evictions; flushes "
+			 "queued and queue overflows unknown", f->T, f->Q,
+			 (unsigned long long)r->point.evictions);
+		snprintf(brief, sizeof(brief), "lazy(%d, %d): %llu evictions, queued unknown",
+			 f->T, f->Q, (unsigned long long)r->point.evictions);
+		sentence(y, full, brief);
+		return;
+	}
 	if (r->stock_ipis) {
 		snprintf(full, sizeof(full), "stock_asid %llu flush IPIs, lazy %llu: lazy would "
 			 "have saved %llu so far (%.1f %%)", (unsigned long long)r->stock_ipis,

@@ -460,6 +460,11 @@ uint64_t timeline_kprobe_requests(const struct timeline *tl)
 	return tl->kprobe_requests;
 }
 
+bool timeline_kprobes_silent(const struct timeline *tl)
+{
+	return ts_source_info(tl->src)->nkprobes_defined && !tl->kprobe_requests;
+}
+
 uint64_t timeline_requests_mm_guessed(const struct timeline *tl)
 {
 	return tl->req_mm_guessed;

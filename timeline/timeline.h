@@ -213,6 +213,12 @@ static inline bool tl_arch_may_be_riscv(enum tl_arch a)
 const char *timeline_str(const struct timeline *tl, uint32_t id);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
+/*
+ * The input defines kprobes on the flush path and not one flush request came from them
+ * (riscv 6.12 drops kprobe events written in NMI context, tlbscope-probes(7)): flush
+ * requests and local flushes are unknown, not none.
+ */
+bool timeline_kprobes_silent(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */
 uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func);
 /*

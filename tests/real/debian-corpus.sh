@@ -130,6 +130,26 @@ if [ -f "$f" ]; then
 	same "... at the end none has" 0 \
 		"$(timeout 60 "$prog" top --replay "$f" --speed max -b -d 1000 -n 1 2> /dev/null | grep -c '?/6 ')"
 fi
+# record's trace.dat of Debian's kernel: kprobes defined, every one of their events dropped.
+# top says the flush requests and what comes of them are unknown, not 0, as report and tune
+# do; and the same screen of a trace with its requests has numbers there
+f=$runs/stress-fork-debian-sbi-4cpu/trace.dat
+g=$runs/stress-fork-debian-stock-aia-4cpu/trace.dat
+if [ -f "$f" ] && [ -f "$g" ]; then
+	COLUMNS=80 tls top --replay "$f" --speed max -b -d 1000 -n 1 2> /dev/null > "$tmp/top.txt"
+	COLUMNS=80 tls top --replay "$g" --speed max -b -d 1000 -n 1 2> /dev/null > "$tmp/top2.txt"
+	same "top of kprobes dropped: LOCAL and QUEUED of every CPU unknown (-)" 4 \
+		"$(grep -cE '^ +[0-9]+ .* - +[0-9]+\?*/6 +- +[0-9]+$' "$tmp/top.txt")"
+	check "... the totals' flush IPIs and local flushes unknown" \
+		grep -q "^totals: switches [0-9]*, flush IPIs sent -, received -, local flushes -$" "$tmp/top.txt"
+	check "... the Tuner says the requests are unknown, and why" sh -c \
+		"tr -s ' \n' ' ' < '$tmp/top.txt' | grep -q 'Tuner: flush requests unknown: the input defines kprobes on the flush path and holds none of their events'"
+	check "... no model count of 0 IPIs is shown" sh -c "! grep -q 'stock_asid 0 flush IPIs' '$tmp/top.txt'"
+	same "with its requests (a kernel that kept the kprobes): every CPU's LOCAL and QUEUED a number" 4 \
+		"$(grep -cE '^ +[0-9]+ .* [0-9]+ +[0-9]+\?*/6 +[0-9]+ +[0-9]+$' "$tmp/top2.txt")"
+	check "... and the totals too" \
+		grep -q "^totals: switches [0-9]*, flush IPIs sent [0-9]*, received [0-9]*, local flushes [0-9]*$" "$tmp/top2.txt"
+fi
 for d in "$runs"/*/; do
 	name=$(basename "$d")
 	sw=$(tls report --json "$d/trace.dat" 2> /dev/null | jq '.totals.switches')
