@@ -378,6 +378,9 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 	r->text_timestamps = text_timestamps(ts_source_info(src));
 	if (r->probes.nmi_drop && !r->t.requests)
 		r->requests_unknown = "the kernel dropped every kprobe event: Evidence says why";
+	else if (!timeline_requests_observable(tl))
+		r->requests_unknown = "no event of this input shows one: no kprobe on the flush "
+				      "path, tlb_flush or csd flush IPI";
 	kernel_check(src, tl, r);
 	summarize(r, tl, f, x);
 	return r;

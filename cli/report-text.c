@@ -202,7 +202,8 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		       r->unobserved > 1 ? "s" : "");
 	rate(a, sizeof(a), s->rates_known, s->requests_per_s);
 	if (r->requests_unknown)
-		printf("  flush requests         n/a  (kprobe events dropped)\n");
+		printf("  flush requests         n/a  (%s)\n", r->probes.nmi_drop ?
+		       "kprobe events dropped" : "no event shows one");
 	else
 		printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
 	if (r->source >= 0) {
@@ -222,7 +223,8 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		       "flush)\n");
 	}
 	if (r->requests_unknown)
-		printf("  local flushes          n/a  (kprobe events dropped)\n");
+		printf("  local flushes          n/a  (%s)\n", r->probes.nmi_drop ?
+		       "kprobe events dropped" : "as flush requests");
 	else
 		printf("  local flushes   %10llu\n", (unsigned long long)t->local);
 	printf("  switches        %10llu  (%llu changed the mm; %llu address spaces)\n",
@@ -287,7 +289,12 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 	if (r->probes.nmi_drop)
 		printf("  warning: the kprobe events were dropped (Evidence says why)\n");
 	checks_warning(src);
-	if (arch != TL_ARCH_X86)
+	if (r->requests_unknown && r->probes.nmi_drop)
+		printf("  next: tlbscope record --kprobes-via perf, then tune its .perf.data\n");
+	else if (r->requests_unknown)
+		printf("  next: tlbscope record (its kprobes show the flush requests), then "
+		       "tlbscope tune\n");
+	else if (arch != TL_ARCH_X86)
 		printf("  next: tlbscope tune TRACE (MAX_LOADED_MM and queue to set)\n");
 }
 

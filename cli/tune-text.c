@@ -151,6 +151,14 @@ void tune_reason(char *buf, size_t len, const struct tune_run *r)
 				 (unsigned long long)(req - unattr), warm);
 			return;
 		}
+		if (r->tl && !timeline_requests_observable(r->tl)) {
+			snprintf(buf, len, "Not enough to advise on: no event of this input shows a "
+				 "flush request (no kprobe on the flush path, no tlb_flush, no csd "
+				 "flush IPI: the remote flushes of an SBI-fence machine leave no "
+				 "event). Record with tlbscope record, which adds kprobes on the "
+				 "flush path, and tune the trace.dat it writes.");
+			return;
+		}
 		snprintf(buf, len, "Not enough to advise on: %llu flush requests with a user mm "
 			 "were counted%s, and at least %d are needed, so there is no point to set "
 			 "and no patch. Trace a longer run of the workload, with the flush events "

@@ -72,8 +72,8 @@ struct top_rec {
 	double cost_ms;
 	double stock_ms;	/* stock_asid's cost on the same basis */
 	const char *arch;	/* the traced kernel's, where the advice is not for it */
-	/* kprobes on the flush path defined, none recorded: requests, local flushes unknown */
-	bool requests_unknown;
+	/* why flush requests, local flushes and what comes of them are unknown; NULL known */
+	const char *requests_unknown;
 	const char *verdict;	/* tune's verdict on the events so far */
 	bool settable;		/* T, Q are a point to set (not only the cheapest) */
 	uint64_t stock_ipis, lazy_ipis, saved;

@@ -290,7 +290,6 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
-	r->requests_unknown = timeline_kprobes_silent(tl);
 	r->stock_ipis = stock->ipis;
 	r->lazy_ipis = lazy->ipis;
 	r->saved = stock->ipis > lazy->ipis ? stock->ipis - lazy->ipis : 0;
@@ -298,6 +297,13 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
+	if (timeline_kprobes_silent(tl))
+		r->requests_unknown = "the input defines kprobes on the flush path and holds none "
+				      "of their events (riscv 6.12 drops them in NMI context: "
+				      "tlbscope-probes(7))";
+	else if (!timeline_requests_observable(tl))
+		r->requests_unknown = "no event shows one (no kprobe on the flush path, tlb_flush "
+				      "or csd flush IPI: tlbscope record adds the kprobes)";
 	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */
 	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, m->info ? m->info->cmdline : NULL,
 			&b);

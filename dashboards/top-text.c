@@ -181,9 +181,7 @@ static void print_tuner(FILE *out, int width, const struct top_frame *f)
 
 	put(out, width, "%s", "");
 	if (r->requests_unknown) {
-		put(out, width, "Tuner: flush requests unknown: the input defines kprobes on the "
-		    "flush path and holds none of their events (riscv 6.12 drops them in NMI "
-		    "context: tlbscope-probes(7))");
+		put(out, width, "Tuner: flush requests unknown: %s", r->requests_unknown);
 		put(out, width, "  lazy(%d, %d) from the per-CPU tables: %llu evictions; deferred "
 		    "and overflows unknown", f->T, f->Q, (unsigned long long)r->point.evictions);
 		put(out, width, "  recommendation (%s): %s (no flush request known)", f->pf_name,

@@ -463,9 +463,8 @@ static void draw_tuner(struct top_view *v, int y)
 	bar_line(y++, COLS >= 60 ? " Tuner (same models as tlbscope tune, fed as events arrive)" :
 		 " Tuner");
 	if (r->requests_unknown) {
-		sentence(y++, "flush requests unknown: kprobes on the flush path are defined and "
-			 "none of their events recorded (tlbscope-probes(7))",
-			 "flush requests unknown (kprobes dropped)");
+		snprintf(full, sizeof(full), "flush requests unknown: %s", r->requests_unknown);
+		sentence(y++, full, "flush requests unknown");
 		snprintf(full, sizeof(full), "recommendation (%s): %s (no flush request known)",
 			 f->pf_name, r->verdict ? r->verdict : "waiting for events");
 		snprintf(brief, sizeof(brief), "recommended: %s",

@@ -465,6 +465,25 @@ bool timeline_kprobes_silent(const struct timeline *tl)
 	return ts_source_info(tl->src)->nkprobes_defined && !tl->kprobe_requests;
 }
 
+bool timeline_requests_observable(const struct timeline *tl)
+{
+	uint64_t switches = 0;
+	size_t nprobes;
+
+	if (tl->kprobe_requests || tl->saw_kprobe_req || tl->saw_tlb_tp ||
+	    ts_source_info(tl->src)->nkprobes_defined)
+		return true;
+	ts_source_probes(tl->src, &nprobes);
+	if (nprobes || timeline_ipi_source(tl) >= 0)
+		return true;
+	for (int i = 0; i < tl->ncpus; i++) {
+		if (tl->cpus[i].st.flush_requests)
+			return true;
+		switches += tl->cpus[i].st.switches;
+	}
+	return !switches;
+}
+
 uint64_t timeline_requests_mm_guessed(const struct timeline *tl)
 {
 	return tl->req_mm_guessed;

@@ -219,6 +219,14 @@ uint64_t timeline_kprobe_requests(const struct timeline *tl);
  * requests and local flushes are unknown, not none.
  */
 bool timeline_kprobes_silent(const struct timeline *tl);
+/*
+ * Whether anything in the input can show a flush request: one seen, a kprobe defined (the
+ * input's header, a probe's format), x86's tlb_flush, or a flush IPI whose csd events
+ * group into requests.  Without one (tracepoints of an SBI-fence machine), its flush
+ * requests and local flushes are unknown, not none.  An input without a switch is not
+ * judged: true (it shows too little to say what it lacks).
+ */
+bool timeline_requests_observable(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */
 uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func);
 /*

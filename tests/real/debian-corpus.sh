@@ -150,6 +150,15 @@ if [ -f "$f" ] && [ -f "$g" ]; then
 	check "... and the totals too" \
 		grep -q "^totals: switches [0-9]*, flush IPIs sent [0-9]*, received [0-9]*, local flushes [0-9]*$" "$tmp/top2.txt"
 fi
+# the tracepoints alone of the same kind of run (no kprobe event defined or recorded, no
+# csd flush IPI: SBI fences): nothing shows a request; top says so, as report and tune do
+# (tests/cli/*-no-request-source)
+COLUMNS=80 tls top --replay "$fx/hand/sbi-tracepoints.txt" --speed max -b -d 1000 -n 1 \
+	2> /dev/null > "$tmp/top3.txt"
+check "tracepoints of an SBI-fence run: top's Tuner says no event shows a request" sh -c \
+	"tr -s ' \n' ' ' < '$tmp/top3.txt' | grep -q 'Tuner: flush requests unknown: no event shows one (no kprobe on the flush path, tlb_flush or csd flush IPI'"
+check "... and its totals say - for the flush IPIs and local flushes" \
+	grep -q "^totals: switches [0-9]*, flush IPIs sent -, received -, local flushes -$" "$tmp/top3.txt"
 for d in "$runs"/*/; do
 	name=$(basename "$d")
 	sw=$(tls report --json "$d/trace.dat" 2> /dev/null | jq '.totals.switches')
