@@ -204,6 +204,9 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 	if (r->requests_unknown)
 		printf("  flush requests         n/a  (%s)\n", r->probes.nmi_drop ?
 		       "kprobe events dropped" : "no event shows one");
+	else if (t->requests && timeline_csd_requests(tl) == t->requests)
+		printf("  flush requests  %10llu  (%s; grouped from csd IPIs, local-only ones "
+		       "unseen)\n", (unsigned long long)t->requests, a);
 	else
 		printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
 	if (r->source >= 0) {
@@ -339,6 +342,9 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 	       (unsigned long long)t.mms, (unsigned long long)t.guessed);
 	if (r->requests_unknown)
 		printf("  flush requests              n/a  (%s)\n", r->requests_unknown);
+	else if (t.requests && timeline_csd_requests(tl) == t.requests)
+		printf("  flush requests     %12llu  (grouped from csd IPIs, local-only ones "
+		       "unseen)\n", (unsigned long long)t.requests);
 	else
 		printf("  flush requests     %12llu\n", (unsigned long long)t.requests);
 	if (!t.kmask_unknown)

@@ -108,6 +108,8 @@ static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
 	if (!count)
 		return;
 	tl->cpus[ev->cpu].st.flush_requests++;
+	if (ev->u.flush.src == TS_SRC_CSD_QUEUE)
+		tl->csd_requests++;
 	if (mm)
 		tl->mms[mm].flush_requests++;
 }

@@ -80,6 +80,7 @@ struct timeline {
 	 */
 	bool saw_drop;
 	uint64_t kprobe_requests;
+	uint64_t csd_requests;		/* counted requests grouped from csd_queue_cpu */
 	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
 	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
 	struct tl_ptr_stats ps;

@@ -465,6 +465,11 @@ bool timeline_kprobes_silent(const struct timeline *tl)
 	return ts_source_info(tl->src)->nkprobes_defined && !tl->kprobe_requests;
 }
 
+uint64_t timeline_csd_requests(const struct timeline *tl)
+{
+	return tl->csd_requests;
+}
+
 bool timeline_requests_observable(const struct timeline *tl)
 {
 	uint64_t switches = 0;

@@ -227,6 +227,11 @@ bool timeline_kprobes_silent(const struct timeline *tl);
  * judged: true (it shows too little to say what it lacks).
  */
 bool timeline_requests_observable(const struct timeline *tl);
+/*
+ * Counted flush requests grouped from csd_queue_cpu runs (no kprobe or tlb_flush showed
+ * them): a request that flushes only its own CPU sends no IPI and is not among them.
+ */
+uint64_t timeline_csd_requests(const struct timeline *tl);
 /* kprobe events of probed function @func (a string id of the source), in the filter. */
 uint64_t timeline_probe_count(const struct timeline *tl, uint32_t func);
 /*
