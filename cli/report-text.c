@@ -205,8 +205,8 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 		printf("  flush requests         n/a  (%s)\n", r->probes.nmi_drop ?
 		       "kprobe events dropped" : "no event shows one");
 	else if (t->requests && timeline_csd_requests(tl) == t->requests)
-		printf("  flush requests  %10llu  (%s; grouped from csd IPIs, local-only ones "
-		       "unseen)\n", (unsigned long long)t->requests, a);
+		printf("  flush requests  %10llu  (%s; from csd IPIs, local-only unseen)\n",
+		       (unsigned long long)t->requests, a);
 	else
 		printf("  flush requests  %10llu  (%s)\n", (unsigned long long)t->requests, a);
 	if (r->source >= 0) {
