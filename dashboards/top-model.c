@@ -287,6 +287,7 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	struct tuner_rec rec;
 	struct tuner_base b;
 	enum tl_arch arch;
+	uint64_t requests = 0;
 	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
@@ -297,7 +298,10 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
-	if (timeline_kprobes_silent(tl))
+	for (int i = 0; i < timeline_cpus(tl); i++)
+		requests += timeline_cpu(tl, i)->flush_requests;
+	/* silent kprobes: unknown unless csd flush IPIs gave requests of their own */
+	if (!requests && timeline_kprobes_silent(tl))
 		r->requests_unknown = "the input defines kprobes on the flush path and holds none "
 				      "of their events (riscv 6.12 drops them in NMI context: "
 				      "tlbscope-probes(7))";
