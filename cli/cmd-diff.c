@@ -224,11 +224,17 @@ static struct row *row_get(struct rows *rs, const char *key)
 	return r;
 }
 
-/* @v of input @side under @key; JSON null (unknown) leaves it unknown */
+/*
+ * @v of input @side under @key; JSON null (unknown) leaves it unknown, and a text (a
+ * reason, as totals.requests_unknown) is no row
+ */
 static void row_set(struct rows *rs, const char *key, int side, json_t *v, bool add)
 {
-	struct row *r = row_get(rs, key);
+	struct row *r;
 
+	if (json_is_string(v))
+		return;
+	r = row_get(rs, key);
 	if (!json_is_number(v))
 		return;
 	r->v[side] = (add && r->known[side] ? r->v[side] : 0) + json_number_value(v);

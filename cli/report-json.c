@@ -153,7 +153,8 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 		json_object_set_new(j, "comm", json_text(m->comm));
 		json_object_set_new(j, "identified", json_text(timeline_how_name(m->how)));
 		json_object_set_new(j, "guessed", json_boolean(timeline_how_guessed(m->how)));
-		json_object_set_new(j, "flush_requests", jint(m->flush_requests));
+		json_object_set_new(j, "flush_requests", known(!r->requests_unknown,
+							       m->flush_requests));
 		json_object_set_new(j, "flush_ipis", known(isrc >= 0, isrc >= 0 ? m->ipis_caused[isrc] :
 							   0));
 		json_object_set_new(j, "cpus", json_integer(ts_cpumask_weight(&m->ran_on)));

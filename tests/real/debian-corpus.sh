@@ -145,6 +145,12 @@ if [ -f "$f" ] && [ -f "$g" ]; then
 	check "... the Tuner says the requests are unknown, and why" sh -c \
 		"tr -s ' \n' ' ' < '$tmp/top.txt' | grep -q 'Tuner: flush requests unknown: the input defines kprobes on the flush path and holds none of their events'"
 	check "... no model count of 0 IPIs is shown" sh -c "! grep -q 'stock_asid 0 flush IPIs' '$tmp/top.txt'"
+	same "report --json of it: every process's flush_requests null, as the totals'" "true true" \
+		"$(tls report --json "$f" 2> /dev/null | jq -c '(.totals.flush_requests == null),
+			([.processes[].flush_requests] | length > 0 and all(. == null))' | tr '\n' ' ' | sed 's/ $//')"
+	check "diff of it against the run that kept its kprobes: no row for the reason's text" sh -c \
+		"'$prog' diff '$f' '$g' 2> /dev/null | grep -q '^  flush_requests .* n/a ' &&
+		 ! '$prog' diff '$f' '$g' 2> /dev/null | grep -q requests_unknown"
 	same "with its requests (a kernel that kept the kprobes): every CPU's LOCAL and QUEUED a number" 4 \
 		"$(grep -cE '^ +[0-9]+ .* [0-9]+ +[0-9]+\?*/6 +[0-9]+ +[0-9]+$' "$tmp/top2.txt")"
 	check "... and the totals too" \
