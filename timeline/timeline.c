@@ -479,7 +479,7 @@ bool timeline_requests_observable(const struct timeline *tl)
 	    ts_source_info(tl->src)->nkprobes_defined)
 		return true;
 	ts_source_probes(tl->src, &nprobes);
-	if (nprobes || timeline_ipi_source(tl) >= 0)
+	if (nprobes)
 		return true;
 	for (int i = 0; i < tl->ncpus; i++) {
 		if (tl->cpus[i].st.flush_requests)

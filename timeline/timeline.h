@@ -215,16 +215,18 @@ const char *timeline_str(const struct timeline *tl, uint32_t id);
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /*
  * The input defines kprobes on the flush path and not one flush request came from them
- * (riscv 6.12 drops kprobe events written in NMI context, tlbscope-probes(7)): flush
- * requests and local flushes are unknown, not none.
+ * (riscv 6.12 drops kprobe events written in NMI context, tlbscope-probes(7)).  Unless
+ * csd flush IPIs gave requests of their own, its flush requests and local flushes are
+ * then unknown, not none.
  */
 bool timeline_kprobes_silent(const struct timeline *tl);
 /*
- * Whether anything in the input can show a flush request: one seen, a kprobe defined (the
- * input's header, a probe's format), x86's tlb_flush, or a flush IPI whose csd events
- * group into requests.  Without one (tracepoints of an SBI-fence machine), its flush
- * requests and local flushes are unknown, not none.  An input without a switch is not
- * judged: true (it shows too little to say what it lacks).
+ * Whether anything in the input can show a flush request: one counted (from a kprobe,
+ * x86's tlb_flush, or a run of csd_queue_cpu flush IPIs), a kprobe defined (the input's
+ * header, a probe's format), or tlb_flush seen.  Without one (the tracepoints of an
+ * SBI-fence machine; flush IPIs seen only on their targets), its flush requests and local
+ * flushes are unknown, not none.  An input without a switch is not judged: true (it shows
+ * too little to say what it lacks).
  */
 bool timeline_requests_observable(const struct timeline *tl);
 /*
