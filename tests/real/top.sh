@@ -340,6 +340,10 @@ if command -v tmux > /dev/null; then
 	for _ in $(seq 30); do [ -s "$tmp/live.pid" ] && break; sleep 0.1; done
 	pid=$(cat "$tmp/live.pid")
 	pids="$pids $pid"
+	# its start time (stat's field 22): once pids have wrapped, a new process can take
+	# the pid within the wait below and must not pass for top still running
+	started() { sed 's/.*) //' /proc/"$1"/stat 2> /dev/null | cut -d' ' -f20; }
+	start=$(started "$pid")
 	ok_screen=1
 	# up to a minute: under AddressSanitizer libtracefs's read of /proc/kallsyms (a
 	# realloc per 8 KiB, each a copy there) took 15 s on a host with slow page faults
@@ -351,7 +355,7 @@ if command -v tmux > /dev/null; then
 	tmux -L $sock send-keys -t "$s" C-c
 	# ended: gone, or a zombie (it exited; reaping it is the tmux server's business,
 	# which at times left it unreaped for more than 30 s)
-	ended() { [ -n "$1" ] && { [ ! -d /proc/"$1" ] ||
+	ended() { [ -n "$1" ] && { [ ! -d /proc/"$1" ] || [ "$(started "$1")" != "$start" ] ||
 		grep -q '^State:[[:space:]]*Z' /proc/"$1"/status 2> /dev/null; }; }
 	for _ in $(seq 300); do ended "$pid" && break; sleep 0.1; done
 	check "live screen: Ctrl-C ends it (pid ${pid:-unknown})" ended "$pid"
