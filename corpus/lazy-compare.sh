@@ -15,9 +15,13 @@ TLBSCOPE=${TLBSCOPE:-$(cd "$(dirname "$0")/.." && pwd)/tlbscope}
 R=$(mktemp); J=$(mktemp); D=$(mktemp)
 trap 'rm -f "$R" "$J" "$D" "$R.k" "$R.m" "$R.ms" "$R.known" "$R.err"' EXIT
 # trace-cmd 3.3 (Debian 13) prints the latency flags ("d.h..") between the CPU and the
-# timestamp; 3.1 (Debian 12) does not: dropped, so both read alike below
+# timestamp; 3.1 (Debian 12) does not: dropped, so both read alike below.  And it prints
+# raw nanoseconds ("[002]191907508200:") at times for a trace.dat whose TRACECLOCK option
+# is empty (as v6 files have it: the clock follows the CPU data): reading that option it
+# parses a buffer of 0 bytes, whatever the heap holds there.  Made seconds again.
 trace-cmd report -t -i "$TRACE" 2> "$R.err" |
-	sed -E 's/(\[[0-9]+\]) [.a-zA-Z0-9]{4,6} +([0-9]+\.[0-9]+:)/\1 \2/' > "$R"
+	sed -E 's/(\[[0-9]+\]) [.a-zA-Z0-9]{4,6} +([0-9]+\.[0-9]+:)/\1 \2/
+		s/(\[[0-9]+\]) *([0-9]+)([0-9]{9}):/\1 \2.\3:/' > "$R"
 # every event line below is read as "[CPU] SECONDS.NANOSECONDS: NAME:"; a report in
 # another form would read as a kernel that did nothing: say so instead (exit 2)
 events=$(grep -c ': ' "$R" || true)
