@@ -72,7 +72,10 @@ struct top_rec {
 	double cost_ms;
 	double stock_ms;	/* stock_asid's cost on the same basis */
 	const char *arch;	/* the traced kernel's, where the advice is not for it */
-	/* why flush requests, local flushes and what comes of them are unknown; NULL known */
+	/*
+	 * why flush requests, local flushes and what comes of them are unknown; NULL known.
+	 * Set only once events came, so @verdict is set with it.
+	 */
 	const char *requests_unknown;
 	const char *verdict;	/* tune's verdict on the events so far */
 	bool settable;		/* T, Q are a point to set (not only the cheapest) */

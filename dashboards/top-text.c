@@ -185,7 +185,7 @@ static void print_tuner(FILE *out, int width, const struct top_frame *f)
 		put(out, width, "  lazy(%d, %d) from the per-CPU tables: %llu evictions; deferred "
 		    "and overflows unknown", f->T, f->Q, (unsigned long long)r->point.evictions);
 		put(out, width, "  recommendation (%s): %s (no flush request known)", f->pf_name,
-		    r->verdict ? r->verdict : "no events yet");
+		    r->verdict);
 	} else {
 		print_models(out, width, f);
 	}

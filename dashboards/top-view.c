@@ -466,9 +466,8 @@ static void draw_tuner(struct top_view *v, int y)
 		snprintf(full, sizeof(full), "flush requests unknown: %s", r->requests_unknown);
 		sentence(y++, full, "flush requests unknown");
 		snprintf(full, sizeof(full), "recommendation (%s): %s (no flush request known)",
-			 f->pf_name, r->verdict ? r->verdict : "waiting for events");
-		snprintf(brief, sizeof(brief), "recommended: %s",
-			 r->verdict ? r->verdict : "waiting for events");
+			 f->pf_name, r->verdict);
+		snprintf(brief, sizeof(brief), "recommended: %s", r->verdict);
 		sentence(y++, full, brief);
 		snprintf(full, sizeof(full), "lazy(%d, %d) as shown per CPU: %llu evictions; flushes "
 			 "queued and queue overflows unknown", f->T, f->Q,
