@@ -343,9 +343,16 @@ static void write_options(struct tracedat_out *t)
 		out_u32(t, n + 1);
 		out_write(t, buf, n + 1);
 	}
-	if (t->clock) {	/* no data: in v6 the clock follows the flyrecord CPU table */
+	/*
+	 * The trace_clock file as trace-cmd record writes it, NUL included; v6 also keeps the
+	 * clock after the flyrecord CPU table.  libtracecmd parses this option's text
+	 * whatever its size: one of 0 bytes is read from uninitialized memory, and a clock
+	 * name it does not know there makes `trace-cmd report` print raw nanoseconds.
+	 */
+	if (t->clock) {
 		out_u16(t, OPT_TRACECLOCK);
-		out_u32(t, 0);
+		out_u32(t, strlen(t->clock) + 1);
+		out_write(t, t->clock, strlen(t->clock) + 1);
 	}
 	out_u16(t, OPT_DONE);
 }

@@ -58,6 +58,13 @@ if [ ! -e $tr/kprobe_events ]; then
 		grep -q "kprobes not added.*switch_mm.*sbi_remote_sfence_vma_asid" "$tmp/r.err"
 fi
 same "tracefs is as it was after record -- hackbench" "$before" "$(state)"
+# the clock option holds the trace_clock file, as trace-cmd writes it: libtracecmd parses
+# one of 0 bytes from uninitialized memory and then may print raw nanoseconds
+clock=$(trace-cmd dump --options "$tmp/r.dat" 2> /dev/null | grep -A1 'Option TRACECLOCK' | tail -1)
+same "the clock option lists the clocks of trace_clock" "$(tr -d '[]' < $tr/trace_clock)" \
+	"$(tr -d '[]' <<< "$clock")"
+same "trace-cmd report prints seconds on every line" 0 \
+	"$(trace-cmd report "$tmp/r.dat" 2> /dev/null | grep -c '\[[0-9]*\] *[0-9]\{9,\}:')"
 # the machine as record saw it: a CPU with the hypervisor flag is a VM, whose timings tune
 # never prices; the marker survives the JSON lines
 marker=$(trace-cmd report "$tmp/r.dat" 2> /dev/null | sed -n 's/.*tlbscope-machine: //p' | head -1)
