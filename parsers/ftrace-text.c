@@ -3,7 +3,7 @@
  * The ftrace text formats: the tracefs "trace" / "trace_pipe" files (with or without the
  * irq-info flags and record-tgid columns, or in latency-format) and the output of
  * "trace-cmd report" (with or without buffer-name prefixes, -l latency columns, -t
- * nanosecond timestamps, --ts-diff).  Each line is split into its header columns here;
+ * nanosecond timestamps, --ts-diff, integer ones of --raw-ts or a raw clock).  Each line is split into its header columns here;
  * the event's fields go to tp_decode().
  */
 #include <ctype.h>
@@ -45,6 +45,7 @@ struct ftext {
 	 */
 	uint64_t overwritten;
 	bool overwritten_told;
+	uint64_t events;	/* event lines read (not headers, skipped lines or losses) */
 	bool has_stash;
 	struct ts_event stash;	/* the first event, held back behind that LOST event */
 };
@@ -52,6 +53,7 @@ struct ftext {
 /* The columns before an event's fields; spans point into the line. */
 struct line_hdr {
 	uint64_t ts;		/* ns */
+	bool raw_ts;		/* an integer timestamp, read as ns (ts_token()) */
 	int cpu;
 	int pid;
 	int tgid;		/* -1: no TGID column or "(-------)" */
@@ -184,8 +186,11 @@ static inline size_t name_end(const char *s, size_t n, size_t len)
  * Is the ':' at @c the end of a timestamp?  "72.463764:" (seconds, tracefs and trace-cmd)
  * or, with the tracefs latency-format option, "918805260us :" where the character before
  * the ':' marks long delays.  The token must follow a blank; its start goes to @start.
+ * trace-cmd report prints the clock's raw count as an integer ("%12d:", glued to the
+ * "[CPU]" when it fills the width) for a clock not counting in ns (counter, x86-tsc), with
+ * --raw-ts, and for a trace.dat whose clock option it misreads: read as ns, *@raw set.
  */
-static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
+static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns, bool *raw)
 {
 	uint64_t us, sec = 0, frac = 0;
 	size_t b, e, flen;
@@ -210,6 +215,13 @@ static bool ts_token(const char *s, size_t c, size_t *start, uint64_t *ns)
 		if (c - b < 9)
 			frac += d * ftext_ten_to[c - b];
 	flen = c - b;
+	if (flen && b && s[b - 1] != '.') {
+		if ((!is_blank(s[b - 1]) && s[b - 1] != ']') || span_u64(s + b, flen, 10, ns))
+			return false;
+		*raw = true;
+		*start = b;
+		return true;
+	}
 	if (!flen || flen > 9 || b < 2 || s[b - 1] != '.')
 		return false;
 	e = --b;
@@ -248,7 +260,8 @@ static int parse_event_line(const char *s, size_t len, struct line_hdr *h)
 		c = (size_t)(colon - s);
 		if (c + 1 < len && s[c + 1] != ' ')
 			continue;
-		if (!ts_token(s, c, &start, &h->ts))
+		h->raw_ts = false;
+		if (!ts_token(s, c, &start, &h->ts, &h->raw_ts))
 			continue;
 		p = skip_blanks(s, c + 1, len);
 		/* trace-cmd report --ts-diff: "72.463807: (+43)    ipi_send_cpu: ..." */
@@ -507,6 +520,11 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 		ev->flags |= TS_F_TGID;
 	if (h.tgid_col)
 		src->info.has_tgid = true;
+	if (h.raw_ts && !src->info.advice)
+		src->info.advice = "integer timestamps (trace-cmd report prints a clock's raw count "
+				   "so): read as nanoseconds, which they are only for a nanosecond "
+				   "clock (not counter or x86-tsc); the trace.dat itself gives the "
+				   "clock";
 	copy_out(h.comm, h.comm_len, ev->comm, TS_COMM_LEN);
 
 	why[0] = '\0';
@@ -533,6 +551,7 @@ static int handle_line(struct ts_source *src, struct ftext *ft, const char *s, s
 	if (slot)
 		slot->id = ev->name;
 	ft->last_ts = ev->ts;
+	ft->events++;
 	return 1;
 }
 
@@ -565,8 +584,19 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 		size_t len;
 		char *line = ts_source_getline(src, &len, &failed);
 
-		if (!line)
-			return failed ? read_failed(src) : 0;
+		if (!line) {
+			const char *first;
+			uint64_t n;
+
+			if (failed)
+				return read_failed(src);
+			/* nothing read as an event: the text is not one of ours, not an empty trace */
+			n = ts_source_skipped(src, &first);
+			if (!ft->events && n)
+				return ts_source_fail(src, "no line read as an event (%llu skipped; "
+						      "first: %s)", (unsigned long long)n, first);
+			return 0;
+		}
 		if (len > MAX_LINE) {
 			ts_source_skip(src, "line %llu: longer than %d bytes",
 				       (unsigned long long)src->lineno, MAX_LINE);

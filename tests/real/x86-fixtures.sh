@@ -52,6 +52,22 @@ d=$(jq -s '[.[0].cpus, .[1].cpus] | transpose | map((.[0].idle_ns - .[1].idle_ns
 	- (.[0].switches * 1000)) | max' "$tmp/dat.json" "$tmp/txt.json")
 check "x86-hackbench: idle time equal within timestamp precision" [ "$(echo "$d <= 0" | bc)" = 1 ]
 
+# trace-cmd report --raw-ts prints each timestamp as an integer count ("[001]827787429464:"),
+# as it does for the counter and x86-tsc clocks: read as ns, the same report as the
+# trace.dat's, to the nanosecond, and a warning that says how they were read
+if trace-cmd report --raw-ts "$fx/x86-hackbench.dat" > "$tmp/raw.txt" 2> /dev/null; then
+	tls report --json "$tmp/raw.txt" > "$tmp/raw.json" 2> "$tmp/raw.err"
+	same "x86-hackbench: trace-cmd report --raw-ts text gives the trace.dat's report" \
+		"$(jq -S 'del(.input, .evidence.timestamps_as_printed, .evidence.input_checks_first)' \
+			"$tmp/dat.json")" \
+		"$(jq -S 'del(.input, .evidence.timestamps_as_printed, .evidence.input_checks_first)' \
+			"$tmp/raw.json")"
+	check "... and says the integers were read as nanoseconds" \
+		grep -q "integer timestamps .*read as nanoseconds" "$tmp/raw.err"
+else
+	skip "x86-hackbench: trace-cmd report --raw-ts" "this trace-cmd has no --raw-ts"
+fi
+
 # tgid column: threads that existed before the trace are one process, not guesses
 tgtxt=$(unxz_fx x86-threads-tgid.txt.xz)
 tls report --json "$tgtxt" > "$tmp/tg.json"

@@ -681,6 +681,79 @@ static void test_long_line(void **state)
 	ts_source_close(src);
 }
 
+/*
+ * trace-cmd report of a clock it does not count in ns (or --raw-ts, or a trace.dat whose
+ * clock option it misreads): "%12d:" integers, glued to "[CPU]" at 12 digits or more.
+ * They are read as ns, and the input's advice says so.
+ */
+static void test_report_raw_ts(void **state)
+{
+	static const char text[] =
+		"cpus=4\n"
+		"        tlbscope-224   [002]191907508200: sched_switch:         tlbscope:224 [120] "
+		"R ==> kworker/2:1:57 [120]\n"
+		"          <idle>-0     [001]    41907508: tlb_flush:            pages=1 reason=remote "
+		"shootdown (1)\n";
+	char path[64], err[TS_ERR_LEN];
+	struct ts_source *src;
+	struct ts_event ev;
+
+	write_tmp(path, text, sizeof(text) - 1);
+	src = ts_source_open(path, err);
+	unlink(path);
+	if (!src)
+		fail_msg("%s", err);
+	assert_null(ts_source_info(src)->advice);
+	assert_int_equal(ts_source_next(src, &ev), 1);
+	assert_int_equal(ev.kind, TS_EV_SWITCH);
+	assert_int_equal(ev.ts, 191907508200ULL);
+	assert_int_equal(ev.cpu, 2);
+	assert_int_equal(ev.pid, 224);
+	assert_string_equal(ev.comm, "tlbscope");
+	assert_int_equal(ev.u.sw.next_pid, 57);
+	assert_non_null(ts_source_info(src)->advice);
+	assert_non_null(strstr(ts_source_info(src)->advice, "read as nanoseconds"));
+	assert_int_equal(ts_source_next(src, &ev), 1);
+	assert_int_equal(ev.kind, TS_EV_FLUSH);
+	assert_int_equal(ev.ts, 41907508ULL);
+	assert_int_equal(ev.cpu, 1);
+	assert_int_equal(ts_source_next(src, &ev), 0);
+	assert_int_equal(ts_source_skipped(src, NULL), 0);
+	ts_source_close(src);
+}
+
+/*
+ * A text that opens as trace-cmd report ("cpus=N") but has no line read as an event fails
+ * at its end, naming the first line skipped; one with no line at all is an empty trace.
+ */
+static void test_no_event_read(void **state)
+{
+	static const char bad[] = "cpus=2\nhello world\nthis is: not: an event\n";
+	static const char empty[] = "cpus=2\n";
+	char path[64], err[TS_ERR_LEN];
+	struct ts_source *src;
+	struct ts_event ev;
+
+	write_tmp(path, bad, sizeof(bad) - 1);
+	src = ts_source_open(path, err);
+	unlink(path);
+	if (!src)
+		fail_msg("%s", err);
+	assert_int_equal(ts_source_next(src, &ev), -1);
+	assert_non_null(strstr(ts_source_error(src), "no line read as an event (2 skipped; "
+			       "first: line 2: not an event line)"));
+	assert_non_null(strstr(ts_source_error(src), path));
+	ts_source_close(src);
+
+	write_tmp(path, empty, sizeof(empty) - 1);
+	src = ts_source_open(path, err);
+	unlink(path);
+	if (!src)
+		fail_msg("%s", err);
+	assert_int_equal(ts_source_next(src, &ev), 0);
+	ts_source_close(src);
+}
+
 /* ---- the number and field helpers, against what parse_*() and a plain scan say ---- */
 
 int main(void)
@@ -700,6 +773,8 @@ int main(void)
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_report_raw_ts),
+		cmocka_unit_test(test_no_event_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
