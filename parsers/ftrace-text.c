@@ -585,16 +585,13 @@ static int ftext_next(struct ts_source *src, struct ts_event *ev)
 		char *line = ts_source_getline(src, &len, &failed);
 
 		if (!line) {
-			const char *first;
-			uint64_t n;
-
 			if (failed)
 				return read_failed(src);
 			/* nothing read as an event: the text is not one of ours, not an empty trace */
-			n = ts_source_skipped(src, &first);
-			if (!ft->events && n)
+			if (!ft->events && src->skipped)
 				return ts_source_fail(src, "no line read as an event (%llu skipped; "
-						      "first: %s)", (unsigned long long)n, first);
+						      "first: %s)", (unsigned long long)src->skipped,
+						      src->first_skip);
 			return 0;
 		}
 		if (len > MAX_LINE) {
