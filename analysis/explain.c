@@ -57,7 +57,8 @@ struct explain {
 	 * the one before (lazy TLB), switch_mm and exec's activate_mm load one.
 	 */
 	uint32_t active[TS_MAX_CPUS];
-	uint32_t pend_mm[TS_MAX_CPUS];		/* the mm of the last IPI sent to the CPU */
+	/* target-side IPIs counted whose mm is unknown: no cross-call to the CPU seen before */
+	uint64_t mm_unknown[TL_IPI__COUNT];
 	struct u64map matrix[TL_IPI__COUNT];	/* (from + 1) << 16 | to -> IPIs */
 	struct u64map per_mm[TL_IPI__COUNT];	/* mm << 1 | not running -> IPIs */
 	/* bursts: the interval being counted, and the worst ones */
@@ -189,27 +190,26 @@ static void close_bucket(struct explain *x, struct timeline *tl, int s)
 /*
  * One flush IPI of evidence @s.  Its mm as timeline/ attributes it: the sender's running
  * task's, the request's for an SBI fence, the sender's at send time when seen on the
- * target.  "Not running" when the target's active mm is another: the targets lazy(T, Q)
- * queues instead of interrupting (docs/design.md section 4, rule 2).
+ * target (unknown where no cross-call to the target came before: counted apart).  "Not
+ * running" when the target's active mm is another: the targets lazy(T, Q) queues instead
+ * of interrupting (docs/design.md section 4, rule 2).
  */
 static void count_ipi(void *ctx, struct timeline *tl, int s, int from, int to, uint64_t ts)
 {
 	struct explain *x = ctx;
 	uint64_t b = ts / BURST_NS;
-	bool not_running;
-	uint32_t mm;
+	bool not_running, known = true;
+	uint32_t mm = 0;
 	int c;
 
 	if (to < 0 || to >= TS_MAX_CPUS)
 		return;
 	if (s == TL_IPI_CSD_ENTRY || s == TL_IPI_TLB_FLUSH)
-		mm = x->pend_mm[to];
+		known = timeline_ipi_sender_mm(tl, to, &mm);
 	else if (s == TL_IPI_SBI)
 		mm = from >= 0 ? x->req_mm[from] : 0;
 	else
 		mm = timeline_current_mm(tl, from);
-	if (s != TL_IPI_CSD_ENTRY && s != TL_IPI_TLB_FLUSH)
-		x->pend_mm[to] = mm;
 	/* a flush of kernel mappings or of everything: its sender's, but no model queues it */
 	not_running = x->active[to] != mm &&
 		      !((s == TL_IPI_CSD_QUEUE || s == TL_IPI_MASK) &&
@@ -217,6 +217,8 @@ static void count_ipi(void *ctx, struct timeline *tl, int s, int from, int to, u
 	if (!timeline_counted(tl, to, ts))
 		return;
 	(*u64map_get(&x->matrix[s], (uint64_t)(from + 1) << 16 | (uint64_t)to, 0, NULL))++;
+	if (!known)
+		x->mm_unknown[s]++;
 	if (mm)
 		(*u64map_get(&x->per_mm[s], (uint64_t)mm << 1 | not_running, 0, NULL))++;
 	c = from >= 0 ? x->req_caller[from] : -1;
@@ -382,6 +384,7 @@ const struct explain_result *explain_result(struct explain *x, struct timeline *
 			r->unknown_sender |= f < 0 && v;
 		}
 	mm_rows(x, tl, s, r);
+	r->mm_unknown = x->mm_unknown[s];
 	if (x->any_bucket[s]) {
 		close_bucket(x, tl, s);
 		x->any_bucket[s] = false;

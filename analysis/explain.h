@@ -42,6 +42,8 @@ struct explain_result {
 	uint64_t *matrix;		/* (ncpus + 1) x ncpus: row 0 unknown sender, row f + 1 CPU f */
 	struct explain_mm_row *rows;	/* processes by IPIs caused, most first */
 	size_t nrows;
+	/* target-side IPIs whose mm is unknown (no cross-call to the target seen before) */
+	uint64_t mm_unknown;
 	struct explain_burst worst[EXPLAIN_WORST];
 	int nworst;
 };

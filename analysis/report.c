@@ -312,6 +312,7 @@ static void summarize(struct report_result *r, struct timeline *tl, const struct
 		s->ipis_per_mm_switch = (double)r->t.ipis / (double)r->t.mm_switches;
 	for (size_t i = 0; i < x->nrows; i++)
 		s->not_running += x->rows[i].not_running;
+	s->mm_unknown = x->mm_unknown;
 	/* explain's callers come by requests: the few that caused the most IPIs */
 	for (int k = 0; k < REPORT_TOP; k++) {
 		int best = -1;

@@ -79,6 +79,7 @@ struct report_summary {
 	bool rates_known;
 	double ipis_per_mm_switch;	/* known with a source and mm switches */
 	uint64_t not_running;		/* IPIs to CPUs whose active mm was another */
+	uint64_t mm_unknown;		/* IPIs whose mm is unknown: in neither count */
 	int callers[REPORT_TOP];	/* explain's callers, most IPIs first (requests when
 					 * no IPI evidence) */
 	int ncallers;

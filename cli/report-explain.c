@@ -109,6 +109,10 @@ void explain_text(const struct explain_result *x, int top)
 		table_print(t, stdout, "  ");
 		table_free(t);
 	}
+	if (x->mm_unknown)
+		printf("%s  %llu flush IPI%s of no known mm (no cross-call to the target seen "
+		       "before): in no row\n", x->nrows ? "" : "\nFlush IPIs to CPUs not running the "
+		       "mm\n", (unsigned long long)x->mm_unknown, x->mm_unknown == 1 ? "" : "s");
 	if (x->nworst) {
 		printf("\nWorst bursts of flush IPIs (10 ms intervals)\n");
 		for (int k = 0; k < x->nworst; k++) {
@@ -147,6 +151,7 @@ void explain_json(const struct explain_result *x, json_t *j)
 	if (s < 0) {
 		json_object_set_new(j, "ipi_matrix", json_null());
 		json_object_set_new(j, "ipis_not_running", json_null());
+		json_object_set_new(j, "ipis_mm_unknown", json_null());
 		json_object_set_new(j, "ipi_bursts", json_null());
 		return;
 	}
@@ -188,6 +193,7 @@ void explain_json(const struct explain_result *x, json_t *j)
 		json_array_append_new(nr, o);
 	}
 	json_object_set_new(j, "ipis_not_running", nr);
+	json_object_set_new(j, "ipis_mm_unknown", json_integer((json_int_t)x->mm_unknown));
 	bursts = json_object();
 	json_object_set_new(bursts, "interval_ns", json_integer((json_int_t)EXPLAIN_BURST_NS));
 	{

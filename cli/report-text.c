@@ -217,7 +217,14 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 			b[0] = '\0';
 		printf("  flush IPIs      %10llu  (%s%s)\n", (unsigned long long)t->ipis, a, b);
 		printf("    counted from  %s\n", timeline_ipi_source_name(r->source));
-		if (t->ipis && arch != TL_ARCH_X86)
+		if (t->ipis && arch != TL_ARCH_X86 && s->mm_unknown >= t->ipis)
+			printf("    to CPUs not running the mm: unknown (no IPI's sender seen)\n");
+		else if (t->ipis && arch != TL_ARCH_X86 && s->mm_unknown)
+			printf("    to CPUs not running the mm: %llu of the %llu with a known mm "
+			       "(%.1f %%)\n", (unsigned long long)s->not_running,
+			       (unsigned long long)(t->ipis - s->mm_unknown),
+			       100.0 * s->not_running / (t->ipis - s->mm_unknown));
+		else if (t->ipis && arch != TL_ARCH_X86)
 			printf("    to CPUs not running the mm: %llu (%.1f %%), what lazy flushing "
 			       "queues\n", (unsigned long long)s->not_running,
 			       100.0 * s->not_running / t->ipis);

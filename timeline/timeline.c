@@ -26,6 +26,14 @@ uint32_t timeline_current_mm(struct timeline *tl, int cpu)
 	return cpu >= 0 && cpu < tl->ncpus ? tl_current_mm(tl, cpu) : 0;
 }
 
+bool timeline_ipi_sender_mm(struct timeline *tl, int cpu, uint32_t *mm)
+{
+	if (cpu < 0 || cpu >= tl->ncpus || !tl->cpus[cpu].pending_known)
+		return false;
+	*mm = tl->cpus[cpu].pending_mm;
+	return true;
+}
+
 bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts)
 {
 	return tl_counted(tl, cpu, ts);

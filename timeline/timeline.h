@@ -138,6 +138,12 @@ void timeline_release(struct timeline *tl, uint64_t before, tl_emit_fn emit, voi
 int timeline_cpus(const struct timeline *tl);		/* highest CPU seen + 1 */
 /* The mm of the task @cpu runs now (0: a kernel thread, or none known). */
 uint32_t timeline_current_mm(struct timeline *tl, int cpu);
+/*
+ * The mm a target-side flush IPI on @cpu is attributed to (csd_function_entry, x86's
+ * tlb_flush of a shootdown): what ran on the last CPU that sent @cpu a cross-call, when it
+ * sent it, into *@mm (0: a kernel thread).  false when no cross-call to @cpu was seen.
+ */
+bool timeline_ipi_sender_mm(struct timeline *tl, int cpu, uint32_t *mm);
 /* Is an event of @cpu (-1: of no CPU) at @ts inside the filter the counters cover? */
 bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts);
 const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu);
