@@ -63,10 +63,18 @@ static void sum_totals(const struct timeline *tl, int src, struct report_totals 
 	}
 }
 
-/* Timestamps of a text the user printed, at whatever precision it has (perf.data: --ns). */
+/*
+ * Timestamps of a text the user printed, at whatever precision it has (perf.data: --ns),
+ * or of JSON lines made from one.
+ */
+static bool text_format(const char *format)
+{
+	return format && (!strcmp(format, "ftrace-text") || !strcmp(format, "perf-script"));
+}
+
 static bool text_timestamps(const struct ts_source_info *info)
 {
-	return !strcmp(info->format, "ftrace-text") || !strcmp(info->format, "perf-script");
+	return text_format(info->format) || text_format(info->made_from);
 }
 
 static int sort_src_ipi;

@@ -187,7 +187,8 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 		json_object_set_new(j, "mms_identified", how);
 		json_object_set_new(j, "mms_guessed", jint(t.guessed));
 		timeline_tasks(tl, &kguess);
-		json_object_set_new(j, "kthreads_by_name", jint(kguess));
+		json_object_set_new(j, "kthreads_by_name",
+				    info->normalized ? json_null() : jint(kguess));
 		json_object_set_new(j, "tgid_markers", jint(timeline_tgid_markers(tl, &corrected)));
 		json_object_set_new(j, "tgid_markers_malformed", jint(info->tgid_malformed));
 		json_object_set_new(j, "tgid_markers_corrected", jint(corrected));

@@ -488,7 +488,11 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 	       (unsigned long long)t.how[TL_HOW_EXEC], (unsigned long long)t.how[TL_HOW_GIVEN],
 	       (unsigned long long)t.how[TL_HOW_POINTER]);
 	timeline_tasks(tl, &kguess);
-	printf("  kernel threads recognized by name only: %llu\n", (unsigned long long)kguess);
+	if (info->normalized)
+		printf("  kernel threads recognized by name only: n/a (the JSON lines give every "
+		       "switch's mm)\n");
+	else
+		printf("  kernel threads recognized by name only: %llu\n", (unsigned long long)kguess);
 	printf("  flush requests attributed to the requesting task's mm: %llu; with no user mm "
 	       "(kernel thread requesting): %llu\n",
 	       (unsigned long long)timeline_requests_mm_guessed(tl),
@@ -504,7 +508,8 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		       "%llu malformed, %llu correcting a guess made before them\n",
 		       (unsigned long long)rows, (unsigned long long)info->tgid_malformed,
 		       (unsigned long long)corrected);
-	else if (!info->has_tgid && !info->normalized && (t.guessed || !t.how[TL_HOW_POINTER]))
+	else if (info->normalized ? t.guessed > 0 :
+		 !info->has_tgid && (t.guessed || !t.how[TL_HOW_POINTER]))
 		printf("  tgid: not in this input; processes of tasks older than the trace are "
 		       "guessed (pid as process)\n");
 	print_probes_text(src, tl, r);

@@ -19,7 +19,7 @@ const char *const jsonl_key_names[N_KEYS] = {
 	[K_KERNEL_MASK] = "kernel_mask", [K_KIND] = "kind",
 	[K_KPROBES_DEFINED] = "kprobes_defined", [K_KTHREAD] = "kthread", [K_LOCAL] = "local",
 	[K_MACHINE] = "machine",
-	[K_MM] = "mm", [K_MM_PTR] = "mm_ptr", [K_NEXT_COMM] = "next_comm",
+	[K_MM] = "mm", [K_MM_FROM] = "mm_from", [K_MM_PTR] = "mm_ptr", [K_NEXT_COMM] = "next_comm",
 	[K_NEXT_MASK] = "next_mask", [K_NEXT_PID] = "next_pid", [K_NEXT_PTR] = "next_ptr",
 	[K_NO_MM] = "no_mm", [K_OLD_PID] = "old_pid", [K_PAGES] = "pages",
 	[K_PARENT_PID] = "parent_pid", [K_PID] = "pid", [K_PREV_COMM] = "prev_comm",
@@ -60,7 +60,7 @@ const struct jsonl_kind jsonl_kinds[N_KINDS] = {
 	 */
 	[JK_EXIT] = KIND("exit", EV_HEAD, K_EXIT_PID, K_MM, K_MM_PTR),
 	[JK_TASK_EXIT] = KIND("task_exit", EV_HEAD, K_EXIT_PID, K_MM),
-	[JK_FLUSH] = KIND("flush", EV_HEAD, K_ROLE, K_MM, K_SCOPE, K_PAGES, K_START, K_STRIDE,
+	[JK_FLUSH] = KIND("flush", EV_HEAD, K_ROLE, K_MM, K_MM_FROM, K_SCOPE, K_PAGES, K_START, K_STRIDE,
 			  K_SOURCE, K_REASON, K_MM_PTR, K_KERNEL_MASK),
 	[JK_IPI] = KIND("ipi", EV_HEAD, K_RECV, K_FROM, K_LOCAL, K_TARGETS, K_TLB, K_FUNC,
 			K_SOURCE),

@@ -272,6 +272,10 @@ static void flush_members(struct ts_jsonl_writer *w, const struct ts_event *ev, 
 	key(w, K_ROLE);
 	put_str(w, jsonl_role_names[ev->u.flush.role < JSONL_N_ROLES ? ev->u.flush.role : 0]);
 	put_mm(w, mm);
+	if (ev->u.flush.fflags & TS_FF_MM_TASK) {
+		key(w, K_MM_FROM);
+		put_str(w, "task");
+	}
 	key(w, K_SCOPE);
 	put_str(w, ts_scope_name(ev->u.flush.scope));
 	if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_KERNEL) {

@@ -322,7 +322,7 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 	if (o->kind == JK_HEADER) {
 		int64_t cpus = jnum(o, K_CPUS, 0);
 		const char *k = jstr(o, K_KERNEL), *cl = jstr(o, K_CMDLINE);
-		const char *ma = jstr(o, K_MACHINE);
+		const char *ma = jstr(o, K_MACHINE), *fmt = jstr(o, K_FORMAT);
 
 		if (cpus > TS_MAX_CPUS)
 			return *why = "\"cpus\" past the 512 CPUs tlbscope handles", -1;
@@ -334,6 +334,8 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 			src->info.cmdline = ts_source_str(src, ts_source_intern(src, cl));
 		if (ma)
 			src->info.machine = ts_source_str(src, ts_source_intern(src, ma));
+		if (fmt)
+			src->info.made_from = ts_source_str(src, ts_source_intern(src, fmt));
 		set_kprobes_defined(src, jget(o, K_KPROBES_DEFINED));
 		return 0;
 	}
@@ -424,6 +426,8 @@ static int decode(struct ts_source *src, const struct jline *o, struct ts_event 
 				ev->u.flush.fflags |= TS_FF_PTR;
 			if (jcpus(o, K_KERNEL_MASK, &ev->u.flush.kmask))
 				ev->u.flush.fflags |= TS_FF_KMASK;
+			if (jstr(o, K_MM_FROM) && !strcmp(jstr(o, K_MM_FROM), "task"))
+				ev->u.flush.fflags |= TS_FF_MM_TASK;
 		}
 		/* enum ts_flush_role, anything else a request */
 		ev->u.flush.role = (uint8_t)name_index(role, jsonl_role_names, JSONL_N_ROLES,

@@ -152,6 +152,8 @@ enum ts_evsrc {
 /* Flags of u.flush.fflags (kprobe facts) */
 #define TS_FF_KMASK	0x01	/* kmask is the kernel's own target mask (CPUs 0-63 only) */
 #define TS_FF_PTR	0x02	/* mm_ptr is the kernel's struct mm_struct * (0 = NULL) */
+/* a request's mm is its requesting task's (timeline/, with no pointer in the event) */
+#define TS_FF_MM_TASK	0x04
 
 /*
  * Why a kernel executes an sfence.vma (the corpus's classification of each site by its
@@ -334,6 +336,8 @@ struct ts_source_info {
 	int cpus;		/* CPUs the input declares (0 = unknown) */
 	bool has_tgid;		/* the input carries the tgid of every event's task */
 	bool normalized;	/* already resolved by tlbscope: mms named, requests derived */
+	/* JSON lines: the format of the input they were made from (their header's), else NULL */
+	const char *made_from;
 	/*
 	 * no event can be settled by a later one, so the timeline keeps no lookahead: no
 	 * tgid column, markers, kprobes (mm pointers, switch_mm loads, caller probes) or

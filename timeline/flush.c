@@ -89,10 +89,18 @@ static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
 	if (ev->flags & TS_F_MM_GIVEN) {
 		if (ev->u.flush.mm)
 			mm = tl_given_mm(tl, ev->u.flush.mm, "", -1, TL_HOW_GIVEN, ev->ts);
+		/* JSON lines: attributed to the task when they were made, counted as then */
+		if (count && (ev->u.flush.fflags & TS_FF_MM_TASK)) {
+			if (mm)
+				tl->req_mm_guessed++;
+			else
+				tl->req_unattributed++;
+		}
 	} else if (ev->u.flush.fflags & TS_FF_PTR) {
 		mm = request_ptr_mm(tl, ev, count);
 	} else if (ev->u.flush.scope == TS_SCOPE_RANGE || ev->u.flush.scope == TS_SCOPE_MM) {
 		mm = tl_current_mm(tl, ev->cpu);
+		ev->u.flush.fflags |= TS_FF_MM_TASK;
 		if (count) {
 			if (mm)
 				tl->req_mm_guessed++;

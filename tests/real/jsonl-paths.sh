@@ -40,4 +40,19 @@ for bad in "${line%\}},\"cpu\":1}" "${line/\"ts\":/\"ts\":1.5,\"x\":}" \
 	*) not_ok "not refused: $bad"; echo "$out" | grep -i malformed | sed 's/^/#   /' ;;
 	esac
 done
+# what a report says of how the requests got their mm survives the JSON lines ("mm_from"),
+# as does the text's timestamp precision (the header's "format"); which kernel threads
+# were known by name is decided before the lines are written: n/a, not 0
+for t in "$(unxz_fx x86-hackbench.txt.xz)" "$fx/text/report-instance.txt"; do
+	name=$(basename "$t")
+	tls events "$t" > "$tmp/t.jsonl"
+	ev() { tls report --json "$1" 2> /dev/null |
+		jq -c '.evidence | [.requests_mm_from_task, .requests_without_mm, .timestamps_as_printed]'; }
+	want=$(ev "$t")
+	check "$name: requests attributed to their task ($want)" \
+		sh -c "echo '$want' | jq -e '.[0] > 0' > /dev/null"
+	same "$name: its JSON lines give the same attribution and precision" "$want" "$(ev "$tmp/t.jsonl")"
+	same "$name: its JSON lines: kernel threads by name n/a" null \
+		"$(tls report --json "$tmp/t.jsonl" 2> /dev/null | jq .evidence.kthreads_by_name)"
+done
 echo "1..$n"
