@@ -276,7 +276,8 @@ static int live_next(struct ts_source *src, struct ts_event *ev)
 	} else {
 		for (int i = 0; i < l->ncpus; i++) {
 			c = &l->cpu[i];
-			if (refill(src, l, i))
+			/* a CPU with its next record, or drained, needs no call */
+			if (!c->head && !c->drained && refill(src, l, i))
 				return -1;
 			if (c->head && c->ts <= l->watermark &&
 			    (best < 0 || c->ts < l->cpu[best].ts))
