@@ -190,8 +190,11 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 		json_object_set_new(j, "kthreads_by_name",
 				    info->normalized ? json_null() : jint(kguess));
 		json_object_set_new(j, "tgid_markers", jint(timeline_tgid_markers(tl, &corrected)));
-		json_object_set_new(j, "tgid_markers_malformed", jint(info->tgid_malformed));
-		json_object_set_new(j, "tgid_markers_corrected", jint(corrected));
+		/* JSON lines keep the rows read, and their mms are given: nothing to correct */
+		json_object_set_new(j, "tgid_markers_malformed",
+				    info->normalized ? json_null() : jint(info->tgid_malformed));
+		json_object_set_new(j, "tgid_markers_corrected",
+				    info->normalized ? json_null() : jint(corrected));
 		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
 		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));

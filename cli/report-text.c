@@ -503,7 +503,11 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		       "nanoseconds\n");
 	/* mm pointers name every process's address space: then the tgid is not needed */
 	rows = timeline_tgid_markers(tl, &corrected);
-	if (rows || info->tgid_malformed)
+	if (rows && info->normalized)
+		printf("  tgid: from the trace's task table (tlbscope-tgid markers): %llu rows; "
+		       "malformed and correcting a guess n/a (the JSON lines keep the rows read, "
+		       "their mms given)\n", (unsigned long long)rows);
+	else if (rows || info->tgid_malformed)
 		printf("  tgid: from the trace's task table (tlbscope-tgid markers): %llu rows, "
 		       "%llu malformed, %llu correcting a guess made before them\n",
 		       (unsigned long long)rows, (unsigned long long)info->tgid_malformed,

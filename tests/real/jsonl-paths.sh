@@ -55,4 +55,10 @@ for t in "$(unxz_fx x86-hackbench.txt.xz)" "$fx/text/report-instance.txt"; do
 	same "$name: its JSON lines: kernel threads by name n/a" null \
 		"$(tls report --json "$tmp/t.jsonl" 2> /dev/null | jq .evidence.kthreads_by_name)"
 done
+# the task table's rows survive the lines; which were malformed or corrected a guess does not
+tls events "$fx/hand/sbi-tracepoints.txt" > "$tmp/s.jsonl"
+tg() { tls report --json "$1" 2> /dev/null |
+	jq -c '.evidence | [.tgid_markers, .tgid_markers_malformed, .tgid_markers_corrected]'; }
+same "sbi-tracepoints.txt: its JSON lines: the task table's rows, the rest n/a" \
+	"$(tg "$fx/hand/sbi-tracepoints.txt" | jq -c '[.[0], null, null]')" "$(tg "$tmp/s.jsonl")"
 echo "1..$n"
