@@ -37,6 +37,64 @@ static json_t *jall(const struct tuner_counts *c)
 	return j;
 }
 
+/*
+ * Why no flush request can be known from the input (tune's text gives the same reasons),
+ * NULL when they can: a sum of traces was checked trace by trace.
+ */
+static const char *requests_unknown(const struct tune_run *r, uint64_t req)
+{
+	if (!r->tl)
+		return NULL;
+	if (timeline_kprobes_silent(r->tl) && !req)
+		return "the kernel dropped every kprobe event: riscv 6.12 drops those written in NMI "
+		       "context (tlbscope-probes(7))";
+	if (!timeline_requests_observable(r->tl))
+		return "no event of this input shows one: no kprobe on the flush path, tlb_flush or "
+		       "csd flush IPI";
+	return NULL;
+}
+
+/* Set @key of object @o, where it is, to null. */
+static void set_null(json_t *o, const char *key)
+{
+	if (json_is_object(o) && json_object_get(o, key))
+		json_object_set_new(o, key, json_null());
+}
+
+/*
+ * The requests unknown: every count that rests on them would read 0 where the truth is
+ * unknown, so each is null (the objects keep their shape: a reader finds every key).
+ */
+static void null_request_counts(json_t *root, const char *why)
+{
+	json_t *in = json_object_get(root, "input"), *m, *c;
+	const char *name;
+	size_t i;
+
+	set_null(in, "requests");
+	set_null(in, "requests_without_mm");
+	json_object_set_new(in, "requests_unknown", json_text(why));
+	json_object_foreach(json_object_get(root, "models"), name, m) {
+		set_null(m, "ipis");
+		set_null(m, "local_flushes");
+		set_null(m, "cost_ns");
+		json_array_foreach(json_object_get(m, "cpus"), i, c) {
+			set_null(c, "ipis");
+			set_null(c, "local_flushes");
+		}
+	}
+	set_null(root, "grid");
+	set_null(root, "direct");
+	set_null(json_object_get(root, "observed"), "predicted");
+	set_null(json_object_get(root, "observed"), "predicted_stock_asid");
+	set_null(root, "lazy_ipis_by_target");
+	m = json_object_get(root, "recommendation");
+	set_null(m, "ipis_saved");
+	set_null(m, "ipis_saved_ns");
+	set_null(m, "counts");
+	set_null(m, "whatif_lazy_idle");
+}
+
 json_t *tune_json(const struct tune_run *r, const char *why)
 {
 	const struct tuner_rec *rec = &r->rec;
@@ -344,6 +402,8 @@ json_t *tune_json(const struct tune_run *r, const char *why)
 	}
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(r->verify_bad));
+	if (requests_unknown(r, req))
+		null_request_counts(root, requests_unknown(r, req));
 	return root;
 }
 

@@ -165,6 +165,17 @@ check "tracepoints of an SBI-fence run: top's Tuner says no event shows a reques
 	"tr -s ' \n' ' ' < '$tmp/top3.txt' | grep -q 'Tuner: flush requests unknown: no event shows one (no kprobe on the flush path, tlb_flush or csd flush IPI'"
 check "... and its totals say - for the flush IPIs and local flushes" \
 	grep -q "^totals: switches [0-9]*, flush IPIs sent -, received -, local flushes -$" "$tmp/top3.txt"
+# ... and tune --json gives null, not 0, for every count that rests on the requests; diff
+# of it then has n/a for the models
+tls tune --json "$fx/hand/sbi-tracepoints.txt" > "$tmp/t3.json" 2> /dev/null
+same "tracepoints of an SBI-fence run: tune --json's requests, models, grid and savings null" \
+	"null null null null null null" \
+	"$(jq -c '[.input.requests, .models.stock_asid.ipis, .models.lazy.cpus[0].ipis, .grid,
+		.observed.predicted, .recommendation.ipis_saved] | map(tostring) | join(" ")' -r "$tmp/t3.json")"
+check "... with the reason" jq -e '.input.requests_unknown | test("no event of this input shows one")' \
+	"$tmp/t3.json"
+check "... diff of it: the models' IPIs n/a" sh -c "'$prog' diff '$fx/hand/sbi-tracepoints.txt' \
+	'$fx/hand/sbi-tracepoints.txt' 2> /dev/null | grep -q '^  model.stock_asid.ipis *n/a *n/a'"
 # flush IPIs seen on their targets only (csd_function_entry) take the mm of what ran on the
 # last CPU that sent the target a cross-call; with the cross-calls before 543.2 s cut, the
 # IPIs before any to their target have no known mm: the summary counts the rest apart
