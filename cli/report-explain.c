@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "report-explain.h"
 
-void explain_text(const struct explain_result *x, int top)
+void explain_text(const struct explain_result *x, int top, bool requests_known)
 {
 	int ncpus = x->ncpus, s = x->source;
 
@@ -25,7 +25,11 @@ void explain_text(const struct explain_result *x, int top)
 			char r[24], p[24];
 			const char *cells[3] = { x->callers[i].name, r, p };
 
-			snprintf(r, sizeof(r), "%llu", (unsigned long long)x->callers[i].requests);
+			if (requests_known)
+				snprintf(r, sizeof(r), "%llu",
+					 (unsigned long long)x->callers[i].requests);
+			else
+				snprintf(r, sizeof(r), "n/a");
 			if (s >= 0)
 				snprintf(p, sizeof(p), "%llu", (unsigned long long)x->callers[i].ipis);
 			else
@@ -132,7 +136,7 @@ void explain_text(const struct explain_result *x, int top)
 	}
 }
 
-void explain_json(const struct explain_result *x, json_t *j)
+void explain_json(const struct explain_result *x, json_t *j, bool requests_known)
 {
 	int ncpus = x->ncpus, s = x->source;
 	json_t *callers = json_array(), *mat, *nr, *bursts;
@@ -141,8 +145,8 @@ void explain_json(const struct explain_result *x, json_t *j)
 		json_t *c = json_object();
 
 		json_object_set_new(c, "caller", json_text(x->callers[i].name));
-		json_object_set_new(c, "flush_requests",
-				    json_integer((json_int_t)x->callers[i].requests));
+		json_object_set_new(c, "flush_requests", requests_known ?
+				    json_integer((json_int_t)x->callers[i].requests) : json_null());
 		json_object_set_new(c, "flush_ipis", s >= 0 ?
 				    json_integer((json_int_t)x->callers[i].ipis) : json_null());
 		json_array_append_new(callers, c);

@@ -12,9 +12,12 @@
 #include "cli.h"
 #include "../analysis/explain.h"
 
-/* The text sections; @top limits the processes listed (0 all). */
-void explain_text(const struct explain_result *x, int top);
+/*
+ * The text sections; @top limits the processes listed (0 all).  @requests_known false: no
+ * flush request can be known, and the callers' requests are n/a (JSON null), not 0.
+ */
+void explain_text(const struct explain_result *x, int top, bool requests_known);
 /* "callers", "ipi_matrix", "ipis_not_running", "ipi_bursts" into @j */
-void explain_json(const struct explain_result *x, json_t *j);
+void explain_json(const struct explain_result *x, json_t *j, bool requests_known);
 
 #endif

@@ -212,7 +212,7 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 		json_object_set_new(j, ts_source_str(src, ids[i]), jint(timeline_name_count(tl, ids[i])));
 	free(ids);
 	json_object_set_new(root, "events", j);
-	explain_json(x, root);
+	explain_json(x, root, !r->requests_unknown);
 	sfence_report_json(src, tl, sr, pf, root);
 	json_object_set_new(root, "lost_events", jint(r->lost));
 	json_object_set_new(root, "lost_markers_without_count", jint(r->lost_marks));

@@ -460,7 +460,7 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 			       "first (each exec starts one)\n");
 	}
 
-	explain_text(x, o->top);
+	explain_text(x, o->top, !r->requests_unknown);
 	sfence_report_text(src, tl, sr, pf);
 	printf("\nEvidence\n");
 	for (size_t i = 0; i < REPORT_NEVIDENCE; i++) {
