@@ -195,8 +195,10 @@ json_t *report_json(const struct report_opts *o, struct ts_source *src, struct t
 				    info->normalized ? json_null() : jint(info->tgid_malformed));
 		json_object_set_new(j, "tgid_markers_corrected",
 				    info->normalized ? json_null() : jint(corrected));
-		json_object_set_new(j, "requests_mm_from_task", jint(timeline_requests_mm_guessed(tl)));
-		json_object_set_new(j, "requests_without_mm", jint(timeline_requests_unattributed(tl)));
+		json_object_set_new(j, "requests_mm_from_task",
+				    known(!r->requests_unknown, timeline_requests_mm_guessed(tl)));
+		json_object_set_new(j, "requests_without_mm",
+				    known(!r->requests_unknown, timeline_requests_unattributed(tl)));
 		json_object_set_new(j, "malformed_skipped", jint(ts_source_skipped(src, NULL)));
 		source_checks_json(j, src);
 		json_object_set_new(j, "timestamps_as_printed",

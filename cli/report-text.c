@@ -493,10 +493,14 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 		       "switch's mm)\n");
 	else
 		printf("  kernel threads recognized by name only: %llu\n", (unsigned long long)kguess);
-	printf("  flush requests attributed to the requesting task's mm: %llu; with no user mm "
-	       "(kernel thread requesting): %llu\n",
-	       (unsigned long long)timeline_requests_mm_guessed(tl),
-	       (unsigned long long)timeline_requests_unattributed(tl));
+	if (r->requests_unknown)
+		printf("  flush requests attributed to the requesting task's mm: n/a (the requests "
+		       "are unknown)\n");
+	else
+		printf("  flush requests attributed to the requesting task's mm: %llu; with no user "
+		       "mm (kernel thread requesting): %llu\n",
+		       (unsigned long long)timeline_requests_mm_guessed(tl),
+		       (unsigned long long)timeline_requests_unattributed(tl));
 	if (r->text_timestamps)
 		printf("  timestamps: as the text prints them (tracefs, perf script without --ns: "
 		       "microseconds), so run times and spans have that precision, not trace.dat's "
