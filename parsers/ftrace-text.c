@@ -3,8 +3,8 @@
  * The ftrace text formats: the tracefs "trace" / "trace_pipe" files (with or without the
  * irq-info flags and record-tgid columns, or in latency-format) and the output of
  * "trace-cmd report" (with or without buffer-name prefixes, -l latency columns, -t
- * nanosecond timestamps, --ts-diff, integer ones of --raw-ts or a raw clock).  Each line is split into its header columns here;
- * the event's fields go to tp_decode().
+ * nanosecond timestamps, --ts-diff, the integer ones of --raw-ts or a raw clock).  Each
+ * line is split into its header columns here; the event's fields go to tp_decode().
  */
 #include <ctype.h>
 #include <stdio.h>

@@ -149,7 +149,7 @@ enum ts_evsrc {
 #define TS_F_RECV	0x40	/* IPI: seen on the target (csd_function_entry) */
 #define TS_F_LOCAL	0x80	/* IPI: the sender's own local call, not an IPI */
 
-/* Flags of u.flush.fflags (kprobe facts) */
+/* Flags of u.flush.fflags (kprobe facts, and how timeline/ attributed a request) */
 #define TS_FF_KMASK	0x01	/* kmask is the kernel's own target mask (CPUs 0-63 only) */
 #define TS_FF_PTR	0x02	/* mm_ptr is the kernel's struct mm_struct * (0 = NULL) */
 /* a request's mm is its requesting task's (timeline/, with no pointer in the event) */
