@@ -17,7 +17,7 @@
  * flush request can be known, and the callers' requests are n/a (JSON null), not 0.
  */
 void explain_text(const struct explain_result *x, int top, bool requests_known);
-/* "callers", "ipi_matrix", "ipis_not_running", "ipi_bursts" into @j */
+/* "callers", "ipi_matrix", "ipis_not_running", "ipis_mm_unknown", "ipi_bursts" into @j */
 void explain_json(const struct explain_result *x, json_t *j, bool requests_known);
 
 #endif
