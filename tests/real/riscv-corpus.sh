@@ -174,7 +174,8 @@ if [ -f "$hb" ]; then
 	# JSON lines round trip (identity statistics are the derivation's, not the stream's)
 	rt() {
 		jq -S 'del(.input, .evidence.kthreads_by_name, .evidence.requests_mm_from_task,
-			.evidence.requests_without_mm, .evidence.mm_pointers)' "$1"
+			.evidence.requests_without_mm, .evidence.mm_pointers,
+			.evidence.tgid_markers_malformed, .evidence.tgid_markers_corrected)' "$1"
 	}
 	tls events "$corpus/hackbench-aia-4cpu/trace.dat" > "$tmp/hb.jsonl"
 	tls report --json "$tmp/hb.jsonl" > "$tmp/hb-rt.json"
