@@ -57,11 +57,9 @@ check "x86-hackbench: idle time equal within timestamp precision" [ "$(echo "$d 
 # trace.dat's, to the nanosecond, and a warning that says how they were read
 if trace-cmd report --raw-ts "$fx/x86-hackbench.dat" > "$tmp/raw.txt" 2> /dev/null; then
 	tls report --json "$tmp/raw.txt" > "$tmp/raw.json" 2> "$tmp/raw.err"
+	asdat() { jq -S 'del(.input, .evidence.timestamps_as_printed, .evidence.input_checks_first)' "$1"; }
 	same "x86-hackbench: trace-cmd report --raw-ts text gives the trace.dat's report" \
-		"$(jq -S 'del(.input, .evidence.timestamps_as_printed, .evidence.input_checks_first)' \
-			"$tmp/dat.json")" \
-		"$(jq -S 'del(.input, .evidence.timestamps_as_printed, .evidence.input_checks_first)' \
-			"$tmp/raw.json")"
+		"$(asdat "$tmp/dat.json")" "$(asdat "$tmp/raw.json")"
 	check "... and says the integers were read as nanoseconds" \
 		grep -q "integer timestamps .*read as nanoseconds" "$tmp/raw.err"
 else

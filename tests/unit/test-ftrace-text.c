@@ -582,6 +582,20 @@ static void write_tmp(char *path, const void *data, size_t len)
 	close(fd);
 }
 
+/* @data as a text source, opened from a file at @path (64 bytes) removed at once */
+static struct ts_source *open_tmp(char *path, const void *data, size_t len)
+{
+	char err[TS_ERR_LEN];
+	struct ts_source *src;
+
+	write_tmp(path, data, len);
+	src = ts_source_open(path, err);
+	unlink(path);
+	if (!src)
+		fail_msg("%s", err);
+	return src;
+}
+
 static void expect_rejected(const void *data, size_t len)
 {
 	char path[64], err[TS_ERR_LEN] = "";
@@ -694,15 +708,10 @@ static void test_report_raw_ts(void **state)
 		"R ==> kworker/2:1:57 [120]\n"
 		"          <idle>-0     [001]    41907508: tlb_flush:            pages=1 reason=remote "
 		"shootdown (1)\n";
-	char path[64], err[TS_ERR_LEN];
-	struct ts_source *src;
+	char path[64];
+	struct ts_source *src = open_tmp(path, text, sizeof(text) - 1);
 	struct ts_event ev;
 
-	write_tmp(path, text, sizeof(text) - 1);
-	src = ts_source_open(path, err);
-	unlink(path);
-	if (!src)
-		fail_msg("%s", err);
 	assert_null(ts_source_info(src)->advice);
 	assert_int_equal(ts_source_next(src, &ev), 1);
 	assert_int_equal(ev.kind, TS_EV_SWITCH);
@@ -730,26 +739,17 @@ static void test_no_event_read(void **state)
 {
 	static const char bad[] = "cpus=2\nhello world\nthis is: not: an event\n";
 	static const char empty[] = "cpus=2\n";
-	char path[64], err[TS_ERR_LEN];
-	struct ts_source *src;
+	char path[64];
+	struct ts_source *src = open_tmp(path, bad, sizeof(bad) - 1);
 	struct ts_event ev;
 
-	write_tmp(path, bad, sizeof(bad) - 1);
-	src = ts_source_open(path, err);
-	unlink(path);
-	if (!src)
-		fail_msg("%s", err);
 	assert_int_equal(ts_source_next(src, &ev), -1);
 	assert_non_null(strstr(ts_source_error(src), "no line read as an event (2 skipped; "
 			       "first: line 2: not an event line)"));
 	assert_non_null(strstr(ts_source_error(src), path));
 	ts_source_close(src);
 
-	write_tmp(path, empty, sizeof(empty) - 1);
-	src = ts_source_open(path, err);
-	unlink(path);
-	if (!src)
-		fail_msg("%s", err);
+	src = open_tmp(path, empty, sizeof(empty) - 1);
 	assert_int_equal(ts_source_next(src, &ev), 0);
 	ts_source_close(src);
 }
