@@ -41,17 +41,18 @@ static json_t *jall(const struct tuner_counts *c)
  * Why no flush request can be known from the input (tune's text gives the same reasons),
  * NULL when they can: a sum of traces was checked trace by trace.
  */
-static const char *requests_unknown(const struct tune_run *r, uint64_t req)
+static const char *requests_unknown(const struct tune_run *r)
 {
-	if (!r->tl)
-		return NULL;
-	if (timeline_kprobes_silent(r->tl) && !req)
+	switch (r->tl ? timeline_requests_unknown(r->tl) : TL_REQUESTS_KNOWN) {
+	case TL_REQUESTS_DROPPED:
 		return "the kernel dropped every kprobe event: riscv 6.12 drops those written in NMI "
 		       "context (tlbscope-probes(7))";
-	if (!timeline_requests_observable(r->tl))
+	case TL_REQUESTS_UNSEEN:
 		return "no event of this input shows one: no kprobe on the flush path, tlb_flush or "
 		       "csd flush IPI";
-	return NULL;
+	default:
+		return NULL;
+	}
 }
 
 /* Set @key of object @o, where it is, to null. */
@@ -402,8 +403,8 @@ json_t *tune_json(const struct tune_run *r, const char *why)
 	}
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(r->verify_bad));
-	if (requests_unknown(r, req))
-		null_request_counts(root, requests_unknown(r, req));
+	if (requests_unknown(r))
+		null_request_counts(root, requests_unknown(r));
 	return root;
 }
 

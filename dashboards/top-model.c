@@ -287,7 +287,7 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	struct tuner_rec rec;
 	struct tuner_base b;
 	enum tl_arch arch;
-	uint64_t requests = 0;
+	enum tl_requests_unknown unknown;
 	int ti, qi;
 
 	memset(r, 0, sizeof(*r));
@@ -298,14 +298,12 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	r->point = *tuner_replayed(m->tu, 0);
 	if (!m->first_ts)
 		return;
-	for (int i = 0; i < timeline_cpus(tl); i++)
-		requests += timeline_cpu(tl, i)->flush_requests;
-	/* silent kprobes: unknown unless csd flush IPIs gave requests of their own */
-	if (!requests && timeline_kprobes_silent(tl))
+	unknown = timeline_requests_unknown(tl);
+	if (unknown == TL_REQUESTS_DROPPED)
 		r->requests_unknown = "the input defines kprobes on the flush path and holds none "
 				      "of their events (riscv 6.12 drops them in NMI context: "
 				      "tlbscope-probes(7))";
-	else if (!timeline_requests_observable(tl))
+	else if (unknown == TL_REQUESTS_UNSEEN)
 		r->requests_unknown = "no event shows one (no kprobe on the flush path, tlb_flush "
 				      "or csd flush IPI: tlbscope record adds the kprobes)";
 	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */

@@ -478,6 +478,16 @@ uint64_t timeline_csd_requests(const struct timeline *tl)
 	return tl->csd_requests;
 }
 
+/* Flush requests counted on every CPU. */
+static uint64_t counted_requests(const struct timeline *tl)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < tl->ncpus; i++)
+		n += tl->cpus[i].st.flush_requests;
+	return n;
+}
+
 bool timeline_requests_observable(const struct timeline *tl)
 {
 	uint64_t switches = 0;
@@ -487,14 +497,19 @@ bool timeline_requests_observable(const struct timeline *tl)
 	    ts_source_info(tl->src)->nkprobes_defined)
 		return true;
 	ts_source_probes(tl->src, &nprobes);
-	if (nprobes)
+	if (nprobes || counted_requests(tl))
 		return true;
-	for (int i = 0; i < tl->ncpus; i++) {
-		if (tl->cpus[i].st.flush_requests)
-			return true;
+	for (int i = 0; i < tl->ncpus; i++)
 		switches += tl->cpus[i].st.switches;
-	}
 	return !switches;
+}
+
+enum tl_requests_unknown timeline_requests_unknown(const struct timeline *tl)
+{
+	/* silent kprobes: unknown unless csd flush IPIs gave requests of their own */
+	if (!counted_requests(tl) && timeline_kprobes_silent(tl))
+		return TL_REQUESTS_DROPPED;
+	return timeline_requests_observable(tl) ? TL_REQUESTS_KNOWN : TL_REQUESTS_UNSEEN;
 }
 
 uint64_t timeline_requests_mm_guessed(const struct timeline *tl)

@@ -235,6 +235,14 @@ bool timeline_kprobes_silent(const struct timeline *tl);
  * too little to say what it lacks).
  */
 bool timeline_requests_observable(const struct timeline *tl);
+/* Why the flush requests (and local flushes) are unknown: timeline_requests_unknown(). */
+enum tl_requests_unknown {
+	TL_REQUESTS_KNOWN,
+	TL_REQUESTS_DROPPED,	/* timeline_kprobes_silent(), and no request counted at all */
+	TL_REQUESTS_UNSEEN,	/* !timeline_requests_observable() */
+};
+/* The rule top and tune --json apply; each view words the reason itself. */
+enum tl_requests_unknown timeline_requests_unknown(const struct timeline *tl);
 /*
  * Counted flush requests grouped from csd_queue_cpu runs (no kprobe or tlb_flush showed
  * them): a request that flushes only its own CPU sends no IPI and is not among them.
