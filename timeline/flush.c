@@ -122,6 +122,16 @@ static void count_request(struct timeline *tl, struct ts_event *ev, bool count)
 		tl->mms[mm].flush_requests++;
 }
 
+/*
+ * An x86 tlb_flush with 0 pages did not flush: switch_mm_irqs_off() found the next mm's
+ * ASID up to date (CR3 loaded with NOFLUSH), flush_tlb_func() found this CPU's TLB at the
+ * mm's generation already.  The event says where a flush was considered, not made.
+ */
+static bool tlb_tp_flushed(const struct ts_event *ev)
+{
+	return ev->u.flush.scope != TS_SCOPE_RANGE || ev->u.flush.pages;
+}
+
 void tl_do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 {
 	struct cpu_state *c = &tl->cpus[ev->cpu];
@@ -173,7 +183,7 @@ void tl_do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 		return;
 	case TLB_LOCAL_SHOOTDOWN:
 	case TLB_LOCAL_MM_SHOOTDOWN:
-		if (count)
+		if (count && tlb_tp_flushed(ev))
 			c->st.local_flushes++;
 		if (!c->tlb_req_open) {
 			count_request(tl, ev, count);	/* a request only this CPU needed */
@@ -183,7 +193,7 @@ void tl_do_flush(struct timeline *tl, struct ts_event *ev, bool count)
 		ev->u.flush.role = TS_FLUSH_LOCAL;
 		break;
 	case TLB_FLUSH_ON_TASK_SWITCH:
-		if (count)
+		if (count && tlb_tp_flushed(ev))
 			c->st.local_flushes++;
 		ev->u.flush.role = TS_FLUSH_LOCAL;
 		break;

@@ -324,6 +324,27 @@ static void test_x86_reasons(void **state)
 	assert_int_equal(timeline_requests_mm_guessed(f->tl), 2);
 }
 
+/*
+ * x86 traces the flushes it found unneeded with 0 pages: a switch to an mm whose ASID was
+ * up to date, a local request when the TLB was at the mm's generation already.  No local
+ * flush is counted for them; the request still is.
+ */
+static void test_x86_zero_pages(void **state)
+{
+	struct fx *f = *state;
+
+	sw(f, 0, 0, 100, "app");
+	flush_x86(f, 0, 100, 0, 0);	/* on task switch, ASID up to date */
+	flush_x86(f, 0, 100, 0, -1);	/* on task switch, flushed */
+	flush_x86(f, 0, 100, 3, 0);	/* a local-only request, nothing to do */
+	flush_x86(f, 0, 100, 2, 0);	/* a kernel local request, nothing to do */
+	flush_x86(f, 0, 100, 3, 2);	/* a local-only request of 2 pages */
+	timeline_finish(f->tl, collect, f);
+	assert_int_equal(timeline_cpu(f->tl, 0)->flush_requests, 3);
+	assert_int_equal(timeline_cpu(f->tl, 0)->local_flushes, 2);
+	assert_int_equal(timeline_local_flushes(f->tl, 0), 2);
+}
+
 /* csd_queue_cpu on the sender and csd_function_entry on the target agree. */
 static void test_csd_ipis(void **state)
 {
@@ -441,6 +462,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_task_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_x86_zero_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
