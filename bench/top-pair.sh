@@ -10,7 +10,8 @@
 # TOP_SECONDS (default 15) from its 3rd snapshot on: the time it ran, in ns from
 # /proc/PID/schedstat (utime + stime of /proc/PID/stat, in clock ticks, where the kernel
 # has no schedstat: a tick is 10 ms, some 5 % of what top uses in 15 s).
-# Nothing is asserted.
+# Builds that read different events (one leaves some in the kernel) compare by the CPU
+# each used over the same window, the last ratio.  Nothing is asserted.
 #   usage: [TOP_LOAD=CMD] [TOP_SECONDS=N] bench/top-pair.sh A B [ROUNDS (default 4)]
 [ $# -ge 2 ] || { echo "usage: bench/top-pair.sh A B [ROUNDS]" >&2; exit 2; }
 a=$1 b=$2 rounds=${3:-4}
@@ -62,7 +63,12 @@ for i in $(seq "$rounds"); do
 	echo "$ca $ea $cb $eb $([ $((i % 2)) = 1 ] && echo A || echo B)"
 done | awk '$2 == 0 || $4 == 0 { printf "round %d: no events read\n", NR; next } {
 	ua = $1 / 1e3 / $2; ub = $3 / 1e3 / $4
-	printf "round %d (%s first): A %.3f us/event, B %.3f us/event (%d events), B/A %.3f\n",
-	       NR, $5, ua, ub, $2, ub / ua
-	s += log(ub / ua); n++
-} END { if (n) printf "B/A over %d rounds (geometric mean): %.3f\n", n, exp(s / n) }'
+	printf "round %d (%s first): A %.3f us/event (%d events), B %.3f us/event " \
+	       "(%d events), B/A %.3f an event, %.3f in CPU\n",
+	       NR, $5, ua, $2, ub, $4, ub / ua, $3 / $1
+	s += log(ub / ua); sc += log($3 / $1); n++
+} END {
+	if (n)
+		printf "B/A over %d rounds (geometric mean): %.3f an event, %.3f in CPU\n",
+		       n, exp(s / n), exp(sc / n)
+}'

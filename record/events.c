@@ -22,6 +22,7 @@ struct tp {
 	bool live;		/* read by top's live model too */
 	bool optional;		/* say nothing when the kernel lacks it */
 	const char *missing;	/* what the analyses cannot see without it */
+	const char *live_filter;	/* top's: the records no view reads stay in the kernel */
 };
 
 static const struct tp tracepoints[] = {
@@ -43,7 +44,14 @@ static const struct tp tracepoints[] = {
 	{ "csd", "csd_function_entry", true, false, "flush IPIs as handled on the target CPU" },
 	/* tune's measured handler time alone reads it: not live */
 	{ "csd", "csd_function_exit", false, false, "how long a flush IPI handler ran" },
-	{ "tlb", "tlb_flush", true, false, "local TLB flushes and their reasons (x86 tracepoint)" },
+	/*
+	 * x86 traces every switch of mm: with 0 pages where the next mm's ASID was up to date
+	 * and nothing was flushed, on most switches of a PCID machine.  The views count no
+	 * flush for them (timeline/flush.c), so top leaves them in the kernel; a recording
+	 * keeps them, as trace-cmd would.
+	 */
+	{ "tlb", "tlb_flush", true, false, "local TLB flushes and their reasons (x86 tracepoint)",
+	  "reason != 0 || pages != 0" },
 };
 
 /*
@@ -107,6 +115,18 @@ const char *record_kprobe_fn(size_t i)
 	return kprobes[i].fn;
 }
 
+/*
+ * @t's filter in the instance's own event directory.  Where the kernel refuses it (fields
+ * of another name) every record is read, as without one: the views count the same.
+ */
+static void live_filter(struct tracefs_instance *inst, const struct tp *t)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "events/%s/%s/filter", t->system, t->event);
+	tracefs_instance_file_write(inst, path, t->live_filter);
+}
+
 int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set, bool riscv,
 			      const char *who)
 {
@@ -125,6 +145,8 @@ int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set
 					    who, t->system, t->event, t->missing);
 			continue;
 		}
+		if (set == REC_EVENTS_LIVE && t->live_filter)
+			live_filter(inst, t);
 		if (tracefs_event_enable(inst, t->system, t->event)) {
 			rec_warning("%s: cannot enable %s:%s: %s; the analyses will not see %s", who,
 				    t->system, t->event, strerror(errno),
