@@ -407,13 +407,7 @@ int tune_run_finish(struct tune_run *r)
 	 * What the trace measured replaces the profile's figure, unless it came from a
 	 * virtual machine (its timings are the host's scheduling); the user's own file wins
 	 */
-	tuner_host_detect(r->meas, r->uname, r->machine, &r->host);
-	if (r->o->machine != TUNE_MACHINE_AUTO) {
-		r->host.vm = r->o->machine == TUNE_MACHINE_VM;
-		r->host.user = true;
-		snprintf(r->host.how, sizeof(r->host.how), "--machine %s",
-			 r->host.vm ? "vm" : "metal");
-	}
+	tuner_host_detect(r->meas, r->uname, r->machine, r->o->machine, &r->host);
 	tuner_measure_apply(r->meas, &r->pf, !r->host.vm);
 	if (!r->arch)
 		r->arch = "unknown", r->arch_how = "a sum of inputs";

@@ -32,10 +32,8 @@ struct tune_params {
 	const char *inputs[MAX_INPUTS];
 	uint64_t weight[MAX_INPUTS];
 	int ninputs;
-	int machine;		/* --machine: TUNE_MACHINE_* */
+	enum tuner_machine machine;	/* --machine */
 };
-
-enum { TUNE_MACHINE_AUTO, TUNE_MACHINE_VM, TUNE_MACHINE_METAL };
 
 struct tune_run {
 	const struct tune_params *o;	/* what was asked */

@@ -30,6 +30,8 @@ static const char top_usage[] =
 	"  --threshold T      MAX_LOADED_MM of the lazy model shown per CPU (default 6)\n"
 	"  --queue Q          MAX_TLB_FLUSH_TASK of the lazy model (default 32)\n"
 	"  --platform P       cost profile of the recommendation (default generic)\n"
+	"  --machine M        auto (default), vm or metal: whether the events' timings\n"
+	"                     price the recommendation, as tune's --machine\n"
 	"  -d, --delay SECONDS  screen refresh / snapshot interval (default 1)\n"
 	"  -b, --batch        plain-text snapshots on stdout (default when stdout is not a tty)\n"
 	"  -n, --iterations N stop after N snapshots or screen refreshes\n"
@@ -46,6 +48,7 @@ struct top_opts {
 	double speed;			/* 0 = max */
 	int T, Q;
 	const char *platform;
+	enum tuner_machine machine;
 	uint64_t delay_ns;
 	bool batch;
 	long iterations;		/* 0 = no limit */
@@ -56,11 +59,13 @@ int top_parse_args(struct top_opts *o, int argc, char **argv);
 
 int top_parse_args(struct top_opts *o, int argc, char **argv)
 {
-	enum { OPT_REPLAY = OPT_LONG, OPT_SPEED, OPT_THRESHOLD, OPT_QUEUE, OPT_PLATFORM };
+	enum { OPT_REPLAY = OPT_LONG, OPT_SPEED, OPT_THRESHOLD, OPT_QUEUE, OPT_PLATFORM,
+	       OPT_MACHINE };
 	static const struct cli_option opts[] = {
 		{ "replay", OPT_REPLAY, true }, { "speed", OPT_SPEED, true },
 		{ "threshold", OPT_THRESHOLD, true }, { "queue", OPT_QUEUE, true },
-		{ "platform", OPT_PLATFORM, true }, { "delay", 'd', true }, { "batch", 'b', false },
+		{ "platform", OPT_PLATFORM, true }, { "machine", OPT_MACHINE, true },
+		{ "delay", 'd', true }, { "batch", 'b', false },
 		{ "iterations", 'n', true }, STRICT_OPT, JOBS_OPT, { NULL }
 	};
 	struct cli_parser p;
@@ -121,6 +126,13 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 		case OPT_PLATFORM:
 			o->platform = v;
 			break;
+		case OPT_MACHINE:
+			if (tuner_machine_parse(v) < 0) {
+				error("top: --machine: '%s' is not auto, vm or metal", v);
+				return -1;
+			}
+			o->machine = tuner_machine_parse(v);
+			break;
 		case 'd':
 			if (parse_duration_ns(v, &o->delay_ns) || o->delay_ns < 10000000ULL) {
 				error("top: --delay: '%s' is not a time of at least 0.01 s", v);
@@ -165,6 +177,7 @@ struct top_run {
 	struct rec *live;		/* watching live: the recording (record/) */
 	uint64_t poll_ns;		/* live: the drains' interval now (adapt_poll()) */
 	uint64_t drained_at;		/* live: wall clock at the end of the last drain */
+	char look[200];			/* live: "vm (why)" or "metal (why)" of this machine */
 };
 
 /*
@@ -485,7 +498,7 @@ static int live_setup(struct top_run *r)
 {
 	/* 4 MiB per CPU (a second of hackbench at 100k events/s), less on big machines */
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF), kb = ncpus > 16 ? 65536 / ncpus : 4096;
-	const struct rec_config rc = {
+	struct rec_config rc = {
 		.who = "top", .prefix = "tlbscope-top", .buffer_kb = kb < 512 ? 512 : kb,
 		/* a read(2) of trace_pipe_raw takes one sub-buffer: 16 times fewer reads */
 		.subbuf_kb = 64,
@@ -493,6 +506,12 @@ static int live_setup(struct top_run *r)
 	};
 	struct utsname un;
 	char err[TS_ERR_LEN];
+
+	/* off a virtual machine the flush handler's time prices the advice: it is read too */
+	rec_machine_kind(r->look, sizeof(r->look));
+	if (r->o->machine == TUNER_MACHINE_METAL ||
+	    (r->o->machine == TUNER_MACHINE_AUTO && !strncmp(r->look, "metal", 5)))
+		rc.events = REC_EVENTS_LIVE_TIMED;
 
 	r->poll_ns = POLL_START_MS * 1000000ULL;
 	r->drained_at = wall_ns();
@@ -562,6 +581,7 @@ int cmd_top(int argc, char **argv)
 	r.tl = timeline_new(r.src, NULL);
 	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
 	top_model_source(r.model, ts_source_info(r.src));
+	top_model_machine(r.model, o.machine, o.replay ? NULL : r.look);
 	if (!o.batch) {
 		char why[160];
 

@@ -236,16 +236,11 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			o->quiet = true;
 			break;
 		case OPT_MACHINE:
-			if (!strcmp(v, "auto"))
-				o->p.machine = TUNE_MACHINE_AUTO;
-			else if (!strcmp(v, "vm"))
-				o->p.machine = TUNE_MACHINE_VM;
-			else if (!strcmp(v, "metal"))
-				o->p.machine = TUNE_MACHINE_METAL;
-			else {
+			if (tuner_machine_parse(v) < 0) {
 				error("--machine: '%s' is not auto, vm or metal", v);
 				return -1;
 			}
+			o->p.machine = tuner_machine_parse(v);
 			break;
 		default:
 			if (common_opt(&o->c, key, v) < 0)

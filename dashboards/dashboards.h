@@ -31,6 +31,12 @@ void top_model_free(struct top_model *m);
  * line tells a lazy kernel's setting, the base of the advice, as tune reads it.
  */
 void top_model_source(struct top_model *m, const struct ts_source_info *info);
+/*
+ * Whether the stream's own timings price the recommendation, as tune decides it: @given
+ * (--machine), else @look, what this machine says of itself when top watches it live
+ * ("vm (why)" or "metal (why)", copied; NULL: the input's own, as tlbscope record saw it).
+ */
+void top_model_machine(struct top_model *m, enum tuner_machine given, const char *look);
 
 /* A timeline consumer (tl_emit_fn): feeds the tuner and the view's own state. */
 void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev);

@@ -177,12 +177,14 @@ void top_frame_fill(struct top_frame *f, const struct top_model *m, struct timel
 	f->Q = m->Q;
 	f->ipi_src = src >= 0 ? timeline_ipi_source_name(src) : NULL;
 	f->have_ipis = src >= 0;
-	snprintf(f->pf_name, sizeof(f->pf_name), "%s", m->pf.name);
 	f->ncpu = ncpu > 0 ? ncpu : 0;
 	free(f->cpu);
 	f->cpu = xcalloc(f->ncpu ? f->ncpu : 1, sizeof(*f->cpu));
 	f->sw = f->tx = f->rx = f->local = 0;
 	top_recommend(m, tl, &f->rec);
+	/* the profile, and the stream's own timings where they replace its figures (tune -v) */
+	snprintf(f->pf_name, sizeof(f->pf_name), "%s%s", m->pf.name,
+		 f->rec.measured ? " + timings measured" : "");
 	for (int i = 0; i < f->ncpu; i++) {
 		const struct tl_cpu *t = timeline_cpu(tl, i);
 

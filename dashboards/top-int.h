@@ -53,6 +53,10 @@ struct top_model {
 	size_t nlk_probe;
 	bool lazy_kernel;
 	const struct ts_source_info *info;	/* the source's (its kernel's command line) */
+	/* unit costs the stream shows: they price the advice off a virtual machine, as tune */
+	struct tuner_measure *meas;
+	enum tuner_machine machine;	/* --machine */
+	char *look;			/* live: what this machine says of itself, else NULL */
 };
 
 /* Rendering helpers shared by the text and curses screens. */
@@ -79,6 +83,7 @@ struct top_rec {
 	const char *requests_unknown;
 	const char *verdict;	/* tune's verdict on the events so far */
 	bool settable;		/* T, Q are a point to set (not only the cheapest) */
+	bool measured;		/* a figure of the stream's own timings prices it */
 	uint64_t stock_ipis, lazy_ipis, saved;
 	struct tuner_counts point;	/* lazy(m->T, m->Q) from the per-CPU tables */
 };
@@ -168,7 +173,7 @@ struct top_frame {
 	char event_rate[24];		/* "30443/s", or "n/a" before a second interval */
 	int T, Q;
 	const char *ipi_src;		/* static name, NULL while none is seen */
-	char pf_name[64];
+	char pf_name[96];		/* the profile's, and whether timings priced it */
 	int ncpu;
 	struct top_frame_cpu *cpu;
 	int nproc;			/* rows in @proc, at most TOP_PROCS */

@@ -49,6 +49,7 @@ struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *
 	m->grid_Q = (int *)tuner_default_Q;
 	m->ngrid_Q = to.nqueues;
 	m->tu = tuner_new(&to);
+	m->meas = tuner_measure_new();
 	tuner_lazy_kernel_reset(&m->lk);
 	cpus_reserve(m, ncpus > 0 ? ncpus : 1);
 	return m;
@@ -66,6 +67,8 @@ void top_model_free(struct top_model *m)
 	free(m->cpu);
 	free(m->mm);
 	tuner_free(m->tu);
+	tuner_measure_free(m->meas);
+	free(m->look);
 	tuner_lazy_kernel_reset(&m->lk);
 	free(m->lk_probe);
 	free(m);
@@ -121,6 +124,9 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 	uint32_t named = ev->probe ? ev->probe : ev->name;
 	struct top_cpu *c;
 
+	/* a name only an event of kind OTHER is measured by (csd_function_exit) */
+	tuner_measure_feed(m->meas, ev, ev->kind == TS_EV_OTHER && ev->name ?
+			   timeline_str(tl, ev->name) : NULL);
 	tuner_feed(m->tu, tl, ev);
 	if (ev->kind == TS_EV_LOAD_MM)
 		tuner_lazy_kernel_feed(&m->lk, ev, NULL, true);
@@ -279,13 +285,22 @@ void top_model_source(struct top_model *m, const struct ts_source_info *info)
 	m->info = info;
 }
 
+void top_model_machine(struct top_model *m, enum tuner_machine given, const char *look)
+{
+	m->machine = given;
+	free(m->look);
+	m->look = look ? xstrdup(look) : NULL;
+}
+
 void top_recommend(const struct top_model *m, const struct timeline *tl, struct top_rec *r)
 {
 	const struct tuner_counts *stock = tuner_model(m->tu, TUNER_STOCK_ASID);
 	const struct tuner_counts *lazy = tuner_model(m->tu, TUNER_LAZY);
+	struct platform pf = m->pf;
 	struct tuner_advice a;
 	struct tuner_rec rec;
 	struct tuner_base b;
+	struct tuner_host host;
 	enum tl_arch arch;
 	enum tl_requests_unknown unknown;
 	int ti, qi;
@@ -309,16 +324,22 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	/* tune's advice: the base it would find (the series' defaults on a stock kernel) */
 	tuner_find_base(m->tu, &m->lk, m->lazy_kernel, NULL, m->info ? m->info->cmdline : NULL,
 			&b);
-	tuner_recommend(m->tu, &m->pf, &rec);
+	/* priced as tune prices: the stream's timings replace the profile's off a VM */
+	tuner_host_detect(m->meas, m->info ? m->info->uname : NULL,
+			  m->look ? m->look : m->info ? m->info->machine : NULL, m->machine, &host);
+	tuner_measure_apply(m->meas, &pf, !host.vm);
+	for (int i = 0; i < PF__COUNT; i++)
+		r->measured |= pf.origin[i] == PF_FROM_TRACE;
+	tuner_recommend(m->tu, &pf, &rec);
 	/* as tune advises: for RISC-V, or a kernel not known to be another's */
 	arch = timeline_arch(tl, NULL);
-	tuner_advise(m->tu, &m->pf, &rec, b.ti, b.qi, m->lazy_kernel, tl_arch_may_be_riscv(arch),
+	tuner_advise(m->tu, &pf, &rec, b.ti, b.qi, m->lazy_kernel, tl_arch_may_be_riscv(arch),
 		     &a);
 	tuner_shown_point(&a, &rec, &ti, &qi);
 	r->T = m->grid_T[ti];
 	r->Q = m->grid_Q[qi];
 	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
-	r->stock_ms = tuner_model_cost(&m->pf, stock) / 1e6;
+	r->stock_ms = tuner_model_cost(&pf, stock) / 1e6;
 	r->arch = tl_arch_may_be_riscv(arch) ? NULL : timeline_arch_name(arch);
 	r->verdict = tuner_verdict_name(a.verdict);
 	r->settable = a.ti >= 0;

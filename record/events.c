@@ -17,40 +17,47 @@
 #include "../lib/lib.h"
 #include "record-int.h"
 
+/* Whether top's live model reads a tracepoint too. */
+enum tp_live {
+	NOT_LIVE,
+	LIVE,
+	LIVE_TIMED,	/* where the machine's timings price the advice (REC_EVENTS_LIVE_TIMED) */
+};
+
 struct tp {
 	const char *system, *event;
-	bool live;		/* read by top's live model too */
+	enum tp_live live;
 	bool optional;		/* say nothing when the kernel lacks it */
 	const char *missing;	/* what the analyses cannot see without it */
 	const char *live_filter;	/* top's: the records no view reads stay in the kernel */
 };
 
 static const struct tp tracepoints[] = {
-	{ "sched", "sched_switch", true, false,
+	{ "sched", "sched_switch", LIVE, false,
 	  "which task (and mm) each CPU runs: no timeline at all" },
-	{ "sched", "sched_process_fork", true, false,
+	{ "sched", "sched_process_fork", LIVE, false,
 	  "parent/child links; new processes' mms are guessed" },
-	{ "sched", "sched_process_exec", true, false, "exec loading a new mm" },
-	{ "sched", "sched_process_exit", true, false, "when a process and its mm end" },
-	{ "task", "task_newtask", true, false,
+	{ "sched", "sched_process_exec", LIVE, false, "exec loading a new mm" },
+	{ "sched", "sched_process_exit", LIVE, false, "when a process and its mm end" },
+	{ "task", "task_newtask", LIVE, false,
 	  "clone flags: threads and processes are told apart by guesses" },
-	{ "ipi", "ipi_send_cpu", true, false, "single-target IPIs" },
-	{ "ipi", "ipi_send_cpumask", true, false, "multi-target IPIs and their target masks" },
-	{ "ipi", "ipi_raise", false, true, NULL },
-	{ "ipi", "ipi_entry", false, true, NULL },
-	{ "ipi", "ipi_exit", false, true, NULL },
-	{ "csd", "csd_queue_cpu", true, false,
+	{ "ipi", "ipi_send_cpu", LIVE, false, "single-target IPIs" },
+	{ "ipi", "ipi_send_cpumask", LIVE, false, "multi-target IPIs and their target masks" },
+	{ "ipi", "ipi_raise", NOT_LIVE, true, NULL },
+	{ "ipi", "ipi_entry", NOT_LIVE, true, NULL },
+	{ "ipi", "ipi_exit", NOT_LIVE, true, NULL },
+	{ "csd", "csd_queue_cpu", LIVE, false,
 	  "which CPU sent each flush IPI to which (sender side)" },
-	{ "csd", "csd_function_entry", true, false, "flush IPIs as handled on the target CPU" },
-	/* tune's measured handler time alone reads it: not live */
-	{ "csd", "csd_function_exit", false, false, "how long a flush IPI handler ran" },
+	{ "csd", "csd_function_entry", LIVE, false, "flush IPIs as handled on the target CPU" },
+	/* tune's measured handler time alone reads it: live only where timings price */
+	{ "csd", "csd_function_exit", LIVE_TIMED, false, "how long a flush IPI handler ran" },
 	/*
 	 * x86 traces every switch of mm: with 0 pages where the next mm's ASID was up to date
 	 * and nothing was flushed, on most switches of a PCID machine.  The views count no
 	 * flush for them (timeline/flush.c), so top leaves them in the kernel; a recording
 	 * keeps them, as trace-cmd would.
 	 */
-	{ "tlb", "tlb_flush", true, false, "local TLB flushes and their reasons (x86 tracepoint)",
+	{ "tlb", "tlb_flush", LIVE, false, "local TLB flushes and their reasons (x86 tracepoint)",
 	  "reason != 0 || pages != 0" },
 };
 
@@ -136,7 +143,8 @@ int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set
 	for (size_t i = 0; i < N_TP; i++) {
 		const struct tp *t = &tracepoints[i];
 
-		if (set == REC_EVENTS_LIVE && !t->live)
+		if ((set == REC_EVENTS_LIVE && t->live != LIVE) ||
+		    (set == REC_EVENTS_LIVE_TIMED && t->live == NOT_LIVE))
 			continue;
 		if (!tracefs_event_file_exists(inst, t->system, t->event, "enable")) {
 			/* tlb_flush is x86's; RISC-V flushes are seen through the kprobes */
@@ -145,7 +153,7 @@ int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set
 					    who, t->system, t->event, t->missing);
 			continue;
 		}
-		if (set == REC_EVENTS_LIVE && t->live_filter)
+		if (set != REC_EVENTS_RECORD && t->live_filter)
 			live_filter(inst, t);
 		if (tracefs_event_enable(inst, t->system, t->event)) {
 			rec_warning("%s: cannot enable %s:%s: %s; the analyses will not see %s", who,

@@ -36,6 +36,8 @@
 enum rec_events {
 	REC_EVENTS_RECORD,	/* every tracepoint the analyses read, and the kprobes */
 	REC_EVENTS_LIVE,	/* the tracepoints top's live model reads; no kprobes */
+	/* and csd_function_exit: the handler's time, which prices the advice off a VM */
+	REC_EVENTS_LIVE_TIMED,
 };
 
 struct rec_config {
@@ -98,6 +100,11 @@ struct rec_table {
  * pid namespace of our own, no trace_marker); the reason is printed either way.
  */
 int rec_task_table(struct rec *r, struct rec_table *t);
+/*
+ * Whether this machine is a virtual one, as it says of itself (hypervisor flag, DMI,
+ * device tree): into @why, "vm (what said so)" or "metal (none of those did)".
+ */
+void rec_machine_kind(char *why, size_t len);
 
 /*
  * The events as they arrive (parsers/live.c), for top.  The source is owned by @r and

@@ -221,7 +221,7 @@ static bool first_line(const char *path, char *buf, size_t len)
  * product, the device tree's compatible string (riscv and arm: "riscv-virtio", "qemu").
  * Into @why, "vm (what said so)" or "metal (none of those did)".
  */
-static void machine_kind(char *why, size_t len)
+void rec_machine_kind(char *why, size_t len)
 {
 	static const char *const names[] = {
 		"qemu", "kvm", "vmware", "virtualbox", "xen", "bochs", "virtual machine",
@@ -270,7 +270,7 @@ static size_t machine_row(int fd)
 	char why[200], line[240];
 	int len;
 
-	machine_kind(why, sizeof(why));
+	rec_machine_kind(why, sizeof(why));
 	len = snprintf(line, sizeof(line), "%s %s\n", TS_MACHINE_MARKER, why);
 	return len > 0 && write(fd, line, (size_t)len) == len ? (size_t)len : 0;
 }

@@ -26,7 +26,7 @@ top_recommendation() {
 	     on && /^    / { r = r " " $0; next } { on = 0 } END { print r }' |
 		tr -s ' ' | sed -n \
 		's/.*MAX_LOADED_MM \([0-9]*\), MAX_TLB_FLUSH_TASK \([0-9]*\) (\([a-z-]*\);.*/T=\1 Q=\2 \3/p
-		 s/.*recommendation ([a-z0-9-]*): \([a-z-]*\).* (the cheapest.*/\1/p'
+		 s/.*recommendation ([^)]*): \([a-z-]*\).* (the cheapest.*/\1/p'
 }
 # decompress a fixture into $tmp and print the path
 unxz_fx() { local out=$tmp/$(basename "${1%.xz}"); xz -dc "$fx/$1" > "$out"; echo "$out"; }

@@ -183,14 +183,30 @@ void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool
 	}
 }
 
+int tuner_machine_parse(const char *s)
+{
+	static const char *const names[] = { "auto", "vm", "metal" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
 void tuner_host_detect(const struct tuner_measure *m, const char *uname, const char *machine,
-		       struct tuner_host *h)
+		       enum tuner_machine given, struct tuner_host *h)
 {
 	const char *vms[] = { "qemu", "kvm", "hypervisor", "xen", "vmware" };
 	double delivery = m->n[M_DELIVERY] >= TUNER_MIN_SAMPLES ?
 			  quantile(m, M_DELIVERY, 0.5) : 0;
 
 	memset(h, 0, sizeof(*h));
+	if (given != TUNER_MACHINE_AUTO) {
+		h->vm = given == TUNER_MACHINE_VM;
+		h->user = true;
+		snprintf(h->how, sizeof(h->how), "--machine %s", h->vm ? "vm" : "metal");
+		return;
+	}
 	if (machine && !strncmp(machine, "vm (", 4)) {
 		/* "vm (what said so)" */
 		int n = (int)strlen(machine + 4) - (machine[strlen(machine) - 1] == ')');

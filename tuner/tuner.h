@@ -314,12 +314,16 @@ struct tuner_host {
 };
 /* IPI delivery no interrupt controller takes: vCPU threads waiting for a host CPU */
 #define TUNER_VM_DELIVERY_NS	50000
+/* --machine of tune and top: found in the input, or said by the user */
+enum tuner_machine { TUNER_MACHINE_AUTO, TUNER_MACHINE_VM, TUNER_MACHINE_METAL };
+/* "auto", "vm" or "metal" as a tuner_machine; -1 for anything else */
+int tuner_machine_parse(const char *s);
 /*
  * From the events fed to @m, the kernel string @uname and what tlbscope record saw of the
- * machine, @machine ("vm (why)" or "metal (why)"; each may be NULL)
+ * machine, @machine ("vm (why)" or "metal (why)"; each may be NULL), unless @given says it
  */
 void tuner_host_detect(const struct tuner_measure *m, const char *uname, const char *machine,
-		       struct tuner_host *h);
+		       enum tuner_machine given, struct tuner_host *h);
 
 struct json_t;
 /* @dst += @src, every sample counted @w times */

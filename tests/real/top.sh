@@ -283,6 +283,35 @@ same "live, the CPUs merged by a heap: top -b -d 1 -n 2 exits 0" 0 $?
 sw=$(sed -n 's/^totals: switches \([0-9]*\),.*/\1/p' "$tmp/heap.txt" | tail -1)
 check "... and sees switches (${sw:-none})" [ "${sw:-0}" -gt 0 ]
 same "tracefs is as it was after top with the heap" "$before" "$(state)"
+# the flush handler's end is read live only where its time prices the advice: off a VM
+# (--machine metal here), not on a machine that says it is one
+# exit_enable PID: csd_function_exit's enable in top PID's instance, once it has enabled
+# its events (csd_function_entry, then the rest within the same call)
+exit_enable() {
+	local d=$tr/instances/tlbscope-top-$1/events/csd
+	for _ in $(seq 500); do
+		[ "$(cat $d/csd_function_entry/enable 2> /dev/null)" = 1 ] && break
+		kill -0 "$1" 2> /dev/null || break
+		sleep 0.02
+	done
+	sleep 0.1
+	cat $d/csd_function_exit/enable 2> /dev/null
+}
+if [ -e $tr/events/csd/csd_function_exit ]; then
+	for m in metal vm; do
+		${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.5 -n 4 --machine $m > /dev/null 2>&1 &
+		pid=$!
+		pids="$pids $pid"
+		got=$(exit_enable $pid)
+		wait $pid
+		same "live --machine $m: csd_function_exit's enable in its instance" \
+			"$([ $m = metal ] && echo 1 || echo 0)" "$got"
+	done
+	same "tracefs is as it was after top --machine" "$before" "$(state)"
+else
+	skip "live --machine metal: csd_function_exit enabled in its instance" \
+		"this kernel has no csd:csd_function_exit"
+fi
 for sig in INT TERM; do
 	${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.5 > /dev/null 2>&1 &
 	pid=$!

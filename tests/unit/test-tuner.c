@@ -659,22 +659,37 @@ static void test_unknown_tables_reset(void **state)
 	assert_int_equal(slots, 1);
 }
 
-/* What tlbscope record saw of the machine decides first; "metal" leaves it to the trace. */
+/*
+ * --machine decides first, then what tlbscope record saw of the machine; "metal" leaves it
+ * to the trace.
+ */
 static void test_host_machine(void **state)
 {
+	const enum tuner_machine auto_ = TUNER_MACHINE_AUTO;
 	struct tuner_measure *m = tuner_measure_new();
 	struct tuner_host h;
 
 	(void)state;
-	tuner_host_detect(m, "Linux box 6.12 x86_64", "vm (DMI vendor: QEMU)", &h);
+	tuner_host_detect(m, "Linux box 6.12 x86_64", "vm (DMI vendor: QEMU)", auto_, &h);
 	assert_true(h.vm);
 	assert_string_equal(h.how, "tlbscope record saw DMI vendor: QEMU");
-	tuner_host_detect(m, "Linux box 6.12 x86_64", "metal (no hypervisor flag)", &h);
+	tuner_host_detect(m, "Linux box 6.12 x86_64", "metal (no hypervisor flag)", auto_, &h);
 	assert_false(h.vm);
-	tuner_host_detect(m, "Linux qemu-guest 6.12", "metal (no hypervisor flag)", &h);
+	tuner_host_detect(m, "Linux qemu-guest 6.12", "metal (no hypervisor flag)", auto_, &h);
 	assert_true(h.vm);		/* the kernel string still names it */
-	tuner_host_detect(m, NULL, NULL, &h);
+	tuner_host_detect(m, NULL, NULL, auto_, &h);
 	assert_false(h.vm);
+	/* --machine wins over anything the input says */
+	tuner_host_detect(m, "Linux qemu-guest 6.12", "vm (DMI vendor: QEMU)", TUNER_MACHINE_METAL,
+			  &h);
+	assert_false(h.vm);
+	assert_true(h.user);
+	assert_string_equal(h.how, "--machine metal");
+	tuner_host_detect(m, NULL, "metal (no hypervisor flag)", TUNER_MACHINE_VM, &h);
+	assert_true(h.vm);
+	assert_int_equal(tuner_machine_parse("metal"), TUNER_MACHINE_METAL);
+	assert_int_equal(tuner_machine_parse("auto"), TUNER_MACHINE_AUTO);
+	assert_int_equal(tuner_machine_parse("bare"), -1);
 	tuner_measure_free(m);
 }
 
