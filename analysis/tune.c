@@ -416,7 +416,7 @@ int tune_run_finish(struct tune_run *r)
 	tuner_recommend(r->tu, &r->pf, &r->rec);
 	find_base(r, &base_ti, &base_qi);
 	/* advice for RISC-V, and for a trace that does not say it is of another arch */
-	r->riscv = strcmp(r->arch, "x86_64") && strcmp(r->arch, "other");
+	r->riscv = tl_arch_may_be_riscv(timeline_arch_named(r->arch));
 	tuner_advise(r->tu, &r->pf, &r->rec, base_ti, base_qi, r->lazy_kernel, r->riscv, &r->adv);
 	tuner_reuse_hist(r->tu, -1, hist);
 	for (int d = 0; d <= TUNER_MAX_T; d++) {

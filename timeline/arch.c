@@ -62,9 +62,17 @@ enum tl_arch timeline_arch(const struct timeline *tl, const char **how)
 	return TL_ARCH_UNKNOWN;
 }
 
+static const char *const arch_names[] = { "unknown", "riscv", "x86_64", "other" };
+
 const char *timeline_arch_name(enum tl_arch a)
 {
-	static const char *const names[] = { "unknown", "riscv", "x86_64", "other" };
+	return a <= TL_ARCH_OTHER ? arch_names[a] : "?";
+}
 
-	return a <= TL_ARCH_OTHER ? names[a] : "?";
+enum tl_arch timeline_arch_named(const char *name)
+{
+	for (int a = TL_ARCH_UNKNOWN; a <= TL_ARCH_OTHER; a++)
+		if (name && !strcmp(name, arch_names[a]))
+			return a;
+	return TL_ARCH_UNKNOWN;
 }

@@ -207,10 +207,9 @@ enum tl_arch { TL_ARCH_UNKNOWN, TL_ARCH_RISCV, TL_ARCH_X86, TL_ARCH_OTHER };
 /* After the input is read: the architecture, and in *@how (may be NULL) what showed it. */
 enum tl_arch timeline_arch(const struct timeline *tl, const char **how);
 const char *timeline_arch_name(enum tl_arch a);	/* "riscv", "x86_64", "other", "unknown" */
-/*
- * Advice on RISC-V's lazy flush series: for RISC-V, and a trace not saying it is another
- * (tune's rule on the arch's name, which a merged profile carries without a timeline).
- */
+/* ... and back, as a merged profile carries it without a timeline (unknown for another) */
+enum tl_arch timeline_arch_named(const char *name);
+/* Advice on RISC-V's lazy flush series: for RISC-V, and a trace not saying it is another. */
 static inline bool tl_arch_may_be_riscv(enum tl_arch a)
 {
 	return a != TL_ARCH_X86 && a != TL_ARCH_OTHER;

@@ -345,6 +345,20 @@ static void test_x86_zero_pages(void **state)
 	assert_int_equal(timeline_local_flushes(f->tl, 0), 2);
 }
 
+/* An arch's name and back, as tune reads a merged profile's; advice for RISC-V or unknown. */
+static void test_arch_names(void **state)
+{
+	(void)state;
+	for (int a = TL_ARCH_UNKNOWN; a <= TL_ARCH_OTHER; a++)
+		assert_int_equal(timeline_arch_named(timeline_arch_name(a)), a);
+	assert_int_equal(timeline_arch_named("armv7l"), TL_ARCH_UNKNOWN);
+	assert_int_equal(timeline_arch_named(NULL), TL_ARCH_UNKNOWN);
+	assert_true(tl_arch_may_be_riscv(timeline_arch_named("riscv")));
+	assert_true(tl_arch_may_be_riscv(timeline_arch_named("unknown")));
+	assert_false(tl_arch_may_be_riscv(timeline_arch_named("x86_64")));
+	assert_false(tl_arch_may_be_riscv(timeline_arch_named("other")));
+}
+
 /* csd_queue_cpu on the sender and csd_function_entry on the target agree. */
 static void test_csd_ipis(void **state)
 {
@@ -463,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x86_zero_pages, setup, teardown),
+		cmocka_unit_test(test_arch_names),
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
