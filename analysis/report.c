@@ -191,8 +191,7 @@ static void collect_probes(struct ts_source *src, struct timeline *tl, struct re
 			mark_defined(p, ts_kprobe_func(info->kprobes_defined[d]));
 	for (size_t i = 0; i < REPORT_NKPROBES; i++)
 		p->defined[i] |= p->count[i] > 0;
-	p->nmi_drop = info->nkprobes_defined && !p->total &&
-		      timeline_name_count(tl, ts_source_intern(src, "sched_switch"));
+	p->nmi_drop = timeline_kprobes_silent(tl);
 }
 
 void report_defined_list(struct ts_source *src, char *buf, size_t len)
@@ -350,6 +349,7 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 					const struct tl_filter *f, const struct explain_result *x)
 {
 	struct report_result *r = xcalloc(1, sizeof(*r));
+	enum tl_requests_unknown unknown;
 	uint64_t recorded = 0;
 	int isrc = timeline_ipi_source(tl);
 
@@ -385,9 +385,10 @@ struct report_result *report_result_new(struct ts_source *src, struct timeline *
 	r->lost_share = r->lost ? (double)r->lost / (double)(r->lost + recorded) : 0;
 	r->span_ns = timeline_last_ts(tl) - timeline_first_ts(tl);
 	r->text_timestamps = text_timestamps(ts_source_info(src));
-	if (r->probes.nmi_drop && !r->t.requests)
+	unknown = timeline_requests_unknown(tl);
+	if (unknown == TL_REQUESTS_DROPPED)
 		r->requests_unknown = "the kernel dropped every kprobe event: Evidence says why";
-	else if (!timeline_requests_observable(tl))
+	else if (unknown == TL_REQUESTS_UNSEEN)
 		r->requests_unknown = "no event of this input shows one: no kprobe on the flush "
 				      "path, tlb_flush or csd flush IPI";
 	kernel_check(src, tl, r);

@@ -468,9 +468,20 @@ uint64_t timeline_kprobe_requests(const struct timeline *tl)
 	return tl->kprobe_requests;
 }
 
+/* Switches counted on every CPU. */
+static uint64_t counted_switches(const struct timeline *tl)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < tl->ncpus; i++)
+		n += tl->cpus[i].st.switches;
+	return n;
+}
+
 bool timeline_kprobes_silent(const struct timeline *tl)
 {
-	return ts_source_info(tl->src)->nkprobes_defined && !tl->kprobe_requests;
+	return ts_source_info(tl->src)->nkprobes_defined && !tl->probes.nr &&
+	       counted_switches(tl);
 }
 
 uint64_t timeline_csd_requests(const struct timeline *tl)
@@ -490,7 +501,6 @@ static uint64_t counted_requests(const struct timeline *tl)
 
 bool timeline_requests_observable(const struct timeline *tl)
 {
-	uint64_t switches = 0;
 	size_t nprobes;
 
 	if (tl->kprobe_requests || tl->saw_kprobe_req || tl->saw_tlb_tp ||
@@ -499,9 +509,7 @@ bool timeline_requests_observable(const struct timeline *tl)
 	ts_source_probes(tl->src, &nprobes);
 	if (nprobes || counted_requests(tl))
 		return true;
-	for (int i = 0; i < tl->ncpus; i++)
-		switches += tl->cpus[i].st.switches;
-	return !switches;
+	return !counted_switches(tl);
 }
 
 enum tl_requests_unknown timeline_requests_unknown(const struct timeline *tl)

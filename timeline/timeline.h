@@ -219,10 +219,11 @@ const char *timeline_str(const struct timeline *tl, uint32_t id);
 /* Flush requests that came from kprobes (__flush_tlb_range, callers, flush_tlb_all). */
 uint64_t timeline_kprobe_requests(const struct timeline *tl);
 /*
- * The input defines kprobes on the flush path and not one flush request came from them
- * (riscv 6.12 drops kprobe events written in NMI context, tlbscope-probes(7)).  Unless
- * csd flush IPIs gave requests of their own, its flush requests and local flushes are
- * then unknown, not none.
+ * The input defines kprobes and holds not one of their events, though its tasks switched:
+ * the kernel dropped them (riscv 6.12 drops kprobe events written in NMI context,
+ * tlbscope-probes(7)).  Unless csd flush IPIs gave requests of their own, its flush
+ * requests and local flushes are then unknown, not none.  (A kprobe event of any probe,
+ * switch_mm's say, shows they were written: a flush request none of them saw was none.)
  */
 bool timeline_kprobes_silent(const struct timeline *tl);
 /*
@@ -240,7 +241,7 @@ enum tl_requests_unknown {
 	TL_REQUESTS_DROPPED,	/* timeline_kprobes_silent(), and no request counted at all */
 	TL_REQUESTS_UNSEEN,	/* !timeline_requests_observable() */
 };
-/* The rule top and tune --json apply; each view words the reason itself. */
+/* The rule report, top and tune --json apply; each view words the reason itself. */
 enum tl_requests_unknown timeline_requests_unknown(const struct timeline *tl);
 /*
  * Counted flush requests grouped from csd_queue_cpu runs (no kprobe or tlb_flush showed

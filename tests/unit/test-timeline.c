@@ -36,7 +36,8 @@ static void collect(void *ctx, struct timeline *tl, const struct ts_event *ev)
 }
 
 /* A source only for its string table: an empty JSON-lines stream. */
-static int setup(void **state)
+/* A timeline of a JSON-lines source whose header line is @header. */
+static int setup_header(void **state, const char *header)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	char err[TS_ERR_LEN];
@@ -45,7 +46,7 @@ static int setup(void **state)
 	strcpy(f->path, "/tmp/tlbscope-test-XXXXXX");
 	fd = mkstemp(f->path);
 	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "{\"kind\":\"header\",\"version\":1,\"cpus\":4}\n", 39), 39);
+	assert_int_equal(write(fd, header, strlen(header)), (ssize_t)strlen(header));
 	close(fd);
 	f->src = ts_source_open(f->path, err);
 	assert_non_null(f->src);
@@ -53,6 +54,18 @@ static int setup(void **state)
 	f->ts = 1000;
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_header(state, "{\"kind\":\"header\",\"version\":1,\"cpus\":4}\n");
+}
+
+/* ... of a trace that defines kprobes (as tlbscope record's on riscv64) */
+static int setup_kprobes(void **state)
+{
+	return setup_header(state, "{\"kind\":\"header\",\"version\":1,\"cpus\":4,"
+			    "\"kprobes_defined\":[\"switch_mm\",\"__flush_tlb_range\"]}\n");
 }
 
 static int teardown(void **state)
@@ -345,6 +358,28 @@ static void test_x86_zero_pages(void **state)
 	assert_int_equal(timeline_local_flushes(f->tl, 0), 2);
 }
 
+/*
+ * Kprobes defined and none of their events while tasks switched: the kernel dropped them,
+ * the requests are unknown.  One event of any of them shows they were written: a request
+ * none of them saw was none.
+ */
+static void test_kprobes_dropped(void **state)
+{
+	struct fx *f = *state;
+	struct ts_event ev;
+
+	assert_int_equal(timeline_requests_unknown(f->tl), TL_REQUESTS_KNOWN);	/* no switch */
+	sw(f, 0, 0, 100, "app");
+	sw(f, 0, 100, 0, "swapper/0");
+	assert_true(timeline_kprobes_silent(f->tl));
+	assert_int_equal(timeline_requests_unknown(f->tl), TL_REQUESTS_DROPPED);
+	ev = ev_new(f, 1, 7, "kworker/1:0", TS_EV_OTHER);
+	ev.probe = ts_source_intern(f->src, "switch_mm");
+	feed(f, &ev);
+	assert_false(timeline_kprobes_silent(f->tl));
+	assert_int_equal(timeline_requests_unknown(f->tl), TL_REQUESTS_KNOWN);
+}
+
 /* An arch's name and back, as tune reads a merged profile's; advice for RISC-V or unknown. */
 static void test_arch_names(void **state)
 {
@@ -478,6 +513,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_x86_reasons, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_x86_zero_pages, setup, teardown),
 		cmocka_unit_test(test_arch_names),
+		cmocka_unit_test_setup_teardown(test_kprobes_dropped, setup_kprobes, teardown),
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
