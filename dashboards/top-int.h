@@ -55,6 +55,7 @@ struct top_model {
 	const struct ts_source_info *info;	/* the source's (its kernel's command line) */
 	/* unit costs the stream shows: they price the advice off a virtual machine, as tune */
 	struct tuner_measure *meas;
+	uint64_t meas_tick;		/* tuner_measure_tick() of @meas */
 	enum tuner_machine machine;	/* --machine */
 	char *look;			/* live: what this machine says of itself, else NULL */
 };

@@ -124,9 +124,15 @@ void top_model_feed(void *model, struct timeline *tl, const struct ts_event *ev)
 	uint32_t named = ev->probe ? ev->probe : ev->name;
 	struct top_cpu *c;
 
-	/* a name only an event of kind OTHER is measured by (csd_function_exit) */
-	tuner_measure_feed(m->meas, ev, ev->kind == TS_EV_OTHER && ev->name ?
-			   timeline_str(tl, ev->name) : NULL);
+	/*
+	 * what tune measures: flush IPIs, csd_function_exit (of kind OTHER), and the clock's
+	 * tick from every event's time until it is known to be 1 ns (tuner_measure_tick())
+	 */
+	if (ev->kind == TS_EV_IPI || ev->kind == TS_EV_OTHER || m->meas_tick != 1) {
+		tuner_measure_feed(m->meas, ev, ev->kind == TS_EV_OTHER && ev->name ?
+				   timeline_str(tl, ev->name) : NULL);
+		m->meas_tick = tuner_measure_tick(m->meas);
+	}
 	tuner_feed(m->tu, tl, ev);
 	if (ev->kind == TS_EV_LOAD_MM)
 		tuner_lazy_kernel_feed(&m->lk, ev, NULL, true);

@@ -153,6 +153,11 @@ void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, cons
 	}
 }
 
+uint64_t tuner_measure_tick(const struct tuner_measure *m)
+{
+	return m->ts_gcd;
+}
+
 void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool use)
 {
 	p->nseen = 0;

@@ -303,6 +303,11 @@ struct tuner_measure;
 struct tuner_measure *tuner_measure_new(void);	/* free with tuner_measure_free() */
 void tuner_measure_free(struct tuner_measure *m);
 void tuner_measure_feed(struct tuner_measure *m, const struct ts_event *ev, const char *name);
+/*
+ * The clock's tick the events fed so far show (ns: the gcd of their times; 0 none yet).
+ * Once it is 1, only flush IPIs and events of kind OTHER change what @m measures.
+ */
+uint64_t tuner_measure_tick(const struct tuner_measure *m);
 /* ... @use false: a VM's timings, recorded in p->seen[] but pricing nothing */
 void tuner_measure_apply(const struct tuner_measure *m, struct platform *p, bool use);
 
