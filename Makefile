@@ -225,7 +225,7 @@ FUZZ_JOBS ?= 1
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := tracedat:trace.dat ftrace-text:ftrace-text jsonl:jsonl perf-text:perf-script
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -pthread -O1 -g -fno-omit-frame-pointer \
-	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -DTLBSCOPE_FUZZING \
 	-DPLATFORM_DIR='"$(DATADIR)/platforms"' -DSRC_PLATFORM_DIR='"$(CURDIR)/tuner/platforms"' \
 	$(PC_CFLAGS)
 FUZZ_OBJ := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)

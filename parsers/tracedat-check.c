@@ -449,6 +449,21 @@ static int check_file(struct ts_source *src, int fd, struct tep_handle *tep, int
 }
 
 /*
+ * The libraries' own complaints go nowhere, but in a fuzzing build: there they carry
+ * libFuzzer's report of what the child met (its malloc limit writes an oom- finding from
+ * the child, whose report was lost with them).
+ */
+static void quiet_stderr(void)
+{
+#ifndef TLBSCOPE_FUZZING
+	int null = open("/dev/null", O_WRONLY);
+
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+#endif
+}
+
+/*
  * In a child process, once the parent has checked the structure, what only the libraries
  * can parse: with @formats, every event format through libtraceevent one at a time (to
  * name the one they die on); else libtracecmd's own open of the file and the first record
@@ -465,7 +480,6 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 	struct cur c = { .note_fd = note_fd };
 	struct tracecmd_input *h;
 	char path[64];
-	int null = open("/dev/null", O_WRONLY);
 	ssize_t w;
 
 	struct stat st;
@@ -478,8 +492,7 @@ static void __attribute__((noreturn)) check_in_child(struct ts_source *src, int 
 	for (size_t i = 0; i < sizeof(deadly) / sizeof(deadly[0]); i++)
 		signal(deadly[i], SIG_DFL);
 	alarm(60 + (fstat(fd, &st) ? 0 : (unsigned int)((uint64_t)st.st_size >> 23)));
-	if (null >= 0)
-		dup2(null, STDERR_FILENO);	/* the libraries' own complaints */
+	quiet_stderr();
 	if (formats) {
 		if (!tep || check_file(src, fd, tep, note_fd, NULL)) {
 			char msg[TS_ERR_LEN + 2];
