@@ -70,7 +70,7 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 	};
 	struct cli_parser p;
 	const char *v;
-	int key;
+	int key, machine;
 	bool speed_given = false;
 
 	memset(o, 0, sizeof(*o));
@@ -127,11 +127,12 @@ int top_parse_args(struct top_opts *o, int argc, char **argv)
 			o->platform = v;
 			break;
 		case OPT_MACHINE:
-			if (tuner_machine_parse(v) < 0) {
+			machine = tuner_machine_parse(v);
+			if (machine < 0) {
 				error("top: --machine: '%s' is not auto, vm or metal", v);
 				return -1;
 			}
-			o->machine = tuner_machine_parse(v);
+			o->machine = machine;
 			break;
 		case 'd':
 			if (parse_duration_ns(v, &o->delay_ns) || o->delay_ns < 10000000ULL) {

@@ -128,7 +128,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 	};
 	struct cli_parser p;
 	const char *v, *weights[MAX_INPUTS];
-	int key, nweights = 0;
+	int key, nweights = 0, machine;
 
 	memset(o, 0, sizeof(*o));
 	memcpy(o->p.T, tuner_default_T, sizeof(tuner_default_T));
@@ -236,11 +236,12 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			o->quiet = true;
 			break;
 		case OPT_MACHINE:
-			if (tuner_machine_parse(v) < 0) {
+			machine = tuner_machine_parse(v);
+			if (machine < 0) {
 				error("--machine: '%s' is not auto, vm or metal", v);
 				return -1;
 			}
-			o->p.machine = tuner_machine_parse(v);
+			o->p.machine = machine;
 			break;
 		default:
 			if (common_opt(&o->c, key, v) < 0)

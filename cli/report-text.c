@@ -177,6 +177,22 @@ static void rate(char *buf, size_t len, bool known, double per_s)
 		snprintf(buf, len, "rate n/a: no time between the first and last event");
 }
 
+/* The flush IPIs to CPUs not running the mm: of those whose mm is known, when any is. */
+static void print_not_running(const struct report_totals *t, const struct report_summary *s)
+{
+	if (s->mm_unknown >= t->ipis)
+		printf("    to CPUs not running the mm: unknown (no IPI's sender seen)\n");
+	else if (s->mm_unknown)
+		printf("    to CPUs not running the mm: %llu of the %llu with a known mm "
+		       "(%.1f %%)\n", (unsigned long long)s->not_running,
+		       (unsigned long long)(t->ipis - s->mm_unknown),
+		       100.0 * s->not_running / (t->ipis - s->mm_unknown));
+	else
+		printf("    to CPUs not running the mm: %llu (%.1f %%), what lazy flushing "
+		       "queues\n", (unsigned long long)s->not_running,
+		       100.0 * s->not_running / t->ipis);
+}
+
 /*
  * The first screen: what a person needs before the tables, at 80 columns - the flush
  * counts and rates, where the IPIs went, who caused them, the worst moment, whether the
@@ -217,17 +233,8 @@ static void print_summary(struct ts_source *src, struct timeline *tl,
 			b[0] = '\0';
 		printf("  flush IPIs      %10llu  (%s%s)\n", (unsigned long long)t->ipis, a, b);
 		printf("    counted from  %s\n", timeline_ipi_source_name(r->source));
-		if (t->ipis && arch != TL_ARCH_X86 && s->mm_unknown >= t->ipis)
-			printf("    to CPUs not running the mm: unknown (no IPI's sender seen)\n");
-		else if (t->ipis && arch != TL_ARCH_X86 && s->mm_unknown)
-			printf("    to CPUs not running the mm: %llu of the %llu with a known mm "
-			       "(%.1f %%)\n", (unsigned long long)s->not_running,
-			       (unsigned long long)(t->ipis - s->mm_unknown),
-			       100.0 * s->not_running / (t->ipis - s->mm_unknown));
-		else if (t->ipis && arch != TL_ARCH_X86)
-			printf("    to CPUs not running the mm: %llu (%.1f %%), what lazy flushing "
-			       "queues\n", (unsigned long long)s->not_running,
-			       100.0 * s->not_running / t->ipis);
+		if (t->ipis && arch != TL_ARCH_X86)
+			print_not_running(t, s);
 	} else {
 		printf("  flush IPIs             n/a  (no csd, ipi or tlb_flush event names a "
 		       "flush)\n");

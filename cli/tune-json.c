@@ -104,6 +104,7 @@ json_t *tune_json(const struct tune_run *r, const char *why)
 	/* what every lazy point sends, and what lazy is checked against on a lazy kernel */
 	const struct tuner_counts *ideal = tuner_model(r->tu, TUNER_LAZY);
 	json_t *root = json_object(), *j, *arr;
+	const char *unknown;
 	uint64_t unattr, req = tuner_requests(r->tu, &unattr);
 	/* per-CPU arrays: a sum of traces has none (their CPUs are not the same CPUs) */
 	int ncpus = r->aggregate ? 0 : r->ncpus < tuner_ncpus(r->tu) ? r->ncpus : tuner_ncpus(r->tu);
@@ -403,8 +404,8 @@ json_t *tune_json(const struct tune_run *r, const char *why)
 	}
 	if (r->o->verify)
 		json_object_set_new(root, "verify_differences", json_integer(r->verify_bad));
-	if (requests_unknown(r))
-		null_request_counts(root, requests_unknown(r));
+	if ((unknown = requests_unknown(r)))
+		null_request_counts(root, unknown);
 	return root;
 }
 

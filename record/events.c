@@ -126,7 +126,7 @@ const char *record_kprobe_fn(size_t i)
  * @t's filter in the instance's own event directory.  Where the kernel refuses it (fields
  * of another name) every record is read, as without one: the views count the same.
  */
-static void live_filter(struct tracefs_instance *inst, const struct tp *t)
+static void set_live_filter(struct tracefs_instance *inst, const struct tp *t)
 {
 	char path[128];
 
@@ -154,7 +154,7 @@ int record_enable_tracepoints(struct tracefs_instance *inst, enum rec_events set
 			continue;
 		}
 		if (set != REC_EVENTS_RECORD && t->live_filter)
-			live_filter(inst, t);
+			set_live_filter(inst, t);
 		if (tracefs_event_enable(inst, t->system, t->event)) {
 			rec_warning("%s: cannot enable %s:%s: %s; the analyses will not see %s", who,
 				    t->system, t->event, strerror(errno),

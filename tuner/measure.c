@@ -192,7 +192,7 @@ int tuner_machine_parse(const char *s)
 {
 	static const char *const names[] = { "auto", "vm", "metal" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;

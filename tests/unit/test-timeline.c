@@ -35,8 +35,10 @@ static void collect(void *ctx, struct timeline *tl, const struct ts_event *ev)
 		f->exited[f->exits++] = ev->u.exit.mm;
 }
 
-/* A source only for its string table: an empty JSON-lines stream. */
-/* A timeline of a JSON-lines source whose header line is @header. */
+/*
+ * A timeline of a JSON-lines source whose header line is @header, and no event: the
+ * source is there for its string table (and what its header says).
+ */
 static int setup_header(void **state, const char *header)
 {
 	struct fx *f = calloc(1, sizeof(*f));
