@@ -180,6 +180,14 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
 
+# tests/real/live-tracefs.sh: an instance's buffer drained by top's live reader
+unit: $(BUILD)/tests/live-drain
+$(BUILD)/tests/live-drain: tests/tools/live-drain.c \
+		$(patsubst %.c,$(BUILD)/%.o,$(wildcard record/*.c)) $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(PC_LIBS) -lm
+
 # tests/fixtures/capture.sh: an instance's buffer to a trace.dat by record's own writer
 unit: $(BUILD)/tests/extract
 $(BUILD)/tests/extract: tests/tools/extract.c $(BUILD)/record/tracedat-write.o \
