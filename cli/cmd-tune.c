@@ -158,7 +158,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_WEIGHT:
 			if (nweights == MAX_INPUTS) {
-				error("--weight: more than %d", MAX_INPUTS);
+				error("tune: --weight: more than %d", MAX_INPUTS);
 				return -1;
 			}
 			weights[nweights++] = v;
@@ -168,7 +168,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_THRESHOLD:
 			if (parse_list(v, 1, TUNER_MAX_T, o->p.T, &o->p.nT)) {
-				error("--threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16", v,
+				error("tune: --threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16", v,
 				      TUNER_MAX_T);
 				return -1;
 			}
@@ -176,7 +176,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_QUEUE:
 			if (parse_list(v, 1, TUNER_MAX_Q, o->p.Q, &o->p.nQ)) {
-				error("--queue: '%s' is not a list of 1..%d like 1,8,32 or 1-8 (a "
+				error("tune: --queue: '%s' is not a list of 1..%d like 1,8,32 or 1-8 (a "
 				      "zero-length queue is not a setting of the series)", v,
 				      TUNER_MAX_Q);
 				return -1;
@@ -187,13 +187,13 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_WARMUP:
 			if (parse_duration_ns(v, &o->p.warmup_ns)) {
-				error("--warmup: '%s' is not a duration (seconds, or 200ms)", v);
+				error("tune: --warmup: '%s' is not a duration (seconds, or 200ms)", v);
 				return -1;
 			}
 			break;
 		case OPT_FLUSH_ALL:
 			if (parse_u64(v, 10, &n) || !n) {
-				error("--flush-all-threshold: '%s' is not a page count", v);
+				error("tune: --flush-all-threshold: '%s' is not a page count", v);
 				return -1;
 			}
 			o->p.flush_all = n;
@@ -202,7 +202,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			if (sscanf(v, "%d,%d%n", &o->p.direct[0], &o->p.direct[1], &end) != 2 ||
 			    v[end] != '\0' ||
 			    o->p.direct[0] < 1 || o->p.direct[0] > TUNER_MAX_T || o->p.direct[1] < 0) {
-				error("--direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v, TUNER_MAX_T);
+				error("tune: --direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v, TUNER_MAX_T);
 				return -1;
 			}
 			o->p.has_direct = true;
@@ -211,7 +211,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			if (sscanf(v, "%d,%d%n", &o->p.base[0], &o->p.base[1], &end) != 2 ||
 			    v[end] != '\0' || o->p.base[0] < 1 || o->p.base[0] > TUNER_MAX_T ||
 			    o->p.base[1] < 1 || o->p.base[1] > TUNER_MAX_Q) {
-				error("--base: '%s' is not T,Q (T in 1..%d, Q in 1..%d)", v,
+				error("tune: --base: '%s' is not T,Q (T in 1..%d, Q in 1..%d)", v,
 				      TUNER_MAX_T, TUNER_MAX_Q);
 				return -1;
 			}
@@ -238,7 +238,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		case OPT_MACHINE:
 			machine = tuner_machine_parse(v);
 			if (machine < 0) {
-				error("--machine: '%s' is not auto, vm or metal", v);
+				error("tune: --machine: '%s' is not auto, vm or metal", v);
 				return -1;
 			}
 			o->p.machine = machine;
@@ -258,7 +258,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 		int k;
 
 		if (!eq || parse_u64(eq + 1, 10, &w) || !w || w > 1000000) {
-			error("--weight: '%s' is not INPUT=N (N in 1..1000000)", weights[i]);
+			error("tune: --weight: '%s' is not INPUT=N (N in 1..1000000)", weights[i]);
 			return -1;
 		}
 		for (k = 0; k < o->p.ninputs; k++)
@@ -266,7 +266,7 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			    !strncmp(o->p.inputs[k], weights[i], eq - weights[i]))
 				break;
 		if (k == o->p.ninputs) {
-			error("--weight: '%.*s' is not one of the inputs", (int)(eq - weights[i]),
+			error("tune: --weight: '%.*s' is not one of the inputs", (int)(eq - weights[i]),
 			      weights[i]);
 			return -1;
 		}
