@@ -346,7 +346,8 @@ void top_recommend(const struct top_model *m, const struct timeline *tl, struct 
 	r->Q = m->grid_Q[qi];
 	r->cost_ms = (a.ti >= 0 ? a.point_cost : rec.small_cost) / 1e6;
 	r->stock_ms = tuner_model_cost(&pf, stock) / 1e6;
-	r->arch = tl_arch_may_be_riscv(arch) ? NULL : timeline_arch_name(arch);
+	/* "not-applicable to x86_64"; any other verdict stands alone ("insufficient-data") */
+	r->arch = a.verdict == TUNER_NOT_APPLICABLE ? timeline_arch_name(arch) : NULL;
 	r->verdict = tuner_verdict_name(a.verdict);
 	r->settable = a.ti >= 0;
 }

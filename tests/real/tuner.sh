@@ -445,6 +445,15 @@ same "... stock_asid's cost, tune's (ms)" \
 	"$(tls tune --json "$f" 2> /dev/null | jq '.recommendation.stock_cost_ns / 1e3 | round / 1e3')" \
 	"$(tr -s ' \n' ' ' < "$tmp/x86-top.txt" | sed -n 's/.*, stock \([0-9.]*\) ms).*/\1/p' |
 		awk '{ printf "%g\n", $1 }')"
+# its first 40 events: too few requests for any advice, whatever the arch; the arch is
+# named only where it is the reason (once said "insufficient-data to x86_64")
+tls events "$f" 2> /dev/null | head -40 > "$tmp/x86-40.jsonl"
+tls top --replay "$tmp/x86-40.jsonl" --speed max -b 2> /dev/null > "$tmp/x86-40.txt"
+same "x86-hackbench's first 40 events: top --replay ends on tune's verdict" \
+	"$(tls tune --json "$tmp/x86-40.jsonl" 2> /dev/null | jq -r .recommendation.verdict)" \
+	"$(top_recommendation < "$tmp/x86-40.txt")"
+check "... insufficient-data, and no arch after it" \
+	grep -q "^  recommendation (generic): insufficient-data (the cheapest" "$tmp/x86-40.txt"
 # the grid reaches the TLB's reach: a profile whose TLB holds 64 mms' working sets gets
 # T=48 and 64 in the default grid, and the point stays within the reach
 f=$top/corpus/traces/hackbench-aia-4cpu/trace.dat
