@@ -115,7 +115,8 @@ static void print_procs(FILE *out, int width, const struct top_frame *f)
 
 	top_cols_fit(cols, TP__COUNT, width - 2, &fit);
 	put(out, width, "%s", "");
-	put(out, width, "Processes by flush IPIs (stock mask: CPUs that ever ran it; lazy: CPUs "
+	/* 78 columns: the title fits a terminal of 80 */
+	put(out, width, "Processes by flush IPIs (stock: CPUs that ever ran it; lazy: CPUs "
 	    "running it)");
 	snprintf(why, sizeof(why), "not shown in %d columns", width);
 	if (top_cols_marker(cols, &fit, why, line, sizeof(line)))
