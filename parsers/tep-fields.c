@@ -5,6 +5,7 @@
  * a corrupt record is a missing field, never a read past its end.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -127,9 +128,46 @@ static inline int num_at(const void *p, int size, bool sign, bool bigendian, int
 	return 0;
 }
 
+/*
+ * The bytes of @w (8, little-endian) before its first NUL, the rest zeroed; *@ended when
+ * it has one.  A byte is NUL where (b - 1) & ~b has its top bit: exact for the lowest such
+ * byte, which is the first.
+ */
+static inline uint64_t before_nul(uint64_t w, bool *ended)
+{
+	uint64_t z = (w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL;
+	int k;
+
+	*ended = z != 0;
+	if (!z)
+		return w;
+	k = __builtin_ctzll(z) / 8;
+	return k ? w & (~0ULL >> (64 - 8 * k)) : 0;
+}
+
 /* The string of at most @n bytes at @p into @buf of @len bytes, cut to fit, NUL-ended. */
 static inline void str_at(const char *p, int n, char *buf, size_t len)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 16 && len >= 16) {
+		/*
+		 * a task's comm, two in every switch: two words, where libc's strnlen() and
+		 * memcpy() took 2 % of live top's time in their calls
+		 */
+		uint64_t w[2];
+		bool ended;
+
+		memcpy(w, p, 16);
+		w[0] = before_nul(w[0], &ended);
+		w[1] = ended ? 0 : before_nul(w[1], &ended);
+		if (len == 16)
+			w[1] &= ~0ULL >> 8;	/* cut to fit: 15 bytes and the NUL */
+		memcpy(buf, w, 16);
+		if (len > 16)
+			buf[16] = '\0';
+		return;
+	}
+#endif
 	n = (int)strnlen(p, n);
 	if ((size_t)n >= len)
 		n = (int)len - 1;
