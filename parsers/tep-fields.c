@@ -145,7 +145,10 @@ static inline uint64_t before_nul(uint64_t w, bool *ended)
 	return k ? w & (~0ULL >> (64 - 8 * k)) : 0;
 }
 
-/* The string of at most @n bytes at @p into @buf of @len bytes, cut to fit, NUL-ended. */
+/*
+ * The string of at most @n bytes at @p into @buf of @len bytes, cut to fit, NUL-ended.
+ * The @n bytes lie in the record (field_of(), the plan's end): all 16 of a comm are read.
+ */
 static inline void str_at(const char *p, int n, char *buf, size_t len)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

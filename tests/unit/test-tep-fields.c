@@ -4,7 +4,7 @@
  * record built by hand, in the format of Linux 6.x: many() must give what the single
  * getters give, byte for byte into a zeroed event (as ts_source_next() hands it), for a
  * task name ending at every place, with no NUL in its 16 bytes, with bytes past its NUL and
- * bytes of any value before it.
+ * bytes of any value before it; and a record cut short inside a task name, not read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,11 +161,36 @@ static void test_many_comm_random(void **state)
 	}
 }
 
+/*
+ * A record cut short inside prev_comm (a malformed one): neither str() nor many() reads
+ * the field, whose 16 bytes run past the record's end (allocated to its size: valgrind
+ * or AddressSanitizer would see a read past it).
+ */
+static void test_comm_cut_short(void **state)
+{
+	struct fixture *x = *state;
+	static const unsigned char prev[16] = "abc";
+	char one[TS_COMM_LEN], *strs[] = { one, one };
+	static const char *const names[] = { "prev_comm", "next_comm" };
+	unsigned char *data = malloc(12);
+
+	assert_non_null(data);
+	record(x, prev);
+	memcpy(data, x->data, 12);
+	x->rec.data = data;
+	x->rec.size = 12;
+	assert_int_equal(x->f.str(x->f.ctx, "prev_comm", one, TS_COMM_LEN), -1);
+	assert_int_equal(x->f.many(x->f.ctx, names, 0, NULL, 2, strs, TS_COMM_LEN), 0);
+	x->rec.data = x->data;
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_comm_ends),
 		cmocka_unit_test(test_many_comm_random),
+		cmocka_unit_test(test_comm_cut_short),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
