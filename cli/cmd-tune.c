@@ -168,8 +168,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_THRESHOLD:
 			if (parse_list(v, 1, TUNER_MAX_T, o->p.T, &o->p.nT)) {
-				error("tune: --threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16", v,
-				      TUNER_MAX_T);
+				error("tune: --threshold: '%s' is not a list of 1..%d like 1,2,4 or 1-16",
+				      v, TUNER_MAX_T);
 				return -1;
 			}
 			o->p.has_T = true;
@@ -187,7 +187,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			break;
 		case OPT_WARMUP:
 			if (parse_duration_ns(v, &o->p.warmup_ns)) {
-				error("tune: --warmup: '%s' is not a duration (seconds, or 200ms)", v);
+				error("tune: --warmup: '%s' is not a duration (seconds, or 200ms)",
+				      v);
 				return -1;
 			}
 			break;
@@ -202,7 +203,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			if (sscanf(v, "%d,%d%n", &o->p.direct[0], &o->p.direct[1], &end) != 2 ||
 			    v[end] != '\0' ||
 			    o->p.direct[0] < 1 || o->p.direct[0] > TUNER_MAX_T || o->p.direct[1] < 0) {
-				error("tune: --direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v, TUNER_MAX_T);
+				error("tune: --direct: '%s' is not T,Q (T in 1..%d, Q >= 0)", v,
+				      TUNER_MAX_T);
 				return -1;
 			}
 			o->p.has_direct = true;
@@ -266,8 +268,8 @@ int tune_parse_args(struct tune_opts *o, int argc, char **argv)
 			    !strncmp(o->p.inputs[k], weights[i], eq - weights[i]))
 				break;
 		if (k == o->p.ninputs) {
-			error("tune: --weight: '%.*s' is not one of the inputs", (int)(eq - weights[i]),
-			      weights[i]);
+			error("tune: --weight: '%.*s' is not one of the inputs",
+			      (int)(eq - weights[i]), weights[i]);
 			return -1;
 		}
 		o->p.weight[k] = w;

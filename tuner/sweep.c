@@ -128,7 +128,8 @@ void sweep_set_start(struct sweep *s, uint64_t warm_ts)
  * Past the top few, searched as wide characters (the same 4 bytes: libc's search compares
  * many at once): most of a switch's cost when the stack is deep (hackbench: 64 mms).
  * The top few first, by hand: a switch between a handful of mms (a pair ping-ponging)
- * spent more in the call than in the search (live top: 4 % of its time in wmemchr()).
+ * spent more in the call than in the search (live top: up to 4 % of its time in
+ * wmemchr()).
  */
 static int find_in(const struct stack *st, uint32_t mm, int n)
 {
