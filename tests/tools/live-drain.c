@@ -105,11 +105,11 @@ static int drain(struct ts_source *src, struct cpu_count *n, int ncpus, FILE *ou
 		fprintf(out, "%d %llu.%06llu\n", ev.cpu, (unsigned long long)(us / 1000000),
 			(unsigned long long)(us % 1000000));
 	}
-	fprintf(stderr, "live-drain: the reader still had events after 2 s\n");
+	fprintf(stderr, "live-drain: 400 rounds and none began after the end\n");
 	return -1;
 }
 
-/* "CPU lost" for @n[@cpu]: its count, or "unknown" */
+/* @c's events lost: their count, or "unknown" where a mark did not say how many */
 static void print_lost(const struct cpu_count *c)
 {
 	if (c->lost_unknown)
