@@ -108,8 +108,8 @@ stamps() {
 		}
 	}' "$1" | sort
 }
-# "CPU READ" where the numbers of a "cpu N: ..." line of live-drain disagree (lost: equal
-# to the overrun, or "unknown" where some was), else nothing
+# the "cpu N: ..." lines of live-drain whose counts $2 and $3 differ, or whose losses are
+# not the overrun (equal to it, or "unknown" where there was some); nothing when all agree
 disagree() {
 	awk -v a="$2" -v b="$3" '/^cpu [0-9]+:/ {
 		for (i = 3; i < NF; i += 2) v[$i] = $(i + 1)
