@@ -58,6 +58,12 @@ static inline bool rec_cpu_recorded(const struct rec *r, int cpu)
 {
 	return !r->has_cpus || ts_cpumask_test(&r->cpus, cpu);
 }
+/*
+ * session.c: CPU @cpu's per_cpu/cpuN/stats of @inst, a new string (NULL unreadable), and
+ * the number of its line "@key: N" ("overrun", "bytes", "read events"), -1 when none.
+ */
+char *rec_cpu_stats(struct tracefs_instance *inst, int cpu);
+int64_t rec_stats_value(const char *stats, const char *key);
 /* stream.c: stop the readers if they run and close the ring buffers (rec_close()) */
 void rec_stream_close(struct rec *r);
 /* stream.c: remove the streamed files and free the readers (rec_free()) */

@@ -310,33 +310,46 @@ void rec_off(struct rec *r)
 	}
 }
 
+char *rec_cpu_stats(struct tracefs_instance *inst, int cpu)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	return tracefs_instance_file_read(inst, file, NULL);
+}
+
+int64_t rec_stats_value(const char *stats, const char *key)
+{
+	size_t n = strlen(key);
+
+	/* at a line's start: "overrun" is not "commit overrun" */
+	for (const char *p = stats; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 10);
+	return -1;
+}
+
 uint64_t rec_lost(struct rec *r, bool say)
 {
 	static const struct {
 		const char *key, *label;
-	} keys[] = { { "overrun:", "overrun" }, { "dropped events:", "dropped" } };
+	} keys[] = { { "overrun", "overrun" }, { "dropped events", "dropped" } };
 	uint64_t total = 0;
 
 	for (int i = 0; i < r->ncpus && r->inst; i++) {
-		char file[64], *stats, *p;
+		char *stats;
 
-		if (!rec_cpu_recorded(r, i))
-			continue;
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
-		stats = tracefs_instance_file_read(r->inst, file, NULL);
-		if (!stats)
+		if (!rec_cpu_recorded(r, i) || !(stats = rec_cpu_stats(r->inst, i)))
 			continue;
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-			uint64_t v;
+			int64_t v = rec_stats_value(stats, keys[k].key);
 
-			p = strstr(stats, keys[k].key);
-			if (!p)
+			if (v <= 0)
 				continue;
-			v = strtoull(p + strlen(keys[k].key), NULL, 10);
-			if (v && say)
+			if (say)
 				fprintf(stderr, "tlbscope: cpu %d: %llu events lost (%s)\n", i,
 					(unsigned long long)v, keys[k].label);
-			total += v;
+			total += (uint64_t)v;
 		}
 		free(stats);
 	}

@@ -140,14 +140,9 @@ static int pin_to_recorded(struct rec *r, cpu_set_t *old)
 /* Bytes @cpu's buffer holds that no reader took yet (per_cpu/cpuN/stats); -1 unknown. */
 static int64_t unread_bytes(struct rec *r, int cpu)
 {
-	char file[64], *stats, *p;
-	int64_t v = -1;
+	char *stats = rec_cpu_stats(r->inst, cpu);
+	int64_t v = stats ? rec_stats_value(stats, "bytes") : -1;
 
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	stats = tracefs_instance_file_read(r->inst, file, NULL);
-	p = stats ? strstr(stats, "\nbytes:") : NULL;
-	if (p)
-		v = strtoll(p + 7, NULL, 10);
 	free(stats);
 	return v;
 }

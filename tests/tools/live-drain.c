@@ -40,18 +40,13 @@ struct cpu_count {
 	uint64_t last_ts, backwards;
 };
 
-/* "name: N" of CPU @cpu's stats in @inst, or -1. */
+/* "@name: N" of CPU @cpu's stats in @inst (record's reading of them), or -1. */
 static long long stat_of(struct tracefs_instance *inst, int cpu, const char *name)
 {
-	char file[64], *text, *p;
-	long long v = -1;
+	char *stats = rec_cpu_stats(inst, cpu);
+	long long v = stats ? rec_stats_value(stats, name) : -1;
 
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	text = tracefs_instance_file_read(inst, file, NULL);
-	p = text ? strstr(text, name) : NULL;
-	if (p && p[strlen(name)] == ':')
-		v = strtoll(p + strlen(name) + 1, NULL, 10);
-	free(text);
+	free(stats);
 	return v;
 }
 
