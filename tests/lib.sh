@@ -49,6 +49,17 @@ need_tracefs() {
 	done
 }
 
+# without_tracefs CMD...: CMD in a mount namespace of its own where tracefs is unmounted
+# (a machine without systemd mounts none); the machine's own mounts are not touched.  The
+# command is exec'd: its pid is the one `$!` names.  Needs root and unshare(1).
+without_tracefs() {
+	unshare --mount --propagation private sh -c '
+		for m in $(grep " tracefs " /proc/mounts | cut -d" " -f2 | sort -r); do
+			umount "$m" || exit 125
+		done
+		exec "$@"' sh "$@"
+}
+
 # tlb_flush_fired: whether this kernel's flushes fire tlb:tlb_flush, the only flush event a
 # capture of tracepoints alone has.  Every kernel has the event (mm/rmap.c defines it) but
 # only x86's flush code calls it; RISC-V's flushes are seen by record's kprobes.  Otherwise

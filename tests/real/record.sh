@@ -210,6 +210,22 @@ cpus=$(trace-cmd report "$tmp/c.dat" 2> /dev/null |
 same "record -C 0: events from CPU 0 only" "[000]" "$cpus"
 same "tracefs is as it was after -d and -C" "$before" "$(state)"
 
+# tracefs not mounted (a machine without systemd): mounted at /sys/kernel/tracing, said so
+if command -v unshare > /dev/null; then
+	without_tracefs ${TLBSCOPE_WRAP:-} "$prog" record -o "$tmp/m.dat" -d 0.3 > /dev/null \
+		2> "$tmp/m.err" &
+	pids="$pids $!"
+	wait $!
+	same "record with tracefs not mounted exits 0" 0 $?
+	check "... says it mounted tracefs at /sys/kernel/tracing" grep -qx \
+		"tlbscope: record: tracefs was not mounted; mounted it at /sys/kernel/tracing" \
+		"$tmp/m.err"
+	check "... and wrote a readable file" tc_reads "$tmp/m.dat"
+	same "tracefs is as it was after record mounted its own" "$before" "$(state)"
+else
+	skip "record with tracefs not mounted" "unshare not installed"
+fi
+
 # errors that name what
 rec -o "$tmp/x.dat" -C 500 -d 1 > /dev/null 2> "$tmp/cpu.err"
 same "record -C 500 exits 2" 2 $?

@@ -201,6 +201,24 @@ check "live, no load: switches in the first snapshot of 0.5 s of trace (${sw:-no
 	[ "${sw:-0}" -gt 0 ]
 check "... and CPU rows" [ -n "$(rows "$tmp/first.txt")" ]
 same "tracefs is as it was after live top with no load" "$before" "$(state)"
+
+# tracefs not mounted (a machine without systemd): top mounts it where it belongs and says
+# so, as record does, then runs as usual
+if command -v unshare > /dev/null; then
+	without_tracefs ${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.2 -n 2 > "$tmp/nomount.txt" \
+		2> "$tmp/nomount.err" &
+	pid=$!
+	pids="$pids $pid"
+	wait $pid
+	same "live, tracefs not mounted: top exits 0" 0 $?
+	check "... says it mounted tracefs at /sys/kernel/tracing" grep -qx \
+		"tlbscope: top: tracefs was not mounted; mounted it at /sys/kernel/tracing" \
+		"$tmp/nomount.err"
+	same "... and shows its 2 snapshots" 2 "$(grep -c '^totals: ' "$tmp/nomount.txt")"
+	same "tracefs is as it was after top mounted its own" "$before" "$(state)"
+else
+	skip "live, tracefs not mounted: top mounts it" "unshare not installed"
+fi
 # a load that lasts as long as top watches (hackbench alone may end first on an idle
 # machine), in a process group of its own so that all its workers go at the end; hackbench
 # for switches, shootdown for flush IPIs (hackbench's own are too few to count on)
