@@ -14,7 +14,9 @@ prog=${1:-./tlbscope}
 window=${TOP_SECONDS:-9}
 load_cmd=${TOP_LOAD:-hackbench -g 4 -l 5000}
 out=$(mktemp)
-trap 'rm -f "$out" "$out.pid"' EXIT
+# the load goes whole at every exit (see below)
+stop_load() { [ -s "$out.pid" ] && kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null; }
+trap 'stop_load; rm -f "$out" "$out.pid" "$out.err"' EXIT
 # the load in a process group of its own, so that it goes whole at the end (a plain
 # background loop leaves its running hackbench and workers behind); the group is named by
 # the pid the load writes (setsid forks when it is a group leader already, under job control)
@@ -22,7 +24,7 @@ setsid sh -c 'echo $$ > "$1"; while :; do sh -c "$2"; done' sh "$out.pid" "$load
 	> /dev/null 2>&1 &
 load=$!
 sleep 1
-"$prog" top -b -d 1 -n $((window + 4)) > "$out" 2> /dev/null &
+"$prog" top -b -d 1 -n $((window + 4)) > "$out" 2> "$out.err" &
 pid=$!
 hz=$(getconf CLK_TCK)
 # "utime stime ran_ns"
@@ -34,9 +36,17 @@ cpu() {
 		"/proc/$pid/stat"
 }
 shots() { grep -c '^elapsed' "$out"; }
-until [ "$(shots)" -ge 3 ]; do sleep 0.05; done
+# wait for snapshot N; a top that has exited (not root, say) is said, not waited for
+upto() {
+	until [ "$(shots)" -ge "$1" ]; do
+		kill -0 $pid 2> /dev/null || { wait $pid; echo "top-overhead: $prog top" \
+			"exited ($?) before snapshot $1:" >&2; cat "$out.err" >&2; exit 1; }
+		sleep 0.05
+	done
+}
+upto 3
 read -r u0 s0 r0 <<< "$(cpu)"; e0=$(grep '^elapsed' "$out" | tail -1)
-until [ "$(shots)" -ge $((window + 3)) ]; do sleep 0.05; done
+upto $((window + 3))
 read -r u1 s1 r1 <<< "$(cpu)"; e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
 kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null
