@@ -469,7 +469,7 @@ int cmd_record(int argc, char **argv)
 		return EXIT_BAD;
 	rc = (struct rec_config){
 		.who = "record", .prefix = "tlbscope", .buffer_kb = o.buffer_kb,
-		.cpus = o.has_cpus ? &o.cpus : NULL, .tgid = true, .mount = true,
+		.cpus = o.has_cpus ? &o.cpus : NULL, .tgid = true,
 		.events = REC_EVENTS_RECORD, .kprobes_perf = o.via_perf ? o.perf_out : NULL,
 	};
 

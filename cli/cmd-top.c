@@ -504,8 +504,6 @@ static int live_setup(struct top_run *r)
 		/* a read(2) of trace_pipe_raw takes one sub-buffer: 16 times fewer reads */
 		.subbuf_kb = 64,
 		.buffer_soft = true, .mono_clock = true, .events = REC_EVENTS_LIVE,
-		/* as record, trace-cmd and perf do: a machine without systemd mounts none */
-		.mount = true,
 	};
 	struct utsname un;
 	char err[TS_ERR_LEN];

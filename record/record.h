@@ -53,7 +53,6 @@ struct rec_config {
 	const struct ts_cpumask *cpus;	/* record only these; NULL all */
 	bool mono_clock;		/* trace_clock "mono" (the live reader merges against now) */
 	bool tgid;			/* options/record-tgid */
-	bool mount;			/* mount tracefs at /sys/kernel/tracing if it is not */
 	/*
 	 * The perf.data into which perf record takes the same events, kprobes included
 	 * (record --kprobes-via perf), said where the ring buffer dropped them; NULL none

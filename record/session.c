@@ -104,17 +104,15 @@ static bool tracefs_mounted(void)
 	return found;
 }
 
-/* The tracefs mount, mounted at /sys/kernel/tracing first when @mount allows; NULL printed. */
+/*
+ * The tracefs mount, mounted at /sys/kernel/tracing first where it is not (a machine without
+ * systemd mounts none; trace-cmd and perf mount it too); NULL printed.
+ */
 static const char *find_tracefs(const struct rec_config *c)
 {
 	const char *dir;
 
 	if (!tracefs_mounted()) {
-		if (!c->mount) {
-			rec_error("%s: tracefs is not mounted (mount -t tracefs nodev "
-				  "/sys/kernel/tracing)", c->who);
-			return NULL;
-		}
 		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 			rec_error("%s: tracefs is not mounted, and mounting it at /sys/kernel/tracing "
 				  "failed: %s", c->who, strerror(errno));
