@@ -202,14 +202,6 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);	/* a signal cuts it short, which is what we want */
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void remove_tmpdir(struct recorder *rec)
 {
 	if (!rec->tmpdir[0])
@@ -347,7 +339,7 @@ static bool perf_answered(struct recorder *rec)
 static int record_loop(struct recorder *rec)
 {
 	const struct record_opts *o = rec->o;
-	uint64_t start = now_ns(), end = 0;
+	uint64_t start = mono_ns(), end = 0;
 	bool wait_perf = rec->perf_ack[0] >= 0 && rec->child;
 	int seen = 0;
 
@@ -355,7 +347,7 @@ static int record_loop(struct recorder *rec)
 		end = start + o->duration_ns;
 	for (;;) {
 		reap_child(rec, false);
-		if (rec->child_done || rec_stream_failed(rec->rec) || (end && now_ns() >= end))
+		if (rec->child_done || rec_stream_failed(rec->rec) || (end && mono_ns() >= end))
 			break;
 		if (sig_count) {
 			seen = sig_count;
@@ -364,13 +356,13 @@ static int record_loop(struct recorder *rec)
 		if (wait_perf && perf_answered(rec)) {
 			wait_perf = false;
 			fprintf(stderr, "tlbscope: record: perf records (its set-up took %.1f s)\n",
-				(now_ns() - start) / 1e9);
-			end = o->duration_ns ? now_ns() + o->duration_ns : 0;
-		} else if (wait_perf && now_ns() - start >= PERF_SETUP_MAX * 1000000000ULL) {
+				(mono_ns() - start) / 1e9);
+			end = o->duration_ns ? mono_ns() + o->duration_ns : 0;
+		} else if (wait_perf && mono_ns() - start >= PERF_SETUP_MAX * 1000000000ULL) {
 			wait_perf = false;
 			warning("record: perf did not say it records within %d s; the duration "
 				"counts from now", PERF_SETUP_MAX);
-			end = o->duration_ns ? now_ns() + o->duration_ns : 0;
+			end = o->duration_ns ? mono_ns() + o->duration_ns : 0;
 		}
 		sleep_ms(50);
 	}
@@ -492,7 +484,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (rec_stream_start(rec.rec, rec.tmpdir))
 		goto out_cleanup;
-	t0 = now_ns();
+	t0 = mono_ns();
 	if (rec_on(rec.rec))
 		goto out_cleanup;
 	/* before the command starts: every task it will find is older than the trace */
@@ -538,7 +530,7 @@ int cmd_record(int argc, char **argv)
 	if (o.via_perf)
 		wait_child(&rec, sig_count);
 	rec_off(rec.rec);
-	secs = (now_ns() - t0) / 1e9;
+	secs = (mono_ns() - t0) / 1e9;
 	if (rec_stream_stop(rec.rec, &bytes)) {
 		error("record: %s not written", o.output);
 		goto out_cleanup;

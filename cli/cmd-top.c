@@ -210,14 +210,6 @@ static void top_on_signal(int sig)
 	top_signal = sig;
 }
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { ns / 1000000000ULL, ns % 1000000000ULL };
@@ -277,7 +269,7 @@ static void release(struct top_run *r, uint64_t now)
 static void adapt_poll(struct top_run *r)
 {
 	double fill = ts_source_live_fill(r->src), want;
-	uint64_t now = wall_ns(), since = now - r->drained_at;
+	uint64_t now = mono_ns(), since = now - r->drained_at;
 
 	r->drained_at = now;
 	if (fill < 0 || !since)
@@ -324,10 +316,10 @@ static int pump(struct top_run *r, uint64_t deadline)
 			}
 			r->has_pending = true;
 		}
-		if (!r->live && !due(r, wall_ns())) {
+		if (!r->live && !due(r, mono_ns())) {
 			/* the replay's position: trace_base + the wall time since, times the speed */
 			release(r, r->trace_base +
-				(uint64_t)((double)(wall_ns() - r->wall_base) * r->speed));
+				(uint64_t)((double)(mono_ns() - r->wall_base) * r->speed));
 			return 0;
 		}
 		/* the span of the events read so far: the header's trace time */
@@ -340,7 +332,7 @@ static int pump(struct top_run *r, uint64_t deadline)
 		r->has_pending = false;
 		r->events++;
 		/* the clock is read every 256 events: cheap, and keys stay responsive */
-		if (!(++n & 255) && wall_ns() >= deadline)
+		if (!(++n & 255) && mono_ns() >= deadline)
 			return 0;
 	}
 	return 0;
@@ -414,21 +406,21 @@ static void snapshot(struct top_run *r, uint64_t now)
 static int top_loop(struct top_run *r)
 {
 	const struct top_opts *o = r->o;
-	uint64_t next = wall_ns() + o->delay_ns;
+	uint64_t next = mono_ns() + o->delay_ns;
 	long shots = 0;
 
-	r->t0 = r->wall_tick = wall_ns();
+	r->t0 = r->wall_tick = mono_ns();
 	if (r->view)
 		snapshot(r, r->t0);
 	while (!top_signal) {
-		uint64_t now = wall_ns();
+		uint64_t now = mono_ns();
 		/* replaying, the clock is looked at every 50 ms between snapshots */
 		uint64_t poll = r->live ? r->poll_ns : 50000000ULL;
 		uint64_t until = next < now + poll ? next : now + poll;
 
 		if (pump(r, until))
 			return -1;
-		now = wall_ns();
+		now = mono_ns();
 		if (r->view) {
 			int wait = 0, k;
 
@@ -445,13 +437,13 @@ static int top_loop(struct top_run *r)
 			if (k & TOP_KEY_SLOWER)
 				set_speed(r, r->speed / 2);
 			if (k & TOP_KEY_REDRAW) {
-				update_status(r, wall_ns());
+				update_status(r, mono_ns());
 				top_view_draw(r->view, r->model, r->tl, &r->st);
 			}
 		} else if (!r->ended && now < until && (r->has_pending || r->live)) {
 			sleep_ns(until - now < poll || !r->live ? until - now : poll);
 		}
-		now = wall_ns();
+		now = mono_ns();
 		if (r->ended && !r->view) {
 			/* batch replay: the final snapshot at the end of the trace */
 			snapshot(r, now);
@@ -515,7 +507,7 @@ static int live_setup(struct top_run *r)
 		rc.events = REC_EVENTS_LIVE_TIMED;
 
 	r->poll_ns = POLL_START_MS * 1000000ULL;
-	r->drained_at = wall_ns();
+	r->drained_at = mono_ns();
 	r->live = rec_open(&rc);
 	if (!r->live)
 		return EXIT_BAD;

@@ -28,7 +28,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../lib/lib.h"
 #include "cli.h"
@@ -183,22 +182,14 @@ static int feed(struct mt *m, enum way way, uint64_t count, int (*next)(void *, 
 	return r;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* @count events fed by @way (feed()), timed into *@ns */
 static int feed_timed(struct mt *m, enum way way, uint64_t count,
 		      int (*next)(void *, struct ts_event *), void *arg, uint64_t *ns)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 	int r = feed(m, way, count, next, arg);
 
-	*ns = now_ns() - t0;
+	*ns = mono_ns() - t0;
 	return r;
 }
 

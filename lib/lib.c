@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib.h"
@@ -497,6 +498,14 @@ int parse_duration_ns(const char *s, uint64_t *out)
 		return -1;
 	*out = (uint64_t)(v * mult + 0.5);
 	return 0;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 bool in_init_pid_ns(void)

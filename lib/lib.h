@@ -73,6 +73,9 @@ static inline uint8_t *id_byte(uint8_t **cache, size_t *n, uint32_t id)
 	return id < *n ? &(*cache)[id] : id_byte_grow(cache, n, id);
 }
 
+/* CLOCK_MONOTONIC now, in ns: intervals and deadlines (live tracefs stamps events with it) */
+uint64_t mono_ns(void);
+
 /*
  * Is this process in the initial pid namespace?  Trace events carry the kernel's global
  * pids; the /proc of another namespace numbers tasks otherwise (false also when unknown).

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -94,14 +93,6 @@ struct live {
 };
 
 /* ---- reading ---- */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /*
  * Text symbols of the running kernel, so that csd/ipi callbacks are named.  Parsed by

@@ -26,14 +26,6 @@
 /* ring-buffer bytes of a row besides its text: record header, common fields, ip */
 #define ROW_OVERHEAD	24
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* PF_KTHREAD from /proc/@pid/task/@tid/stat (kernels whose status has no "Kthread:"). */
 static int stat_kthread(const char *pid, const char *tid)
 {

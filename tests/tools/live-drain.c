@@ -24,7 +24,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -48,14 +47,6 @@ static long long stat_of(struct tracefs_instance *inst, int cpu, const char *nam
 
 	free(stats);
 	return v;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /*
