@@ -38,11 +38,21 @@ round() {
 		"$load_cmd" > /dev/null 2>&1 &
 	local load=$! p1 p2 c1 c2 e1 e2
 	sleep 1
-	"$1" top -b -d 1 -n $((window + 4)) > "$dir/1" 2> /dev/null &
+	"$1" top -b -d 1 -n $((window + 4)) > "$dir/1" 2> "$dir/1.err" &
 	p1=$!
-	"$2" top -b -d 1 -n $((window + 4)) > "$dir/2" 2> /dev/null &
+	"$2" top -b -d 1 -n $((window + 4)) > "$dir/2" 2> "$dir/2.err" &
 	p2=$!
 	until [ "$(shots "$dir/1")" -ge 3 ] && [ "$(shots "$dir/2")" -ge 3 ]; do
+		# a top that has exited (not root, say) is said, and the round reads nothing
+		if ! kill -0 $p1 2> /dev/null || ! kill -0 $p2 2> /dev/null; then
+			echo "top-pair: a top exited before its 3rd snapshot:" >&2
+			cat "$dir/1.err" "$dir/2.err" >&2
+			kill $p1 $p2 2> /dev/null
+			kill -TERM -- -"$(cat "$dir/load")" 2> /dev/null
+			wait
+			echo "0 0 0 0"
+			return
+		fi
 		sleep 0.05
 	done
 	c1=$(cpu $p1) c2=$(cpu $p2) e1=$(events "$dir/1") e2=$(events "$dir/2")
