@@ -51,7 +51,15 @@ need_tracefs() {
 
 # without_tracefs CMD...: CMD in a mount namespace of its own where tracefs is unmounted
 # (a machine without systemd mounts none); the machine's own mounts are not touched.  The
-# command is exec'd: its pid is the one `$!` names.  Needs root and unshare(1).
+# command is exec'd: its pid is the one `$!` names.  Needs root and unshare(1), and a
+# machine that lets it unmount there: without_tracefs_why says why not, for a skip.
+without_tracefs_why() {
+	if ! command -v unshare > /dev/null; then
+		echo "unshare not installed"
+	elif ! without_tracefs true 2> /dev/null; then
+		echo "cannot unmount tracefs in a mount namespace of its own here"
+	fi
+}
 without_tracefs() {
 	unshare --mount --propagation private sh -c '
 		for m in $(grep " tracefs " /proc/mounts | cut -d" " -f2 | sort -r); do

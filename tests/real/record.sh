@@ -211,7 +211,8 @@ same "record -C 0: events from CPU 0 only" "[000]" "$cpus"
 same "tracefs is as it was after -d and -C" "$before" "$(state)"
 
 # tracefs not mounted (a machine without systemd): mounted at /sys/kernel/tracing, said so
-if command -v unshare > /dev/null; then
+why=$(without_tracefs_why)
+if [ -z "$why" ]; then
 	without_tracefs ${TLBSCOPE_WRAP:-} "$prog" record -o "$tmp/m.dat" -d 0.3 > /dev/null \
 		2> "$tmp/m.err" &
 	pids="$pids $!"
@@ -223,7 +224,7 @@ if command -v unshare > /dev/null; then
 	check "... and wrote a readable file" tc_reads "$tmp/m.dat"
 	same "tracefs is as it was after record mounted its own" "$before" "$(state)"
 else
-	skip "record with tracefs not mounted" "unshare not installed"
+	skip "record with tracefs not mounted" "$why"
 fi
 
 # errors that name what

@@ -204,7 +204,8 @@ same "tracefs is as it was after live top with no load" "$before" "$(state)"
 
 # tracefs not mounted (a machine without systemd): top mounts it where it belongs and says
 # so, as record does, then runs as usual
-if command -v unshare > /dev/null; then
+why=$(without_tracefs_why)
+if [ -z "$why" ]; then
 	without_tracefs ${TLBSCOPE_WRAP:-} "$prog" top -b -d 0.2 -n 2 > "$tmp/nomount.txt" \
 		2> "$tmp/nomount.err" &
 	pid=$!
@@ -217,7 +218,7 @@ if command -v unshare > /dev/null; then
 	same "... and shows its 2 snapshots" 2 "$(grep -c '^totals: ' "$tmp/nomount.txt")"
 	same "tracefs is as it was after top mounted its own" "$before" "$(state)"
 else
-	skip "live, tracefs not mounted: top mounts it" "unshare not installed"
+	skip "live, tracefs not mounted: top mounts it" "$why"
 fi
 # a load that lasts as long as top watches (hackbench alone may end first on an idle
 # machine), in a process group of its own so that all its workers go at the end; hackbench
