@@ -504,8 +504,13 @@ static void draw_tuner(struct top_view *v, int y)
 			 "T=%d Q=%d: cost %.3f ms, stock %.3f ms)", f->pf_name, r->verdict,
 			 r->arch ? " to " : "", r->arch ? r->arch : "", r->T, r->Q, r->cost_ms,
 			 r->stock_ms);
-		snprintf(brief, sizeof(brief), "recommended: %s (cheapest T=%d Q=%d %.3f ms, "
-			 "stock %.3f)", r->verdict, r->T, r->Q, r->cost_ms, r->stock_ms);
+		/* why not outweighs the what-if: "not-applicable to x86_64" keeps its arch */
+		if (r->arch)
+			snprintf(brief, sizeof(brief), "recommended: %s to %s (cheapest T=%d Q=%d "
+				 "%.3f ms)", r->verdict, r->arch, r->T, r->Q, r->cost_ms);
+		else
+			snprintf(brief, sizeof(brief), "recommended: %s (cheapest T=%d Q=%d %.3f "
+				 "ms, stock %.3f)", r->verdict, r->T, r->Q, r->cost_ms, r->stock_ms);
 	} else {
 		snprintf(full, sizeof(full), "recommendation: waiting for events");
 		snprintf(brief, sizeof(brief), "waiting for events");

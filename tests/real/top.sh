@@ -145,6 +145,13 @@ else
 	check "terminal restored: no screen left after quit" sh -c \
 		"! tmux -L $sock capture-pane -p -t $s | grep -qE 'tlbscope top -|CPU TASK|STOCK_IPIS'"
 	tmux -L $sock kill-session -t "$s" 2> /dev/null
+	# an x86 trace at 80x24: the tuner's brief line keeps why there is no setting
+	tmux -L $sock new-session -d -s "$s" -x 80 -y 24 \
+		"sh -c '$prog top --replay $x86 --speed max; echo DONE; sleep 60'"
+	check "80 columns, x86: 'recommended: not-applicable to x86_64', the cheapest point after" \
+		wait_for '^recommended: not-applicable to x86_64 (cheapest T=[0-9]* Q=[0-9]* [0-9.]* ms)$'
+	tmux -L $sock send-keys -t "$s" q
+	tmux -L $sock kill-session -t "$s" 2> /dev/null
 	# the trace on stdin: keys come from the terminal
 	tmux -L $sock new-session -d -s "$s" -x 120 -y 40 \
 		"sh -c 'xz -dc $fx/x86-hackbench.txt.xz | $prog top --replay - --speed 0.5; echo DONE; sleep 60'"
