@@ -539,7 +539,7 @@ int cmd_top(int argc, char **argv)
 	r.o = &o;
 	r.speed = o.speed;
 	/* first: the one requirement a normal user cannot meet, whatever else fails */
-	if (!o.replay && cli_need_root("top", "--replay TRACE watches a recorded trace without"))
+	if (!o.replay && cli_need_root("top", "--replay TRACE shows a recorded trace without root"))
 		return EXIT_BAD;
 	if (platform_load(o.platform, &pf, err))
 		return error("%s", err);

@@ -239,6 +239,8 @@ if command -v setpriv > /dev/null; then
 	same "record as a normal user exits 2" 2 $?
 	check "record as a normal user says it needs root" \
 		grep -q "tlbscope: record: needs root (tracefs)" "$tmp/root.err"
+else
+	skip "record as a normal user" "setpriv not installed"
 fi
 mkdir "$tmp/small"
 if mount -t tmpfs -o size=256k tmpfs "$tmp/small" 2> /dev/null; then
