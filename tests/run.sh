@@ -49,7 +49,7 @@ for t in "$build"/tests/test-*; do
 			printf "ok %s %s: %s # SKIP %s\n", $3, t, name, why != "" ? why : "no reason given"
 			why = ""; next
 		}
-		/^(not )?ok / { sub(/^(not )?ok [0-9]*/, "& " t ":"); print }')
+		/^(not )?ok / { sub(/^(not )?ok [0-9]*/, "& " t ":"); print; why = "" }')
 	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
 		echo "not ok - $(basename "$t") exited with $rc"
 		printf '%s\n' "$out" | tail -20
