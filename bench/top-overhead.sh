@@ -49,7 +49,7 @@ read -r u0 s0 r0 <<< "$(cpu)"; e0=$(grep '^elapsed' "$out" | tail -1)
 upto $((window + 3))
 read -r u1 s1 r1 <<< "$(cpu)"; e1=$(grep '^elapsed' "$out" | tail -1)
 wait $pid
-kill -TERM -- -"$(cat "$out.pid")" 2> /dev/null
+stop_load
 wait $load 2> /dev/null
 events() { echo "$1" | sed -n 's/.*, \([0-9]*\) events.*/\1/p'; }
 secs() { echo "$1" | sed -n 's/^elapsed \([0-9.]*\) s.*/\1/p'; }
