@@ -427,6 +427,49 @@ uint64_t *u64map_find(const struct u64map *m, uint64_t key)
 	return m->used[h] ? &m->vals[h] : NULL;
 }
 
+/*
+ * Linear probing keeps every key between its home slot and where it sits, with no empty
+ * slot in between: the entries after the hole move back into it while that still holds.
+ */
+bool u64map_del(struct u64map *m, uint64_t key)
+{
+	size_t h, j;
+
+	if (!m->cap)
+		return false;
+	h = u64map_slot(m, key);
+	if (!m->used[h])
+		return false;
+	m->used[h] = 0;
+	m->nr--;
+	for (j = (h + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
+		size_t home = hash_u64(m->keys[j]) & (m->cap - 1);
+
+		/* the entry at j may move to h when its home is not within (h, j] */
+		if (h <= j ? (home > h && home <= j) : (home > h || home <= j))
+			continue;
+		m->keys[h] = m->keys[j];
+		m->vals[h] = m->vals[j];
+		m->used[h] = 1;
+		m->used[j] = 0;
+		h = j;
+	}
+	return true;
+}
+
+bool u64map_next(const struct u64map *m, size_t *i, uint64_t *key, uint64_t **val)
+{
+	for (; *i < m->cap; (*i)++) {
+		if (!m->used[*i])
+			continue;
+		*key = m->keys[*i];
+		*val = &m->vals[*i];
+		(*i)++;
+		return true;
+	}
+	return false;
+}
+
 /* ---- numbers ---- */
 
 int parse_u64(const char *s, int base, uint64_t *out)

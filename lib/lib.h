@@ -112,6 +112,14 @@ void u64map_release(struct u64map *m);
 /* Returns a pointer to the value of @key, inserting @dflt when absent (then *@added = true). */
 uint64_t *u64map_get(struct u64map *m, uint64_t key, uint64_t dflt, bool *added);
 uint64_t *u64map_find(const struct u64map *m, uint64_t key);
+/* Remove @key; false when it was not there.  Pointers into the map go stale. */
+bool u64map_del(struct u64map *m, uint64_t key);
+/*
+ * The next entry from *@i (0 to start): its key and a pointer to its value; false after the
+ * last.  The map must not grow during the walk.
+ * Example: size_t i = 0; uint64_t k, *v; while (u64map_next(&m, &i, &k, &v)) *v = 0;
+ */
+bool u64map_next(const struct u64map *m, size_t *i, uint64_t *key, uint64_t **val);
 
 /* Checked number parsing: whole string, no overflow; 0 ok, -1 not a number. */
 int parse_u64(const char *s, int base, uint64_t *out);

@@ -117,6 +117,52 @@ static void test_u64map(void **state)
 	u64map_get(&m, 7919, 0, &added);
 	assert_false(added);
 	assert_null(u64map_find(&m, 1));
+	{
+		/* the walk meets every entry once, and its value can be changed in place */
+		size_t i = 0, seen = 0;
+		uint64_t k, *v, sum = 0;
+
+		while (u64map_next(&m, &i, &k, &v)) {
+			assert_int_equal(k % 7919, 0);
+			assert_int_equal(*v, k / 7919 + 1);
+			sum += *v;
+			*v = 0;
+			seen++;
+		}
+		assert_int_equal(seen, 5000);
+		assert_int_equal(sum, 5000ULL * 5001 / 2);
+		assert_int_equal(*u64map_find(&m, 3 * 7919), 0);
+	}
+	/* removing every other key leaves the rest findable, with their values */
+	for (uint64_t k = 0; k < 5000; k++)
+		*u64map_get(&m, k * 7919, 0, NULL) = k + 1;
+	for (uint64_t k = 0; k < 5000; k += 2)
+		assert_true(u64map_del(&m, k * 7919));
+	assert_false(u64map_del(&m, 0));
+	assert_false(u64map_del(&m, 1));
+	assert_int_equal(m.nr, 2500);
+	for (uint64_t k = 0; k < 5000; k++) {
+		uint64_t *v = u64map_find(&m, k * 7919);
+
+		if (k % 2)
+			assert_true(v && *v == k + 1);
+		else
+			assert_null(v);
+	}
+	/* and a dense run of colliding keys, removed from its middle, wrapping the table */
+	u64map_release(&m);
+	for (uint64_t k = 0; k < 40; k++)
+		*u64map_get(&m, k, 0, NULL) = k + 100;
+	for (uint64_t k = 10; k < 30; k++)
+		assert_true(u64map_del(&m, k));
+	for (uint64_t k = 0; k < 40; k++) {
+		uint64_t *v = u64map_find(&m, k);
+
+		if (k >= 10 && k < 30)
+			assert_null(v);
+		else
+			assert_true(v && *v == k + 100);
+	}
 	u64map_release(&m);
 }
 
