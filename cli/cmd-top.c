@@ -573,6 +573,9 @@ int cmd_top(int argc, char **argv)
 	r.text_width = top_text_width(columns_env());
 	r.tl = timeline_new(r.src, NULL);
 	r.model = top_model_new(o.T, o.Q, r.ncpus, &pf);
+	/* ended mms' ids go to new ones: memory as the processes that live, not all seen */
+	if (!getenv("TLBSCOPE_TOP_KEEP_MMS"))
+		top_model_recycle(r.model, r.tl);
 	top_model_source(r.model, ts_source_info(r.src));
 	top_model_machine(r.model, o.machine, o.replay ? NULL : r.look);
 	if (!o.batch) {

@@ -27,6 +27,13 @@ struct top_model;
 struct top_model *top_model_new(int T, int Q, int ncpus, const struct platform *pf);
 void top_model_free(struct top_model *m);
 /*
+ * top_model_recycle - give ended mms' ids back to @tl's new mms (timeline_recycle_mms()),
+ * before the first event: the model's tables then stay as many as the address spaces
+ * that live.  An ended mm's row is kept while it is among the TOP_PROCS most costly of
+ * those ended, so the rows shown are the same as without.
+ */
+void top_model_recycle(struct top_model *m, struct timeline *tl);
+/*
  * The source the model is fed from (borrowed while it is open): its kernel's command
  * line tells a lazy kernel's setting, the base of the advice, as tune reads it.
  */

@@ -127,34 +127,32 @@ static void fill_cpu(struct top_frame_cpu *fc, const struct top_model *m, struct
 static void fill_procs(struct top_frame *f, const struct top_model *m, struct timeline *tl,
 		       int src)
 {
-	uint32_t *ids;
-	size_t n = top_mms_by_ipis(m, &ids);
+	struct top_row *rows;
+	size_t all, n = top_rows_by_ipis(m, tl, &rows, &all);
 
-	f->nproc_all = n;
+	f->nproc_all = all;
 	f->nproc = n < TOP_PROCS ? (int)n : TOP_PROCS;
 	free(f->proc);
 	f->proc = xcalloc(f->nproc ? f->nproc : 1, sizeof(*f->proc));
 	for (int k = 0; k < f->nproc; k++) {
-		const struct top_mm *x = &m->mm[ids[k]];
-		const struct tl_mm *t = timeline_mm(tl, ids[k]);
+		const struct top_row *r = &rows[k];
 		char (*cell)[TOP_CELL] = f->proc[k];
 		const struct top_col *cols = top_proc_cols;
 
-		snprintf(cell[TP_MM], TOP_CELL, "%s", t ? t->name : "-");
-		if (t && t->pid >= 0)
-			snprintf(cell[TP_PID], TOP_CELL, "%d", t->pid);
+		snprintf(cell[TP_MM], TOP_CELL, "%s", r->name);
+		if (r->pid >= 0)
+			snprintf(cell[TP_PID], TOP_CELL, "%d", r->pid);
 		else
 			snprintf(cell[TP_PID], TOP_CELL, "-");
-		snprintf(cell[TP_COMMAND], TOP_CELL, "%s", t && t->comm[0] ? t->comm : "-");
-		num(cell[TP_REQUESTS], cols, TP_REQUESTS, (double)x->requests);
-		num(cell[TP_STOCK], cols, TP_STOCK, (double)x->stock_ipis);
-		num(cell[TP_LAZY], cols, TP_LAZY, (double)x->lazy_ipis);
-		num(cell[TP_DEFERRED], cols, TP_DEFERRED, (double)x->deferred);
+		snprintf(cell[TP_COMMAND], TOP_CELL, "%s", r->comm[0] ? r->comm : "-");
+		num(cell[TP_REQUESTS], cols, TP_REQUESTS, (double)r->c->requests);
+		num(cell[TP_STOCK], cols, TP_STOCK, (double)r->c->stock_ipis);
+		num(cell[TP_LAZY], cols, TP_LAZY, (double)r->c->lazy_ipis);
+		num(cell[TP_DEFERRED], cols, TP_DEFERRED, (double)r->c->deferred);
 		/* the kernel's own count needs to know which events are its flush IPIs */
-		num(cell[TP_OBSERVED], cols, TP_OBSERVED,
-		    t && src >= 0 ? (double)t->ipis_caused[src] : -1);
+		num(cell[TP_OBSERVED], cols, TP_OBSERVED, src >= 0 ? (double)r->observed[src] : -1);
 	}
-	free(ids);
+	free(rows);
 }
 
 void top_frame_fill(struct top_frame *f, const struct top_model *m, struct timeline *tl,

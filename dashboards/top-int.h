@@ -34,12 +34,28 @@ struct top_mm {
 	uint64_t deferred;	/* remote CPUs holding it in their lazy table, not running it */
 };
 
+/* An ended mm's row, kept after its id went to a new mm (top_model_recycle()). */
+struct top_gone {
+	struct top_mm c;
+	uint64_t seq;			/* tl_mm.seq: the order rows tie in */
+	char name[32], comm[TS_COMM_LEN];
+	int32_t pid;
+	uint64_t observed[TL_IPI__COUNT];	/* tl_mm.ipis_caused */
+};
+
+#define TOP_PROCS	64	/* process rows kept in a frame */
+
 struct top_model {
 	int T, Q;
 	int ncpus;			/* arrays sized for this many */
 	struct top_cpu *cpu;
 	struct top_mm *mm;
 	size_t nmm;
+	/* the rows of ended mms whose ids were given back: the TOP_PROCS most costly, and
+	 * how many others had requests */
+	struct top_gone gone[TOP_PROCS];
+	int ngone;
+	uint64_t gone_more;
 	struct tuner *tu;
 	struct platform pf;
 	int *grid_T, ngrid_T, *grid_Q, ngrid_Q;
@@ -65,8 +81,20 @@ int top_ipi_src(struct timeline *tl);
 uint64_t top_cpu_tx(const struct tl_cpu *c, int src);
 uint64_t top_cpu_rx(const struct tl_cpu *c, int src);
 int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued, bool *unknown);
-/* mm ids sorted by stock IPIs caused (most first); *@ids new (free()); returns the count. */
-size_t top_mms_by_ipis(const struct top_model *m, uint32_t **ids);
+/* A process row: a live mm's, or an ended one's kept in top_model.gone. */
+struct top_row {
+	const struct top_mm *c;
+	uint64_t seq;
+	const char *name, *comm;	/* comm "" unknown */
+	int32_t pid;			/* -1 unknown */
+	const uint64_t *observed;	/* its flush IPIs by source (tl_mm.ipis_caused) */
+};
+/*
+ * The rows of mms with requests, by stock IPIs caused (most first); *@rows new (free()).
+ * Returns the count; *@all the rows there are, with the ended ones not kept.
+ */
+size_t top_rows_by_ipis(const struct top_model *m, struct timeline *tl, struct top_row **rows,
+			size_t *all);
 /* Sparkline of the last @width points of @c into @buf (ASCII levels). */
 void top_spark_ascii(const struct top_cpu *c, int width, double max, char *buf);
 /* "p7029" / "-" */
@@ -156,8 +184,6 @@ extern const struct top_col top_cpu_cols_batch[TC__COUNT];
 extern const struct top_col top_proc_cols[TP__COUNT];
 
 #define TOP_CELL	32
-#define TOP_PROCS	64	/* process rows kept in a frame */
-
 struct top_frame_cpu {
 	int cpu;
 	char cell[TC__COUNT][TOP_CELL];	/* "-" where unknown */

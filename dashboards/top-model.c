@@ -4,6 +4,9 @@
  * (the same models as `tune`, incrementally) and keeps what the screen shows per CPU: the
  * current task and rates per tick.  The lazy(T, Q) tables shown per CPU are the tuner's
  * direct replay of that one point (tuner/replay.c), the same as `tune --direct T,Q`.
+ * With top_model_recycle() the ids of ended mms go to new ones, so the model's tables are
+ * as many as the address spaces that live, and the rows of ended ones that may still be
+ * shown are kept aside.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -236,31 +239,111 @@ int top_cpu_loaded(const struct top_model *m, int cpu, uint64_t *queued, bool *u
 	return loaded;
 }
 
-static const struct top_model *sort_model;	/* qsort has no context argument */
-
-static int cmp_mm(const void *a, const void *b)
+/* Most stock IPIs first, then most requests, then the mm made first. */
+static int cmp_row(const void *a, const void *b)
 {
-	const struct top_mm *x = &sort_model->mm[*(const uint32_t *)a];
-	const struct top_mm *y = &sort_model->mm[*(const uint32_t *)b];
+	const struct top_row *x = a, *y = b;
 
-	if (x->stock_ipis != y->stock_ipis)
-		return x->stock_ipis < y->stock_ipis ? 1 : -1;
-	if (x->requests != y->requests)
-		return x->requests < y->requests ? 1 : -1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	if (x->c->stock_ipis != y->c->stock_ipis)
+		return x->c->stock_ipis < y->c->stock_ipis ? 1 : -1;
+	if (x->c->requests != y->c->requests)
+		return x->c->requests < y->c->requests ? 1 : -1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-size_t top_mms_by_ipis(const struct top_model *m, uint32_t **ids)
+static struct top_row gone_row(const struct top_gone *g)
+{
+	return (struct top_row){ &g->c, g->seq, g->name, g->comm, g->pid, g->observed };
+}
+
+size_t top_rows_by_ipis(const struct top_model *m, struct timeline *tl, struct top_row **rows,
+			size_t *all)
 {
 	size_t k = 0;
 
-	*ids = xcalloc(m->nmm ? m->nmm : 1, sizeof(**ids));
-	for (size_t id = 1; id < m->nmm; id++)
-		if (m->mm[id].requests)
-			(*ids)[k++] = (uint32_t)id;
-	sort_model = m;
-	qsort(*ids, k, sizeof(**ids), cmp_mm);
+	*rows = xcalloc(m->nmm + m->ngone + 1, sizeof(**rows));
+	for (size_t id = 1; id < m->nmm; id++) {
+		const struct tl_mm *t = timeline_mm(tl, (uint32_t)id);
+
+		if (m->mm[id].requests && t)
+			(*rows)[k++] = (struct top_row){ &m->mm[id], t->seq, t->name, t->comm,
+							 t->pid, t->ipis_caused };
+	}
+	for (int i = 0; i < m->ngone; i++)
+		(*rows)[k++] = gone_row(&m->gone[i]);
+	qsort(*rows, k, sizeof(**rows), cmp_row);
+	*all = k + m->gone_more;
 	return k;
+}
+
+/* timeline_recycle_mms(): what the model and its tuner hold */
+static void recycle_mark(void *ctx, uint8_t *held, size_t n)
+{
+	const struct top_model *m = ctx;
+
+	tuner_mark_mms(m->tu, held, n);
+	for (int i = 0; i < m->ncpus; i++) {
+		const struct top_cpu *c = &m->cpu[i];
+		uint64_t len = c->nstrip < TOP_STRIP ? c->nstrip : TOP_STRIP;
+
+		if (c->mm < n)
+			held[c->mm] = 1;
+		if (c->active < n)
+			held[c->active] = 1;
+		for (uint64_t j = 0; j < len; j++)
+			if (c->strip[j] < n)
+				held[c->strip[j]] = 1;
+	}
+}
+
+/*
+ * @id goes to a new mm: its row is kept if it is among the TOP_PROCS most costly ended
+ * ones (it cannot change any more: an ended mm makes no requests), so the rows shown stay
+ * those of every mm ever seen.
+ */
+static void recycle_release(void *ctx, struct timeline *tl, uint32_t id)
+{
+	struct top_model *m = ctx;
+	const struct tl_mm *t = timeline_mm(tl, id);
+	struct top_gone g = { 0 };
+	struct top_row r, w;
+	int worst = 0;
+
+	tuner_forget_mm(m->tu, id);
+	if (id >= m->nmm || !m->mm[id].requests || !t) {
+		if (id < m->nmm)
+			memset(&m->mm[id], 0, sizeof(m->mm[id]));
+		return;
+	}
+	g.c = m->mm[id];
+	g.seq = t->seq;
+	g.pid = t->pid;
+	memcpy(g.name, t->name, sizeof(g.name));
+	memcpy(g.comm, t->comm, sizeof(g.comm));
+	memcpy(g.observed, t->ipis_caused, sizeof(g.observed));
+	memset(&m->mm[id], 0, sizeof(m->mm[id]));
+	if (m->ngone < TOP_PROCS) {
+		m->gone[m->ngone++] = g;
+		return;
+	}
+	m->gone_more++;
+	for (int i = 1; i < m->ngone; i++) {
+		struct top_row a = gone_row(&m->gone[i]), b = gone_row(&m->gone[worst]);
+
+		if (cmp_row(&a, &b) > 0)
+			worst = i;
+	}
+	r = gone_row(&g);
+	w = gone_row(&m->gone[worst]);
+	if (cmp_row(&r, &w) < 0)
+		m->gone[worst] = g;
+}
+
+void top_model_recycle(struct top_model *m, struct timeline *tl)
+{
+	const struct tl_recycle r = { recycle_mark, recycle_release, m };
+
+	timeline_recycle_mms(tl, &r);
 }
 
 void top_spark_ascii(const struct top_cpu *c, int width, double max, char *buf)

@@ -6,8 +6,10 @@
  * is soon reused, so a pointer starts a new mm when its owner changes, exits or execs.
  * Each CPU's mm from before the trace (the prev of its first switch_mm) is emitted as an
  * "initial" LOAD_MM once an event names the pointer.
- * Invariants: an mm id never changes meaning; an ended mm is never loaded again; every
- * mm says how it was identified (enum tl_how) so the report can count the guesses.
+ * Invariants: an mm id never changes meaning (with timeline_recycle_mms(), an ended mm's
+ * id names a new one only once nothing can name the old one: recycle.c); an ended mm is
+ * never loaded again; every mm says how it was identified (enum tl_how) so the report can
+ * count the guesses.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,17 +21,24 @@
 uint32_t tl_mm_new(struct timeline *tl, const char *name, const char *comm, int32_t pid,
 		   enum tl_how how, uint64_t ts)
 {
+	uint32_t id = tl->nfree ? tl_recycle_take(tl) : 0;
 	struct tl_mm *m;
 
-	ALLOC_GROW(tl->mms, tl->nmms + 1, tl->mms_alloc);
-	m = &tl->mms[tl->nmms];
+	if (!id) {
+		ALLOC_GROW(tl->mms, tl->nmms + 1, tl->mms_alloc);
+		id = (uint32_t)tl->nmms++;
+		if (tl->recycle)
+			ALLOC_GROW_ZERO(tl->users, tl->nmms, tl->users_alloc);
+	}
+	m = &tl->mms[id];
 	memset(m, 0, sizeof(*m));
 	strlcpy_ts(m->name, name, sizeof(m->name));
 	strlcpy_ts(m->comm, comm ? comm : "", sizeof(m->comm));
 	m->pid = pid;
 	m->how = how;
 	m->first_ts = ts;
-	return (uint32_t)tl->nmms++;
+	m->seq = tl->mm_seq++;
+	return id;
 }
 
 /* A fresh mm for process @tgid: "p<tgid>", then "p<tgid>.1", ... after each exec. */
@@ -46,17 +55,18 @@ uint32_t tl_mm_for_process(struct timeline *tl, int32_t tgid, const char *comm,
 		snprintf(name, sizeof(name), "p%d", tgid);
 	(*n)++;
 	id = tl_mm_new(tl, name, comm, tgid, how, ts);
-	*u64map_get(&tl->tgid_mm, (uint32_t)tgid, 0, NULL) = id;
+	*u64map_get(&tl->tgid_mm, (uint32_t)tgid, 0, NULL) = tl_mm_ref(tl, id);
 	return id;
 }
 
 uint32_t tl_process_mm(struct timeline *tl, int32_t tgid, const char *comm, enum tl_how how,
 		       uint64_t ts)
 {
-	uint64_t *id = u64map_find(&tl->tgid_mm, (uint32_t)tgid);
+	uint64_t *v = u64map_find(&tl->tgid_mm, (uint32_t)tgid);
+	uint32_t id = v ? tl_mm_deref(tl, *v) : 0;
 
-	if (id && *id && !tl->mms[*id].exited)
-		return (uint32_t)*id;
+	if (id && !tl->mms[id].exited)
+		return id;
 	return tl_mm_for_process(tl, tgid, comm, how, ts);
 }
 
@@ -104,7 +114,7 @@ void tl_ptr_bind(struct timeline *tl, uint64_t ptr, uint32_t mm)
 {
 	bool added;
 
-	*u64map_get(&tl->ptr_mm, ptr, 0, &added) = mm;
+	*u64map_get(&tl->ptr_mm, ptr, 0, &added) = tl_mm_ref(tl, mm);
 	if (added)
 		tl->ps.pointers++;
 	tl->mms[mm].mm_ptr = ptr;
@@ -115,8 +125,9 @@ void tl_ptr_bind(struct timeline *tl, uint64_t ptr, uint32_t mm)
 uint32_t tl_ptr_live(const struct timeline *tl, uint64_t ptr)
 {
 	uint64_t *b = ptr ? u64map_find(&tl->ptr_mm, ptr) : NULL;
+	uint32_t m = b ? tl_mm_deref(tl, *b) : 0;
 
-	return b && *b && !tl->mms[*b].exited ? (uint32_t)*b : 0;
+	return m && !tl->mms[m].exited ? m : 0;
 }
 
 /*
@@ -129,9 +140,9 @@ uint32_t tl_ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, const
 			uint64_t ts)
 {
 	uint64_t *b = u64map_find(&tl->ptr_mm, ptr);
-	uint32_t m = b ? (uint32_t)*b : 0, cur = t->mm;
+	uint32_t m = b ? tl_mm_deref(tl, *b) : 0, cur = t->mm;
 
-	if (m && !tl->mms[m].exited && u64map_find(&tl->dying, m) && cur != m) {
+	if (m && !tl->mms[m].exited && tl_mm_dying(tl, m) && cur != m) {
 		tl->ps.reuses++;	/* its process exec'd away from it */
 	} else if (m && !tl->mms[m].exited) {
 		if (cur == m)
@@ -146,7 +157,7 @@ uint32_t tl_ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, const
 				strlcpy_ts(tl->mms[m].comm, comm, sizeof(tl->mms[m].comm));
 			}
 			t->tgid_guessed = false;
-			t->mm = m;
+			tl_task_mm(tl, t, m);
 			tl->ps.adopted++;
 			return m;
 		}
@@ -158,7 +169,7 @@ uint32_t tl_ptr_resolve(struct timeline *tl, struct task *t, uint64_t ptr, const
 		tl_ptr_bind(tl, ptr, cur);		/* the task's own mm gets its address */
 		return cur;
 	}
-	t->mm = tl_mm_for_process(tl, t->tgid, comm, TL_HOW_POINTER, ts);
+	tl_task_mm(tl, t, tl_mm_for_process(tl, t->tgid, comm, TL_HOW_POINTER, ts));
 	tl_ptr_bind(tl, ptr, t->mm);
 	return t->mm;
 }
@@ -200,10 +211,10 @@ void tl_do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 		    t->mm != ev->u.load.mm) {
 			/* exec's activate_mm, as in a trace (below) */
 			if (!t->exec_loaded) {
-				t->exec_old = t->mm;
+				tl_task_exec_old(tl, t, t->mm);
 				t->exec_loaded = true;
 			}
-			t->mm = ev->u.load.mm;
+			tl_task_mm(tl, t, ev->u.load.mm);
 		}
 		if (ev->u.load.mm)
 			tl_load_mm(tl, ev->cpu, ev->u.load.mm, count);
@@ -230,17 +241,17 @@ void tl_do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 		m = tl_ptr_resolve(tl, t, ptr, t->pid == ev->pid ? ev->comm : "", ev->ts);
 	} else {
 		m = tl_ptr_live(tl, ptr);
-		if (m && m != t->mm && !u64map_find(&tl->dying, m))
+		if (m && m != t->mm && !tl_mm_dying(tl, m))
 			tl->ps.owner_changes++;	/* a freshly exec'd mm cannot be live */
 		else if (u64map_find(&tl->ptr_mm, ptr))
 			tl->ps.reuses++;
 		if (!t->exec_loaded) {
-			t->exec_old = t->mm;
+			tl_task_exec_old(tl, t, t->mm);
 			t->exec_loaded = true;
 		}
 		m = tl_mm_for_process(tl, t->tgid, ev->comm, TL_HOW_POINTER, ev->ts);
 		tl_ptr_bind(tl, ptr, m);
-		t->mm = m;
+		tl_task_mm(tl, t, m);
 		if (count)
 			tl->ps.at_exec++;
 		/*
@@ -249,7 +260,8 @@ void tl_do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 		 * the exec event ends it: a dying mm, whose address is free for a new one
 		 */
 		if (t->exec_old && tl->mms[t->exec_old].pid == t->tgid)
-			*u64map_get(&tl->dying, t->exec_old, 0, NULL) = 1;
+			*u64map_get(&tl->dying, t->exec_old, 0, NULL) =
+				tl->mms[t->exec_old].seq + 1;
 	}
 	ev->u.load.mm = m;
 	tl_load_mm(tl, ev->cpu, m, count);
@@ -262,6 +274,8 @@ void tl_mm_end(struct timeline *tl, uint32_t mm)
 	for (int i = 0; i < tl->ncpus; i++)
 		if (tl->cpus[i].active_mm == mm)
 			tl->cpus[i].active_mm = 0;
+	if (tl->recycle)
+		tl_recycle_ended(tl, mm);
 }
 
 /* An mm ended by something other than an exit event (exec): a derived EXIT event. */

@@ -44,6 +44,11 @@ struct task *tl_task_add(struct timeline *tl, int32_t pid)
 		tl->ntasks++;
 	}
 	t = &tl->tasks[*i];
+	if (!added && tl->recycle) {
+		/* a reused pid: the task it named lets its mms go */
+		tl_task_mm(tl, t, 0);
+		tl_task_exec_old(tl, t, 0);
+	}
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tgid = pid;
@@ -89,7 +94,7 @@ struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uin
 	if (hint > 0 && hint != pid) {
 		/* a thread of another task's process: never a kernel thread */
 		t->tgid = hint;
-		t->mm = tl_process_mm(tl, t->tgid, comm, TL_HOW_TGID, ts);
+		tl_task_mm(tl, t, tl_process_mm(tl, t->tgid, comm, TL_HOW_TGID, ts));
 		return t;
 	}
 	if (!user && comm && comm_is_kthread(comm)) {
@@ -98,7 +103,8 @@ struct task *tl_task_get(struct timeline *tl, int32_t pid, const char *comm, uin
 		return t;
 	}
 	t->tgid_guessed = hint < 0;
-	t->mm = tl_process_mm(tl, pid, comm, hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_PID, ts);
+	tl_task_mm(tl, t, tl_process_mm(tl, pid, comm, hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_PID,
+					ts));
 	return t;
 }
 
@@ -116,14 +122,14 @@ void tl_do_newtask(struct timeline *tl, struct ts_event *ev)
 		child->kthread = true;	/* until it execs (usermode helpers do) */
 	} else if (fl & CLONE_THREAD) {
 		child->tgid = ptgid;
-		child->mm = pmm;
+		tl_task_mm(tl, child, pmm);
 	} else if (fl & CLONE_VM) {
 		/* vfork-like: its own process, borrowing the parent's mm until exec */
-		child->mm = pmm;
-		*u64map_get(&tl->tgid_mm, (uint32_t)child->pid, 0, NULL) = pmm;
+		tl_task_mm(tl, child, pmm);
+		*u64map_get(&tl->tgid_mm, (uint32_t)child->pid, 0, NULL) = tl_mm_ref(tl, pmm);
 	} else {
-		child->mm = tl_mm_for_process(tl, child->pid, ev->u.fork.child_comm, TL_HOW_CLONE,
-					      ev->ts);
+		tl_task_mm(tl, child, tl_mm_for_process(tl, child->pid, ev->u.fork.child_comm,
+							TL_HOW_CLONE, ev->ts));
 	}
 }
 
@@ -150,11 +156,12 @@ void tl_do_fork(struct timeline *tl, struct ts_event *ev)
 		child->kthread = true;
 	} else if (hint == ptgid) {
 		child->tgid = ptgid;
-		child->mm = pmm;
+		tl_task_mm(tl, child, pmm);
 	} else {
 		child->tgid_guessed = hint < 0;
-		child->mm = tl_mm_for_process(tl, child->pid, ev->u.fork.child_comm,
-					      hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_FORK, ev->ts);
+		tl_task_mm(tl, child, tl_mm_for_process(tl, child->pid, ev->u.fork.child_comm,
+							hint > 0 ? TL_HOW_TGID : TL_HOW_GUESS_FORK,
+							ev->ts));
 	}
 }
 
@@ -178,6 +185,10 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 			t = tl_task_add(tl, ev->u.exec.pid);
 			*t = copy;
 			t->pid = ev->u.exec.pid;
+			if (tl->recycle) {
+				tl->users[t->mm]++;
+				tl->users[t->exec_old]++;
+			}
 		}
 	}
 	t = tl_task_get(tl, ev->u.exec.pid, ev->comm, ev->ts);
@@ -192,8 +203,8 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 			old = t->exec_old;
 			t->exec_loaded = false;
 		}
-		t->mm = ev->u.exec.mm ? tl_given_mm(tl, ev->u.exec.mm, ev->comm, t->tgid,
-						  TL_HOW_GIVEN, ev->ts) : 0;
+		tl_task_mm(tl, t, ev->u.exec.mm ? tl_given_mm(tl, ev->u.exec.mm, ev->comm, t->tgid,
+							      TL_HOW_GIVEN, ev->ts) : 0);
 	} else if (t->exec_loaded) {
 		/* switch_mm (activate_mm) already gave the new mm: the program names it */
 		const char *file = ts_source_str(tl->src, ev->u.exec.filename);
@@ -210,7 +221,8 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 		const char *base = strrchr(file, '/');
 
 		base = base ? base + 1 : file;
-		t->mm = tl_mm_for_process(tl, t->tgid, *base ? base : ev->comm, TL_HOW_EXEC, ev->ts);
+		tl_task_mm(tl, t, tl_mm_for_process(tl, t->tgid, *base ? base : ev->comm,
+						    TL_HOW_EXEC, ev->ts));
 	}
 	ev->u.exec.mm = t->mm;
 	/* exec_mmap() activates the new mm on this CPU: an mm switch like any other */
@@ -273,7 +285,7 @@ void tl_exec_old_ends(struct timeline *tl, const struct ts_event *ev, tl_emit_fn
 		return;		/* a vfork child leaves its parent's mm alone */
 	if (tl_drop_ends(tl, old))
 		return;		/* the kernel's lazy_tlb_exit_mm ends it, no guess */
-	t->exec_old = 0;	/* the exec event has nothing left to end */
+	tl_task_exec_old(tl, t, 0);	/* the exec event has nothing left to end */
 	tl_emit_mm_exit(tl, ev, old, emit, ctx);
 }
 
@@ -345,6 +357,7 @@ void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 	}
 	if (!t || t->kthread)
 		return;
+	t->exited = true;
 	mm = t->mm;
 	/* without the group_dead field (older kernels), the leader's exit ends the mm */
 	group_dead = (ev->flags & TS_F_GROUP_KNOWN) ? (ev->flags & TS_F_GROUP_DEAD)
@@ -388,7 +401,7 @@ void tl_do_tgid(struct timeline *tl, const struct ts_event *ev)
 		/* a user task with a kernel thread's name */
 		t->kthread = false;
 		t->tgid = tgid;
-		t->mm = tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts);
+		tl_task_mm(tl, t, tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts));
 		return;
 	}
 	if (!t->tgid_guessed || t->kthread)
@@ -397,10 +410,10 @@ void tl_do_tgid(struct timeline *tl, const struct ts_event *ev)
 	tl->tgid_corrected++;
 	if (ev->u.task.kthread) {
 		t->kthread = true;
-		t->mm = 0;
+		tl_task_mm(tl, t, 0);
 	} else if (t->tgid != tgid) {
 		t->tgid = tgid;
-		t->mm = tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts);
+		tl_task_mm(tl, t, tl_process_mm(tl, tgid, ev->u.task.comm, TL_HOW_TGID, ev->ts));
 	} else if (t->mm && tl->mms[t->mm].how == TL_HOW_GUESS_PID && tl->mms[t->mm].pid == tgid) {
 		tl->mms[t->mm].how = TL_HOW_TGID;	/* the guess was right: now it is known */
 	}
@@ -419,6 +432,6 @@ void tl_learn_tgid(struct timeline *tl, const struct ts_event *ev)
 	t->tgid_guessed = false;
 	if (t->tgid != ev->tgid) {
 		t->tgid = ev->tgid;
-		t->mm = tl_process_mm(tl, ev->tgid, ev->comm, TL_HOW_TGID, ev->ts);
+		tl_task_mm(tl, t, tl_process_mm(tl, ev->tgid, ev->comm, TL_HOW_TGID, ev->ts));
 	}
 }

@@ -35,6 +35,8 @@ struct task {
 	bool by_newtask;	/* created by task_newtask (sched_process_fork adds nothing) */
 	bool exec_loaded;	/* exec's activate_mm (switch_mm) came before its exec event */
 	uint32_t exec_old;	/* and the mm it left */
+	bool exited;		/* its exit event came */
+	uint64_t out_ts;	/* ns: switched out after that (0: not, or running again) */
 };
 
 struct cpu_state {
@@ -81,15 +83,15 @@ struct timeline {
 	bool saw_drop;
 	uint64_t kprobe_requests;
 	uint64_t csd_requests;		/* counted requests grouped from csd_queue_cpu */
-	struct u64map ptr_mm;		/* mm pointer -> mm id last bound to it */
-	struct u64map dying;		/* mm id -> 1: left by an exec, not yet ended */
+	struct u64map ptr_mm;		/* mm pointer -> mm last bound to it (tl_mm_ref()) */
+	struct u64map dying;		/* mm id -> its seq + 1: an exec left it, not ended yet */
 	struct tl_ptr_stats ps;
 
 	struct task *tasks;
 	size_t ntasks, tasks_alloc;
 	uint32_t task_cache[TASK_CACHE];	/* pid % TASK_CACHE -> index into tasks */
 	struct u64map pid_task;		/* pid -> index into tasks */
-	struct u64map tgid_mm;		/* tgid -> its current mm id */
+	struct u64map tgid_mm;		/* tgid -> its current mm (tl_mm_ref()) */
 	struct u64map tgid_execs;	/* tgid -> mms it had (for ".N" names) */
 	struct u64map given_mm;		/* input's mm name string id -> mm id */
 	struct u64map tgid_hint;	/* lookahead: pid -> tgid seen in a later event */
@@ -103,6 +105,25 @@ struct timeline {
 
 	struct tl_mm *mms;
 	size_t nmms, mms_alloc;
+	uint64_t mm_seq;		/* mms made */
+
+	/* timeline_recycle_mms() (recycle.c): ended ids not given back yet, and free ones */
+	bool recycle;
+	struct tl_recycle rc;
+	uint32_t *ended, *free_ids;
+	size_t nended, ended_alloc, nfree, free_alloc;
+	size_t collect_at;		/* look for ids to give back at this many ended */
+	uint8_t *held;			/* per id, while looking */
+	size_t held_alloc;
+	uint32_t gone;			/* the ended mm that stale names now point at */
+	uint64_t recycled;
+	uint32_t *users;		/* per id: tasks whose mm or exec_old it is */
+	size_t users_alloc;
+	struct leaving {		/* exited tasks switched out, oldest first */
+		int32_t pid;
+		uint64_t out_ts;
+	} *leaving;
+	size_t nleaving, leaving_alloc;
 
 	struct cpu_state *cpus;		/* TS_MAX_CPUS of them, allocated once */
 	int ncpus;			/* highest CPU an event named + 1 */
@@ -179,6 +200,57 @@ static inline struct task *tl_task_find(struct timeline *tl, int32_t pid)
 	*slot = (uint32_t)*i;
 	return &tl->tasks[*i];
 }
+
+/* Task @t's mm is @mm now (every change goes through here: the ids' users). */
+static inline void tl_task_mm(struct timeline *tl, struct task *t, uint32_t mm)
+{
+	if (tl->recycle) {
+		tl->users[t->mm]--;
+		tl->users[mm]++;
+	}
+	t->mm = mm;
+}
+
+/* Task @t's exec left @mm (0: none, or done). */
+static inline void tl_task_exec_old(struct timeline *tl, struct task *t, uint32_t mm)
+{
+	if (tl->recycle) {
+		tl->users[t->exec_old]--;
+		tl->users[mm]++;
+	}
+	t->exec_old = mm;
+}
+
+/*
+ * A map's value naming mm @id: the id with its seq, so that an id given back to a new mm
+ * (timeline_recycle_mms()) is not read as that one.
+ */
+static inline uint64_t tl_mm_ref(const struct timeline *tl, uint32_t id)
+{
+	return (uint64_t)(uint32_t)tl->mms[id].seq << 32 | id;
+}
+
+/* The mm a map's value names; the ended stand-in when its id went to a new mm since. */
+static inline uint32_t tl_mm_deref(const struct timeline *tl, uint64_t v)
+{
+	uint32_t id = (uint32_t)v;
+
+	return (uint32_t)(v >> 32) == (uint32_t)tl->mms[id].seq ? id : tl->gone;
+}
+
+/* @mm was left by an exec and has not ended yet (marked with its seq + 1, as the maps) */
+static inline bool tl_mm_dying(const struct timeline *tl, uint32_t mm)
+{
+	const uint64_t *d = u64map_find(&tl->dying, mm);
+
+	return d && *d == tl->mms[mm].seq + 1;
+}
+
+/* recycle.c */
+void tl_recycle_ended(struct timeline *tl, uint32_t mm);
+void tl_recycle_left(struct timeline *tl, struct task *t, uint64_t ts);
+void tl_recycle_collect(struct timeline *tl, uint64_t now);
+uint32_t tl_recycle_take(struct timeline *tl);
 
 /* timeline.c */
 void tl_account_interval(struct timeline *tl, int cpu, uint64_t now);

@@ -80,6 +80,13 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 	/* the switch's own task (ev->pid, tl_process()) is met already */
 	if (ev->u.sw.prev_pid != ev->pid || ev->pid <= 0)
 		tl_task_get(tl, ev->u.sw.prev_pid, ev->u.sw.prev_comm, ev->ts);
+	if (tl->recycle) {
+		/* an exited task switched out: gone once it stays out (timeline_recycle_mms()) */
+		struct task *prev = tl_task_find(tl, ev->u.sw.prev_pid);
+
+		if (prev && prev->exited)
+			tl_recycle_left(tl, prev, ev->ts);
+	}
 	if (ev->flags & TS_F_MM_GIVEN) {
 		mm = (ev->flags & TS_F_KTHREAD) ? 0 :
 			tl_given_mm(tl, ev->u.sw.mm, ev->u.sw.next_comm, -1, TL_HOW_GIVEN, ev->ts);
@@ -88,7 +95,7 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 			next = tl_task_add(tl, ev->u.sw.next_pid);
 		if (!ev->u.sw.no_mm) {
 			next->kthread = !mm;
-			next->mm = mm;
+			tl_task_mm(tl, next, mm);
 		}
 	} else {
 		/* none queued: no walk (a trace without switch_mm events never has one) */
@@ -101,8 +108,9 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 			if (next->kthread && next->kthread_guessed) {
 				/* a kernel-thread-like name, but it has an mm: a user task */
 				next->kthread = next->kthread_guessed = false;
-				next->mm = tl_process_mm(tl, next->tgid, ev->u.sw.next_comm,
-							 TL_HOW_GUESS_PID, ev->ts);
+				tl_task_mm(tl, next, tl_process_mm(tl, next->tgid,
+								   ev->u.sw.next_comm,
+								   TL_HOW_GUESS_PID, ev->ts));
 			}
 			if (!next->kthread) {
 				tl_ptr_resolve(tl, next, load->u.load.next, ev->u.sw.next_comm, ev->ts);
@@ -122,6 +130,7 @@ static void do_switch(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit,
 		}
 		mm = next->kthread || lazy ? 0 : next->mm;
 	}
+	next->out_ts = 0;
 	c->after_switch = true;
 	c->cur_pid = ev->u.sw.next_pid;
 	c->since = ev->ts;
@@ -151,6 +160,8 @@ void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 	}
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
+	if (tl->nended >= tl->collect_at && tl->recycle)
+		tl_recycle_collect(tl, ev->ts);
 	c = tl_cpu_get(tl, ev->cpu);
 	count = tl_counted(tl, ev->cpu, ev->ts);
 	if (!tl->any) {
@@ -304,6 +315,11 @@ void timeline_free(struct timeline *tl)
 		return;
 	free(tl->tasks);
 	free(tl->mms);
+	free(tl->ended);
+	free(tl->free_ids);
+	free(tl->held);
+	free(tl->users);
+	free(tl->leaving);
 	free(tl->cpus);
 	free(tl->ring);
 	u64map_release(&tl->pid_task);

@@ -75,6 +75,8 @@ struct tl_mm {
 	uint64_t switches_in;		/* mm switches to it */
 	uint64_t mm_ptr;		/* the kernel's struct mm_struct * (TL_HOW_POINTER), else 0 */
 	uint64_t kernel_targets;	/* remote CPUs in the kernel masks of its flush requests */
+	uint64_t seq;			/* the order mms were made in: the id, unless ids are
+					 * given back (timeline_recycle_mms()) */
 };
 
 /* mm identity from switch_mm pointers (all 0 when the trace has no switch_mm probe). */
@@ -148,6 +150,28 @@ bool timeline_ipi_sender_mm(struct timeline *tl, int cpu, uint32_t *mm);
 bool timeline_counted(const struct timeline *tl, int cpu, uint64_t ts);
 const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu);
 uint32_t timeline_mm_count(const struct timeline *tl);	/* ids 1..count-1 are valid */
+
+/*
+ * Giving ended mms' ids back, for a consumer that runs for ever (live top): the ids, and so
+ * every table indexed by them, then stay as many as the address spaces that live, however
+ * many come and go.  Off by default: an id names one mm for the timeline's whole life.
+ * On, an ended mm's id is taken by a new mm once nothing can name the old one again:
+ * no task (a task that exited and was switched out TL_GONE_NS ago is taken to be gone;
+ * were it to run again, its mm is one ended mm that stands for all such), no CPU's loaded
+ * mm or last cross-call, no map of the timeline, and nothing @mark says the consumer
+ * holds.  @release is called just before the id is given to a new mm, with the old one's
+ * tl_mm still readable: a consumer resets what it keeps per id (or keeps a copy).  Ids
+ * the input named (TL_HOW_GIVEN) are never given back.
+ */
+struct tl_recycle {
+	void (*mark)(void *ctx, uint8_t *held, size_t n);	/* held[id] = 1, id < n */
+	void (*release)(void *ctx, struct timeline *tl, uint32_t id);
+	void *ctx;
+};
+#define TL_GONE_NS	1000000000ULL
+void timeline_recycle_mms(struct timeline *tl, const struct tl_recycle *r);
+/* ids given back to new mms so far (0 unless timeline_recycle_mms()) */
+uint64_t timeline_mms_recycled(const struct timeline *tl);
 const struct tl_mm *timeline_mm(const struct timeline *tl, uint32_t id);
 uint64_t timeline_first_ts(const struct timeline *tl);
 uint64_t timeline_last_ts(const struct timeline *tl);

@@ -510,6 +510,21 @@ void lazy_exit(struct lazy *l, uint32_t mm)
 	memset(lazy_mask(l, mm), 0, sizeof(struct ts_cpumask));
 }
 
+/* held[mm] = 1 for every mm (< @n) a table of @l holds */
+void lazy_mark(const struct lazy *l, uint8_t *held, size_t n)
+{
+	for (size_t i = 0; i < (size_t)l->ncpus * l->T; i++)
+		if (l->slots[i].mm < n)
+			held[l->slots[i].mm] = 1;
+}
+
+/* mm @mm's id is to name another: nothing of it may be left */
+void lazy_forget(struct lazy *l, uint32_t mm)
+{
+	if (mm < l->nmask)
+		memset(&l->mask[mm], 0, sizeof(l->mask[mm]));
+}
+
 /*
  * Rule 4: a full local flush on @cpu keeps only the active mm (0: not known yet, so
  * one slot stays unknown).

@@ -355,6 +355,21 @@ void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count)
 		absence_close(s, cpu, mm, 1, count);
 }
 
+/* held[mm] = 1 for every mm (< @n) a stack of @s holds or an open absence waits for */
+void sweep_mark(const struct sweep *s, uint8_t *held, size_t n)
+{
+	size_t i = 0;
+	uint64_t k, *v;
+
+	for (int c = 0; c < s->ncpus; c++)
+		for (int d = 0; d < s->st[c].len; d++)
+			if (s->st[c].mm[d] < n)
+				held[s->st[c].mm[d]] = 1;
+	while (u64map_next(&s->open, &i, &k, &v))
+		if (*v && (uint32_t)k < n)
+			held[(uint32_t)k] = 1;
+}
+
 /* Rule 3, in each of the @n sweeps of @sw: the mm leaves every stack; its place a hole. */
 void sweep_exit(struct sweep *const *sw, int n, const struct tuner *t, uint32_t mm)
 {

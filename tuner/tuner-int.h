@@ -181,6 +181,8 @@ void lazy_flush(struct lazy *l, const struct tuner *t, int cpu, uint32_t mm, boo
 /* Write each decision of lazy_flush() to @f (tuner_opts.decisions), NULL: none. */
 void lazy_log_decisions(struct lazy *l, FILE *f);
 void lazy_exit(struct lazy *l, uint32_t mm);
+void lazy_mark(const struct lazy *l, uint8_t *held, size_t n);
+void lazy_forget(struct lazy *l, uint32_t mm);
 void lazy_reset(struct lazy *l, int cpu, uint32_t active, bool count);
 /*
  * What @cpu's table may still hold from before the recording: @slots that may, the
@@ -196,6 +198,7 @@ void lazy_targets_flush(struct lazy *l, int remote, bool count);
 struct sweep *sweep_new(const struct tuner *t, bool idle, struct sweep *share);
 void sweep_resume(struct sweep *s, int cpu, uint32_t mm, bool count);
 void sweep_free(struct sweep *s);
+void sweep_mark(const struct sweep *s, uint8_t *held, size_t n);
 void sweep_switch(struct sweep *const *sw, int n, int cpu, uint32_t mm, bool count);
 void sweep_flush(struct sweep *s, const struct tuner *t, int cpu, uint32_t mm, bool full,
 		 uint64_t pages, uint64_t ts, bool count);

@@ -182,6 +182,43 @@ static void mm_exit(struct tuner *t, uint32_t mm)
 			t->active[c] = 0;
 }
 
+/* held[mm] = 1 for the mm of every (cpu << 32 | mm) key of @m */
+static void mark_keys(const struct u64map *m, uint8_t *held, size_t n)
+{
+	size_t i = 0;
+	uint64_t k, *v;
+
+	while (u64map_next(m, &i, &k, &v))
+		if ((uint32_t)k < n)
+			held[(uint32_t)k] = 1;
+}
+
+void tuner_mark_mms(const struct tuner *t, uint8_t *held, size_t n)
+{
+	for (int c = 0; c < t->ncpus; c++) {
+		if (t->active[c] < n)
+			held[t->active[c]] = 1;
+		if (t->run_mm[c] < n)
+			held[t->run_mm[c]] = 1;
+	}
+	for (int i = 0; i < t->nsweeps; i++)
+		sweep_mark(t->sweeps[i], held, n);
+	for (int i = 0; i < t->o.nreplay; i++)
+		lazy_mark(t->lazy[i], held, n);
+	if (t->cf_check) {
+		mark_keys(&t->cf_load, held, n);
+		mark_keys(&t->cf_clear, held, n);
+	}
+}
+
+void tuner_forget_mm(struct tuner *t, uint32_t mm)
+{
+	if (mm < t->nmm)
+		memset(&t->mm[mm], 0, sizeof(t->mm[mm]));
+	for (int i = 0; i < t->o.nreplay; i++)
+		lazy_forget(t->lazy[i], mm);
+}
+
 static int size_bucket(uint64_t pages)
 {
 	int b = 0;

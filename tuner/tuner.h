@@ -152,6 +152,13 @@ void tuner_replayed_state(const struct tuner *t, int i, int cpu, int *loaded, ui
 bool tuner_replayed_holds(const struct tuner *t, int i, int cpu, uint32_t mm);
 /* The mm @cpu runs now as every model sees it (0: none known); kernel threads keep it. */
 uint32_t tuner_active(const struct tuner *t, int cpu);
+/*
+ * For timeline_recycle_mms(): held[mm] = 1 (mm < @n) for every mm a model still holds
+ * (a CPU's, a table's, a queue's), and forgetting what is kept of @mm before its id names
+ * another (its masks; an ended mm has no other state left).
+ */
+void tuner_mark_mms(const struct tuner *t, uint8_t *held, size_t n);
+void tuner_forget_mm(struct tuner *t, uint32_t mm);
 
 /* Per-CPU reuse distances of mm switches: hist[d] for d = 1..TUNER_MAX_T, hist[0] = new
  * or farther.  Summed over CPUs when @cpu < 0. */

@@ -489,6 +489,142 @@ static void test_release(void **state)
  * The same input said to be settled (live top's tracepoints: nothing a later event could
  * settle) has no lookahead: each switch is processed as it is fed.
  */
+/* A consumer of timeline_recycle_mms(): it holds one id, and records what it is given. */
+struct rc_fx {
+	uint32_t hold;
+	uint64_t released, released_held;
+	char last_name[32];
+};
+
+static void rc_mark(void *ctx, uint8_t *held, size_t n)
+{
+	struct rc_fx *r = ctx;
+
+	if (r->hold && r->hold < n)
+		held[r->hold] = 1;
+}
+
+static void rc_release(void *ctx, struct timeline *tl, uint32_t id)
+{
+	struct rc_fx *r = ctx;
+
+	r->released++;
+	r->released_held += id == r->hold;
+	/* the old mm is still readable: an ended one */
+	assert_true(timeline_mm(tl, id)->exited);
+	strlcpy_ts(r->last_name, timeline_mm(tl, id)->name, sizeof(r->last_name));
+}
+
+static void exit_ev(struct fx *f, int cpu, int pid)
+{
+	struct ts_event ev = ev_new(f, cpu, pid, "t", TS_EV_EXIT);
+
+	ev.u.exit.pid = pid;
+	ev.flags = TS_F_GROUP_KNOWN | TS_F_GROUP_DEAD;
+	feed(f, &ev);
+}
+
+/*
+ * Ids given back: 3000 short processes come and go beside one that lives, 2 ms apart.
+ * The ids stay few, every new process gets a fresh mm of its own, the live one
+ * and the one the consumer holds keep theirs, an exited task switched back in within
+ * TL_GONE_NS meets its own ended mm, and one gone is a new task.
+ */
+static void test_recycle(void **state)
+{
+	struct fx *f = *state;
+	struct rc_fx r = { 0 };
+	const struct tl_recycle rc = { rc_mark, rc_release, &r };
+	uint32_t daemon, first = 0;
+	static int pid_of[4096];	/* by mm id: the process it last named */
+	bool asked = false;
+
+	timeline_recycle_mms(f->tl, &rc);
+	newtask(f, 1, 50, 0);
+	sw(f, 1, 0, 50, "daemon");
+	daemon = timeline_current_mm(f->tl, 1);
+	for (int i = 0; i < 3000; i++) {
+		int pid = 1000 + i;
+		char name[32];
+		uint32_t mm;
+		const struct tl_mm *m;
+
+		f->ts += 2000000;
+		newtask(f, 50, pid, 0);
+		sw(f, 0, 0, pid, "short");
+		mm = timeline_current_mm(f->tl, 0);
+		m = timeline_mm(f->tl, mm);
+		snprintf(name, sizeof(name), "p%d", pid);
+		assert_string_equal(m->name, name);
+		assert_false(m->exited);
+		assert_int_equal(m->flush_requests, 0);
+		/* a fresh row, whatever the id named before: this one switch, on CPU 0 */
+		assert_int_equal(m->switches_in, 1);
+		assert_int_equal(ts_cpumask_weight(&m->ran_on), 1);
+		assert_true(mm != daemon);
+		assert_true(mm < 4096);
+		if (pid_of[mm] && !asked) {
+			/*
+			 * the id named an ended process's mm before: a thread of that process
+			 * met now (from the task table) is not put in this live one's mm
+			 */
+			char old_name[32];
+
+			asked = true;
+			table_row(f, 30000, pid_of[mm], false, "thread");
+			sw(f, 2, 0, 30000, "thread");
+			snprintf(old_name, sizeof(old_name), "p%d", pid_of[mm]);
+			assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 2))->name,
+					    old_name);
+			assert_true(timeline_current_mm(f->tl, 2) != mm);
+			assert_false(timeline_mm(f->tl, timeline_current_mm(f->tl, 2))->exited);
+		}
+		pid_of[mm] = pid;
+		if (!first) {
+			first = mm;
+			r.hold = mm;
+		}
+		exit_ev(f, 0, pid);
+		sw(f, 0, pid, 0, "swapper/0");
+		/* the one that lives keeps its id and its mm */
+		sw(f, 1, 50, 50, "daemon");
+		assert_int_equal(timeline_current_mm(f->tl, 1), daemon);
+	}
+	assert_true(asked);
+	assert_true(timeline_mms_recycled(f->tl) > 2000);
+	assert_true(timeline_mm_count(f->tl) < 1000);
+	assert_true(r.released >= timeline_mms_recycled(f->tl));
+	assert_int_equal(r.released_held, 0);
+	assert_string_equal(timeline_mm(f->tl, first)->name, "p1000");
+	assert_string_equal(timeline_mm(f->tl, daemon)->name, "p50");
+	assert_false(timeline_mm(f->tl, daemon)->exited);
+	assert_true(r.last_name[0] == 'p');
+	/*
+	 * the last 300 exited less than a second ago: not gone yet, each still has its own
+	 * ended mm (as when preempted in do_exit and switched back in)
+	 */
+	for (int pid = 3700; pid < 4000; pid++) {
+		char name[32];
+		const struct tl_mm *m;
+
+		sw(f, 3, 0, pid, "short");
+		m = timeline_mm(f->tl, timeline_current_mm(f->tl, 3));
+		snprintf(name, sizeof(name), "p%d", pid);
+		assert_string_equal(m->name, name);
+		assert_true(m->exited);
+		sw(f, 3, pid, 0, "swapper/3");
+	}
+	/*
+	 * a gone task runs again (its events lost): a task met for the first time, its
+	 * process guessed, in an mm of its own
+	 */
+	sw(f, 0, 0, 1500, "short");
+	assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 0))->name, "p1500");
+	assert_int_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 0))->how,
+			 TL_HOW_GUESS_PID);
+	timeline_finish(f->tl, collect, f);
+}
+
 static void test_settled(void **state)
 {
 	struct fx *f = *state;
@@ -519,6 +655,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_csd_ipis, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recycle, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
