@@ -88,8 +88,12 @@ uint32_t tl_given_mm(struct timeline *tl, uint32_t name_id, const char *comm, in
 	bool added;
 	uint64_t *id = u64map_get(&tl->given_mm, name_id, 0, &added);
 
-	if (added)
+	if (added) {
 		*id = tl_mm_new(tl, ts_source_str(tl->src, name_id), comm, pid, how, ts);
+		/* the input's name is a user for ever: the name always means this mm */
+		if (tl->recycle)
+			tl->users[*id]++;
+	}
 	return (uint32_t)*id;
 }
 
@@ -270,11 +274,13 @@ void tl_do_load(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 /* @mm's last user is gone: it leaves every CPU (its stock mask empties). */
 void tl_mm_end(struct timeline *tl, uint32_t mm)
 {
+	bool ended = tl->mms[mm].exited;
+
 	tl->mms[mm].exited = true;
 	for (int i = 0; i < tl->ncpus; i++)
 		if (tl->cpus[i].active_mm == mm)
 			tl->cpus[i].active_mm = 0;
-	if (tl->recycle)
+	if (tl->recycle && !ended)
 		tl_recycle_ended(tl, mm);
 }
 

@@ -99,7 +99,7 @@ static void tasks_gone(struct timeline *tl, uint64_t now)
 
 		if (!t || !t->exited || t->out_ts != l.out_ts)
 			continue;	/* ran again (it is listed when out again), or a new task */
-		if (now - l.out_ts < TL_GONE_NS)
+		if (now < l.out_ts + TL_GONE_NS)	/* (another CPU's clock may lag) */
 			tl->leaving[k++] = l;
 		else
 			task_remove(tl, t);
