@@ -13,8 +13,8 @@
  *    seq beside the id, and a value whose seq is not the id's now reads as one ended
  *    stand-in (@gone);
  *  - the consumer: tl_recycle.mark.
- * Ended ids are looked at in batches (a quarter of the ids, at least COLLECT_MIN), at an
- * event's start, when no caller holds an id in a local.
+ * Ended ids and gone tasks are looked at in batches (a quarter of the ids or of the tasks,
+ * at least COLLECT_MIN), at an event's start, when no caller holds an id in a local.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +24,11 @@
 
 #define COLLECT_MIN	64
 
+static size_t max_size(size_t a, size_t b)
+{
+	return a > b ? a : b;
+}
+
 void timeline_recycle_mms(struct timeline *tl, const struct tl_recycle *r)
 {
 	if (tl->recycle)
@@ -32,7 +37,7 @@ void timeline_recycle_mms(struct timeline *tl, const struct tl_recycle *r)
 	tl->gone = tl_mm_new(tl, "?", "", -1, TL_HOW_NONE, 0);
 	tl->mms[tl->gone].exited = true;
 	ALLOC_GROW_ZERO(tl->users, tl->nmms, tl->users_alloc);
-	tl->collect_at = COLLECT_MIN;
+	tl->collect_at = tl->leave_at = COLLECT_MIN;
 	tl->recycle = true;
 }
 
@@ -153,7 +158,11 @@ void tl_recycle_collect(struct timeline *tl, uint64_t now)
 		tl->free_ids[tl->nfree++] = mm;
 	}
 	tl->nended = k;
-	/* next when as many more have ended as a quarter of the ids in use */
-	tl->collect_at = k + ((n - tl->nfree) / 4 > COLLECT_MIN ? (n - tl->nfree) / 4 :
-			      COLLECT_MIN);
+	/*
+	 * next when as many more mms have ended as a quarter of the ids in use, or as many
+	 * more tasks have left as a quarter of the tasks (threads come and go in a process
+	 * that lives: no mm ends)
+	 */
+	tl->collect_at = k + max_size((n - tl->nfree) / 4, COLLECT_MIN);
+	tl->leave_at = tl->nleaving + max_size(tl->ntasks / 4, COLLECT_MIN);
 }

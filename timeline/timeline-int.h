@@ -112,7 +112,8 @@ struct timeline {
 	struct tl_recycle rc;
 	uint32_t *ended, *free_ids;
 	size_t nended, ended_alloc, nfree, free_alloc;
-	size_t collect_at;		/* look for ids to give back at this many ended */
+	size_t collect_at, leave_at;	/* look for ids to give back at this many ended, or
+					 * for gone tasks at this many leaving */
 	uint8_t *held;			/* per id, while looking */
 	size_t held_alloc;
 	uint32_t gone;			/* the ended mm that stale names now point at */

@@ -160,7 +160,7 @@ void tl_process(struct timeline *tl, struct ts_event *ev, tl_emit_fn emit, void 
 	}
 	if (ev->cpu < 0 || ev->cpu >= TS_MAX_CPUS)
 		return;
-	if (tl->nended >= tl->collect_at && tl->recycle)
+	if (tl->recycle && (tl->nended >= tl->collect_at || tl->nleaving >= tl->leave_at))
 		tl_recycle_collect(tl, ev->ts);
 	c = tl_cpu_get(tl, ev->cpu);
 	count = tl_counted(tl, ev->cpu, ev->ts);

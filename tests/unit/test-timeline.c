@@ -625,6 +625,44 @@ static void test_recycle(void **state)
 	timeline_finish(f->tl, collect, f);
 }
 
+/*
+ * Threads come and go in a process that lives: no mm ends, and still the exited threads
+ * are taken to be gone, a second after they were switched out.
+ */
+static void test_recycle_threads(void **state)
+{
+	struct fx *f = *state;
+	uint32_t mm;
+
+	timeline_recycle_mms(f->tl, NULL);
+	newtask(f, 1, 60, 0);
+	sw(f, 1, 0, 60, "server");
+	mm = timeline_current_mm(f->tl, 1);
+	for (int i = 0; i < 2000; i++) {
+		struct ts_event ev;
+		int tid = 2000 + i;
+
+		f->ts += 2000000;
+		newtask(f, 60, tid, 0x00010000 | 0x00000100);	/* CLONE_THREAD | CLONE_VM */
+		sw(f, 0, 0, tid, "worker");
+		assert_int_equal(timeline_current_mm(f->tl, 0), mm);
+		ev = ev_new(f, 0, tid, "worker", TS_EV_EXIT);
+		ev.u.exit.pid = tid;
+		ev.flags = TS_F_GROUP_KNOWN;		/* the process lives on */
+		feed(f, &ev);
+		sw(f, 0, tid, 0, "swapper/0");
+	}
+	assert_int_equal(f->exits, 0);
+	/* one that left 2 ms ago is still the process's thread ... */
+	sw(f, 2, 0, 3999, "worker");
+	assert_int_equal(timeline_current_mm(f->tl, 2), mm);
+	/* ... one that left seconds ago is gone: met again, it is a new task */
+	sw(f, 3, 0, 2000, "worker");
+	assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 3))->name, "p2000");
+	assert_false(timeline_mms_recycled(f->tl));
+	timeline_finish(f->tl, collect, f);
+}
+
 static void test_settled(void **state)
 {
 	struct fx *f = *state;
@@ -656,6 +694,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_threads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
