@@ -29,13 +29,10 @@ static size_t max_size(size_t a, size_t b)
 	return a > b ? a : b;
 }
 
-void timeline_recycle_mms(struct timeline *tl, const struct tl_recycle *r)
+void tl_recycle_start(struct timeline *tl, const struct tl_recycle *r, uint32_t gone)
 {
-	if (tl->recycle)
-		return;
 	tl->rc = r ? *r : (struct tl_recycle){ 0 };
-	tl->gone = tl_mm_new(tl, "?", "", -1, TL_HOW_NONE, 0);
-	tl->mms[tl->gone].exited = true;
+	tl->gone = gone;
 	ALLOC_GROW_ZERO(tl->users, tl->nmms, tl->users_alloc);
 	tl->collect_at = tl->leave_at = COLLECT_MIN;
 	tl->recycle = true;

@@ -247,7 +247,9 @@ static inline bool tl_mm_dying(const struct timeline *tl, uint32_t mm)
 	return d && *d == tl->mms[mm].seq + 1;
 }
 
-/* recycle.c */
+/* recycle.c (it calls no other file of the room: mm.c calls it) */
+/* @gone: the ended stand-in, made by the caller */
+void tl_recycle_start(struct timeline *tl, const struct tl_recycle *r, uint32_t gone);
 void tl_recycle_ended(struct timeline *tl, uint32_t mm);
 void tl_recycle_left(struct timeline *tl, struct task *t, uint64_t ts);
 void tl_recycle_collect(struct timeline *tl, uint64_t now);

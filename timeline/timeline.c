@@ -346,6 +346,18 @@ const struct tl_cpu *timeline_cpu(const struct timeline *tl, int cpu)
 	return cpu >= 0 && cpu < tl->ncpus ? &tl->cpus[cpu].st : NULL;
 }
 
+void timeline_recycle_mms(struct timeline *tl, const struct tl_recycle *r)
+{
+	uint32_t gone;
+
+	if (tl->recycle)
+		return;
+	/* what a map's entry of an mm whose id went to another reads as: one ended mm */
+	gone = tl_mm_new(tl, "?", "", -1, TL_HOW_NONE, 0);
+	tl->mms[gone].exited = true;
+	tl_recycle_start(tl, r, gone);
+}
+
 uint32_t timeline_mm_count(const struct timeline *tl)
 {
 	return (uint32_t)tl->nmms;
