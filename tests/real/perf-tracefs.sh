@@ -54,11 +54,20 @@ fi
 check "the instance's trace.dat was written (exit $xst)" [ "$xst" = 0 ]
 
 # perf enables and disables its events CPU by CPU: the window is where every CPU's were on,
-# from the latest first event of a CPU to the earliest last one
+# from the latest first event of a CPU to the earliest last one.  perf and the instance each
+# read the clock for an event, some tens of ns apart, so an edge right at an event could
+# count it on one side and not the other: each edge is put in the middle of the widest gap
+# between perf's events in the first (last) millisecond inside that span
 tls events "$tmp/run.data" > "$tmp/perf.jsonl"
-first=$(jq -s '[.[] | select(.ts and .cpu >= 0)] | group_by(.cpu) | map(min_by(.ts).ts) | max' 	"$tmp/perf.jsonl")
-last=$(jq -s '[.[] | select(.ts and .cpu >= 0)] | group_by(.cpu) | map(max_by(.ts).ts) | min' 	"$tmp/perf.jsonl")
-win=(--from "${first}ns" --to "${last}ns")
+edges=$(jq -rs '[.[] | select(.ts and .cpu >= 0)] as $e
+	| ($e | group_by(.cpu) | map(min_by(.ts).ts) | max) as $first
+	| ($e | group_by(.cpu) | map(max_by(.ts).ts) | min) as $last
+	| [$e[].ts] | sort as $ts
+	| def mid($lo; $hi): [$ts[] | select(. >= $lo and . <= $hi)]
+		| [range(1; length) as $i | {gap: (.[$i] - .[$i - 1]), at: ((.[$i] + .[$i - 1]) / 2 | floor)}]
+		| max_by(.gap).at;
+	"\(mid($first; $first + 1000000)) \(mid($last - 1000000; $last))"' "$tmp/perf.jsonl")
+win=(--from "${edges% *}ns" --to "${edges#* }ns")
 key() { jq -c '{switches: .totals.switches, flush_requests: .totals.flush_requests,
 	flush_ipis: .totals.flush_ipis, lost: .lost_events}' "$1"; }
 tls report --json "${win[@]}" "$tmp/run.data" > "$tmp/perf-win.json"
