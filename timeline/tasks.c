@@ -339,6 +339,8 @@ void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 	uint32_t mm;
 
 	ev->u.exit.mm = 0;
+	if (t && !ev->u.exit.dropped)
+		t->exited = true;	/* kernel threads too: gone, they leave the tables */
 	if (ev->flags & TS_F_MM_GIVEN) {
 		/* JSON lines: "mm" names an address space whose last user is gone */
 		mm = ev->u.exit.mm_given;
@@ -357,7 +359,6 @@ void tl_do_exit(struct timeline *tl, struct ts_event *ev)
 	}
 	if (!t || t->kthread)
 		return;
-	t->exited = true;
 	mm = t->mm;
 	/* without the group_dead field (older kernels), the leader's exit ends the mm */
 	group_dead = (ev->flags & TS_F_GROUP_KNOWN) ? (ev->flags & TS_F_GROUP_DEAD)

@@ -627,7 +627,7 @@ static void test_recycle(void **state)
 
 /*
  * Threads come and go in a process that lives: no mm ends, and still the exited threads
- * are taken to be gone, a second after they were switched out.
+ * (and an exited kernel thread) are taken to be gone, a second after they were switched out.
  */
 static void test_recycle_threads(void **state)
 {
@@ -635,6 +635,12 @@ static void test_recycle_threads(void **state)
 	uint32_t mm;
 
 	timeline_recycle_mms(f->tl, NULL);
+	/* a kernel thread (kthreadd's child) that exits: it too leaves the tables */
+	newtask(f, 2, 900, 0);
+	sw(f, 0, 0, 900, "helper");
+	assert_int_equal(timeline_current_mm(f->tl, 0), 0);
+	exit_ev(f, 0, 900);
+	sw(f, 0, 900, 0, "swapper/0");
 	newtask(f, 1, 60, 0);
 	sw(f, 1, 0, 60, "server");
 	mm = timeline_current_mm(f->tl, 1);
@@ -659,6 +665,9 @@ static void test_recycle_threads(void **state)
 	/* ... one that left seconds ago is gone: met again, it is a new task */
 	sw(f, 3, 0, 2000, "worker");
 	assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 3))->name, "p2000");
+	/* and the kernel thread: met again, a new task (its name is not a kernel thread's) */
+	sw(f, 3, 2000, 900, "helper");
+	assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 3))->name, "p900");
 	assert_false(timeline_mms_recycled(f->tl));
 	timeline_finish(f->tl, collect, f);
 }
