@@ -147,3 +147,20 @@ clones() {
 		-e trace=clone,clone3 -o "$tmp/clones" "$@" > /dev/null 2>&1
 	grep -c 'CLONE_THREAD' "$tmp/clones"
 }
+
+# trace.dat readers compared (tracedat-direct.sh, tracedat-capture.sh): a command through
+# libtracecmd's reader (dat_lib) or tlbscope's own (dat_own), the trace's name (the last
+# argument) shown as TRACE, the exit status last; dat_both DESC FILE: the two give the same
+# events
+dat_lib() {
+	TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"
+	echo "status ${PIPESTATUS[0]}"
+}
+dat_own() {
+	TLBSCOPE_TRACEDAT_DIRECT=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"
+	echo "status ${PIPESTATUS[0]}"
+}
+dat_both() {
+	same "$1: the events of libtracecmd's reader" "$(dat_lib events "$2")" \
+		"$(dat_own events "$2")"
+}

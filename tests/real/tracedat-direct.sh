@@ -1,28 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# run alone: it traces this machine or drives a terminal (tests/run.sh runs it by itself)
 # A trace.dat is read sub-buffer by sub-buffer by tlbscope itself (parsers/tracedat.c),
 # compressed chunks inflated one at a time, not through tracecmd_read_data(): the events
 # must be exactly what the library gives (TLBSCOPE_TRACEDAT_LIBRARY=1), with
 # TLBSCOPE_TRACEDAT_DIRECT=1 making sure tlbscope's own reader is the one compared.  On
-# every corpus trace, this machine's captures, buffers that list some CPUs only or in
-# another order, and uncompressed copies (v6, v7) that must give what the compressed
-# original gives, lost events included; a corrupt record or chunk is the same message
-# either way; and the file is read in bounded pieces.
+# every corpus trace, this machine's captures (a fresh one in tracedat-capture.sh, which
+# traces: this script runs beside others), buffers that list some CPUs only or in another
+# order, and uncompressed copies (v6, v7) that must give what the compressed original
+# gives, lost events included; a corrupt record or chunk is the same message either way;
+# and the file is read in bounded pieces.
 T=tracedat-direct
 . "$(dirname "$0")/../lib.sh"
 
-# the trace's own name (the last argument) in warnings and messages as TRACE
-lib() { TLBSCOPE_TRACEDAT_LIBRARY=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"; echo "status ${PIPESTATUS[0]}"; }
-own() {
-	TLBSCOPE_TRACEDAT_DIRECT=1 tls "$@" 2>&1 | sed "s|${*: -1}|TRACE|"
-	echo "status ${PIPESTATUS[0]}"
-}
-# both DESC FILE: tlbscope's own reader and the library's give the same events
-both() { same "$1: the events of libtracecmd's reader" "$(lib events "$2")" "$(own events "$2")"; }
-
 for f in "$top"/corpus/traces/*/trace.dat "$fx"/x86-*.dat; do
-	both "${f#"$top"/}" "$f"
+	dat_both "${f#"$top"/}" "$f"
 done
 # buffers that list some CPUs only (trace-cmd writes no entry for a CPU without data): the
 # first 200 and 50 events of the 8-CPU run (7 and 4 of its CPUs), and its CPUs listed last
@@ -32,41 +23,29 @@ if command -v trace-cmd > /dev/null; then
 	for e in 200 50; do
 		trace-cmd split -i "$eight" -e $e -o "$tmp/split$e" > /dev/null 2>&1
 		listed=$(trace-cmd dump --options -i "$tmp/split$e.1" 2>&1 | grep -c 'data offset and size')
-		both "the first $e events of the 8-CPU run ($listed CPUs listed)" "$tmp/split$e.1"
+		dat_both "the first $e events of the 8-CPU run ($listed CPUs listed)" \
+			"$tmp/split$e.1"
 		check "... CPUs left out of the list ($listed)" [ "$listed" -lt 8 ]
 	done
 else
 	skip "buffers that list some CPUs" "trace-cmd is not installed (its split makes them)"
 fi
 python3 "$top/tests/fuzz/corrupt-dat.py" "$eight" cpu-unlisted "$tmp/unlisted.dat"
-both "the 8-CPU run, CPU 6 not listed (7 of 8, as when one never came online)" "$tmp/unlisted.dat"
+dat_both "the 8-CPU run, CPU 6 not listed (7 of 8, as when one never came online)" \
+	"$tmp/unlisted.dat"
 check "... no event on CPU 6, all of the others'" [ "$(TLBSCOPE_TRACEDAT_DIRECT=1 tls events "$tmp/unlisted.dat" |
 	jq -r 'select(.cpu != null) | .cpu' | sort -u | tr '\n' ' ')" = "0 1 2 3 4 5 7 " ]
 python3 "$top/tests/fuzz/corrupt-dat.py" "$eight" cpus-reversed "$tmp/reversed.dat"
-both "the 8-CPU run, its CPUs listed last first" "$tmp/reversed.dat"
-same "... the events of the original" "$(own events "$eight")" "$(own events "$tmp/reversed.dat")"
+dat_both "the 8-CPU run, its CPUs listed last first" "$tmp/reversed.dat"
+same "... the events of the original" "$(dat_own events "$eight")" \
+	"$(dat_own events "$tmp/reversed.dat")"
 # a chunk after a CPU's first that does not inflate: checked as tlbscope's reader inflates
 # it, or by the checks before the library reads: the same message and status
 python3 "$top/tests/fuzz/corrupt-dat.py" "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" \
 	chunk-garbage-late "$tmp/late.dat"
 same "a later chunk that does not inflate: the same message and status either way" \
-	"$(lib report "$tmp/late.dat")" "$(own report "$tmp/late.dat")"
-check "... the chunk named" grep -q "cpu 1, chunk 1 at offset" <(own report "$tmp/late.dat")
-# this machine: a capture of one CPU of two (v6 lists both; as v7 only the one with data)
-if [ "$(id -u)" != 0 ] || [ ! -d /sys/kernel/tracing/instances ] ||
-   ! command -v trace-cmd > /dev/null; then
-	skip "a capture of one CPU of this machine" "needs root, tracefs and trace-cmd"
-elif [ "$(nproc)" -lt 2 ]; then
-	skip "a capture of one CPU of this machine" "one CPU only"
-else
-	tls record -C 1 -D 0.5 -o "$tmp/cpu1.dat" > /dev/null 2>&1
-	trace-cmd convert -i "$tmp/cpu1.dat" --file-version 7 -o "$tmp/cpu1-v7.dat" > /dev/null 2>&1
-	both "a capture of CPU 1 of this machine (v6)" "$tmp/cpu1.dat"
-	both "... as v7, CPU 1 the only one listed" "$tmp/cpu1-v7.dat"
-	same "... the events of the v6 file" "$(own events "$tmp/cpu1.dat")" \
-		"$(own events "$tmp/cpu1-v7.dat")"
-fi
-
+	"$(dat_lib report "$tmp/late.dat")" "$(dat_own report "$tmp/late.dat")"
+check "... the chunk named" grep -q "cpu 1, chunk 1 at offset" <(dat_own report "$tmp/late.dat")
 same "x86-lost.dat: it has lost events" "true" \
 	"$(tls info --json "$fx/x86-lost.dat" | jq '.lost_events > 0')"
 if ! command -v trace-cmd > /dev/null; then
@@ -79,7 +58,7 @@ fi
 for orig in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.dat \
 	"$top"/corpus/traces/{hackbench-aia-4cpu,mmapstress-lazy-t6q32-aia-4cpu,hackbench-renamed-aia-4cpu}/trace.dat; do
 	run=${orig#"$top"/}
-	want=$(own events "$orig")
+	want=$(dat_own events "$orig")
 	for v in 6 7; do
 		f=$tmp/$(echo "$run" | tr / _)-v$v.dat
 		if [ $v = 7 ]; then
@@ -89,9 +68,9 @@ for orig in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.da
 			trace-cmd convert -i "$orig" --file-version 6 -o "$f" > /dev/null 2>&1
 		fi
 		same "$run, v$v uncompressed: the events of the compressed original" "$want" \
-			"$(own events "$f")"
+			"$(dat_own events "$f")"
 		same "$run, v$v uncompressed: the same events as through libtracecmd" \
-			"$(lib events "$f")" "$(own events "$f")"
+			"$(dat_lib events "$f")" "$(dat_own events "$f")"
 	done
 done
 
@@ -101,8 +80,8 @@ cp "$f" "$tmp/bad.dat"
 ps=4096
 off=$(( ($(stat -c %s "$f") / ps - 40) * ps + 16 ))
 printf '\377\377\377\377' | dd of="$tmp/bad.dat" bs=1 seek=$off conv=notrunc status=none
-same "a corrupt record: the same message and status either way" "$(lib report "$tmp/bad.dat")" \
-	"$(own report "$tmp/bad.dat")"
+same "a corrupt record: the same message and status either way" "$(dat_lib report "$tmp/bad.dat")" \
+	"$(dat_own report "$tmp/bad.dat")"
 
 # the sub-buffers read in pieces (256 KiB, or a CPU's whole data when smaller), not a
 # sub-buffer per read, in the top-level buffer and in an instance (the header sections
