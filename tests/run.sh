@@ -62,7 +62,9 @@ tally < <(tests/cli-run.sh)
 
 # Scripts that trace this machine or drive a terminal ("# run alone" in their heading) run
 # one after another with nothing beside them; the others TEST_JOBS at a time (default: the
-# CPUs).  Each script's output is kept and printed in the scripts' order.
+# CPUs), the longest ("# start first" in their heading) started first, so that none is
+# left running alone at the end.  Each script's output is kept and printed in the
+# scripts' order.
 jobs=${TEST_JOBS:-$(nproc 2> /dev/null || echo 1)}
 echo "== real traces ($jobs at a time; those that trace this machine alone)"
 if [ -n "${TESTS_OUT:-}" ]; then
@@ -80,7 +82,7 @@ run1() {	# script $1, its output into $outs, its seconds appended to $outs/times
 }
 export outs
 export -f run1
-shared=() alone=()
+first=() shared=() alone=()
 selected() {	# is script $1 among TESTS_REAL's patterns (all when unset)?
 	local p pats
 	[ -z "${TESTS_REAL:-}" ] && return 0
@@ -99,10 +101,13 @@ for s in tests/real/*.sh; do
 		echo "not ok - $s is not executable (chmod +x), so it did not run" > "$outs/${s##*/}"
 	elif grep -q '^# run alone' "$s"; then
 		alone+=("$s")
+	elif grep -q '^# start first' "$s"; then
+		first+=("$s")
 	else
 		shared+=("$s")
 	fi
 done
+shared=("${first[@]}" "${shared[@]}")
 if [ ${#shared[@]} -gt 0 ]; then
 	printf '%s\n' "${shared[@]}" |
 		xargs -P "$jobs" -I{} bash -c 'run1 "$1"' _ {}

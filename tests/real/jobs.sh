@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# start first: it runs long (tests/run.sh starts it before the others)
 # -j N: worker threads read a trace.dat's per-CPU sub-buffers (parsers/tracedat-jobs.c)
 # while the reader's thread merges and decodes them.  The output must be -j 1's to the
 # byte, stdout, stderr and status: events (the stream) on every corpus trace, every Debian

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# start first: it runs long (tests/run.sh starts it before the others)
 # The tuner on real traces (this machine's x86 captures and the RISC-V corpus): the
 # one-pass sweep equals the direct replay at every grid point, counter by counter; lazy's
 # IPIs equal ideal's everywhere; lazy never interrupts or queues more than stock sends;
