@@ -19,6 +19,11 @@ check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; f
 same() {
 	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1"; diff <(echo "$2") <(echo "$3") | head -20 | sed 's/^/#   /'; fi
 }
+# same_file "what" A B: ok when files A and B are the same, else show where they differ (for
+# outputs of megabytes, which a shell's strings hold and compare slowly)
+same_file() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1"; diff "$2" "$3" | head -20 | sed 's/^/#   /'; fi
+}
 # top -b's last "recommendation" on stdin, its wrapped lines joined, as tune --json's
 # .recommendation reads: "T=.. Q=.. VERDICT" for a point to set, else "VERDICT"
 top_recommendation() {
@@ -161,6 +166,7 @@ dat_own() {
 	echo "status ${PIPESTATUS[0]}"
 }
 dat_both() {
-	same "$1: the events of libtracecmd's reader" "$(dat_lib events "$2")" \
-		"$(dat_own events "$2")"
+	dat_lib events "$2" > "$tmp/dat.lib"
+	dat_own events "$2" > "$tmp/dat.own"
+	same_file "$1: the events of libtracecmd's reader" "$tmp/dat.lib" "$tmp/dat.own"
 }

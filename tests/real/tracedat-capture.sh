@@ -18,7 +18,8 @@ else
 	trace-cmd convert -i "$tmp/cpu1.dat" --file-version 7 -o "$tmp/cpu1-v7.dat" > /dev/null 2>&1
 	dat_both "a capture of CPU 1 of this machine (v6)" "$tmp/cpu1.dat"
 	dat_both "... as v7, CPU 1 the only one listed" "$tmp/cpu1-v7.dat"
-	same "... the events of the v6 file" "$(dat_own events "$tmp/cpu1.dat")" \
-		"$(dat_own events "$tmp/cpu1-v7.dat")"
+	dat_own events "$tmp/cpu1.dat" > "$tmp/v6.own"
+	dat_own events "$tmp/cpu1-v7.dat" > "$tmp/v7.own"
+	same_file "... the events of the v6 file" "$tmp/v6.own" "$tmp/v7.own"
 fi
 echo "1..$n"

@@ -38,8 +38,9 @@ check "... no event on CPU 6, all of the others'" [ "$(TLBSCOPE_TRACEDAT_DIRECT=
 	jq -r 'select(.cpu != null) | .cpu' | sort -u | tr '\n' ' ')" = "0 1 2 3 4 5 7 " ]
 python3 "$top/tests/fuzz/corrupt-dat.py" "$eight" cpus-reversed "$tmp/reversed.dat"
 dat_both "the 8-CPU run, its CPUs listed last first" "$tmp/reversed.dat"
-same "... the events of the original" "$(dat_own events "$eight")" \
-	"$(dat_own events "$tmp/reversed.dat")"
+dat_own events "$eight" > "$tmp/eight.own"
+dat_own events "$tmp/reversed.dat" > "$tmp/reversed.own"
+same_file "... the events of the original" "$tmp/eight.own" "$tmp/reversed.own"
 # a chunk after a CPU's first that does not inflate: checked as tlbscope's reader inflates
 # it, or by the checks before the library reads: the same message and status
 python3 "$top/tests/fuzz/corrupt-dat.py" "$top/corpus/traces/hackbench-aia-4cpu/trace.dat" \
@@ -59,7 +60,7 @@ fi
 for orig in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.dat \
 	"$top"/corpus/traces/{hackbench-aia-4cpu,mmapstress-lazy-t6q32-aia-4cpu,hackbench-renamed-aia-4cpu}/trace.dat; do
 	run=${orig#"$top"/}
-	want=$(dat_own events "$orig")
+	dat_own events "$orig" > "$tmp/want.own"
 	for v in 6 7; do
 		f=$tmp/$(echo "$run" | tr / _)-v$v.dat
 		if [ $v = 7 ]; then
@@ -68,10 +69,12 @@ for orig in "$fx"/x86-hackbench.dat "$fx"/x86-lost.dat "$fx"/x86-threads-tgid.da
 		else
 			trace-cmd convert -i "$orig" --file-version 6 -o "$f" > /dev/null 2>&1
 		fi
-		same "$run, v$v uncompressed: the events of the compressed original" "$want" \
-			"$(dat_own events "$f")"
-		same "$run, v$v uncompressed: the same events as through libtracecmd" \
-			"$(dat_lib events "$f")" "$(dat_own events "$f")"
+		dat_own events "$f" > "$tmp/f.own"
+		dat_lib events "$f" > "$tmp/f.lib"
+		same_file "$run, v$v uncompressed: the events of the compressed original" \
+			"$tmp/want.own" "$tmp/f.own"
+		same_file "$run, v$v uncompressed: the same events as through libtracecmd" \
+			"$tmp/f.lib" "$tmp/f.own"
 	done
 done
 
