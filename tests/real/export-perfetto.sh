@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# start first: it runs long (tests/run.sh starts it before the others)
 # tlbscope export --format perfetto on real traces (riscv AIA ones whose targets' handler
 # entries are traced, SBI ones, lazy kernels; this machine's x86 captures), decoded by
 # tests/tools/pftrace.py (its own reading of the wire format, inflating compressed packets,

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# start first: it runs long (tests/run.sh starts it before the others)
 # One random byte flipped in a v7 trace.dat, 200 times over (a zstd-compressed corpus
 # trace, then the plain copy of the fuzz seeds): report never crashes, hangs or trips a
 # sanitizer, exits 0 or 2, and every exit 2 names the place in the file.  The flips come

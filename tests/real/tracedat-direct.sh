@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# start first: it runs long (tests/run.sh starts it before the others)
 # A trace.dat is read sub-buffer by sub-buffer by tlbscope itself (parsers/tracedat.c),
 # compressed chunks inflated one at a time, not through tracecmd_read_data(): the events
 # must be exactly what the library gives (TLBSCOPE_TRACEDAT_LIBRARY=1), with
