@@ -19,8 +19,9 @@ struct ts_format {
 	bool needs_file;
 	/* 0 ok, -1 with ts_source_fail() called */
 	int (*open)(struct ts_source *src);
-	/* 1 event, 0 end, -1 bad input with ts_source_fail() called */
+	/* 1 event, 0 end (endless: nothing right now), -1 bad input with ts_source_fail() called */
 	int (*next)(struct ts_source *src, struct ts_event *ev);
+	bool endless;			/* a live input: next() never ends it */
 	/*
 	 * Optional: the first and last timestamps of the records left, read without decoding
 	 * them (the source is spent after); 1 some, 0 none, -1 bad input (ts_source_fail()).
@@ -95,6 +96,11 @@ struct ts_source {
  * counted in src->checked[] when a check failed, names escaped in place.
  */
 int ts_check_event(struct ts_source *src, struct ts_event *ev);
+/*
+ * The input ended: what ts_check_event() kept waiting (a switch an exec might still explain)
+ * is counted now.
+ */
+void ts_check_end(struct ts_source *src);
 /* @s (not UTF-8) escaped as \\xNN, new (free()); counted as TS_CHK_UTF8 with its place. */
 char *ts_check_escape(struct ts_source *src, const char *s);
 void ts_checker_free(struct ts_checker *k);

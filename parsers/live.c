@@ -516,6 +516,7 @@ static const struct ts_format ts_format_live = {
 	.probe = live_probe,
 	.open = live_open,
 	.next = live_next,
+	.endless = true,
 	.close = live_close,
 };
 

@@ -173,6 +173,8 @@ int ts_source_next(struct ts_source *src, struct ts_event *ev)
 		memset(ev, 0, sizeof(*ev));
 		r = src->fmt->next(src, ev);
 	} while (r > 0 && !ts_check_event(src, ev));
+	if (!r && !src->fmt->endless)
+		ts_check_end(src);	/* (live: nothing right now, more to come) */
 	return r;
 }
 

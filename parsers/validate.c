@@ -61,11 +61,29 @@ struct chk_cpu {
 	bool lossy;		/* events were lost on it (or on an unknown CPU) */
 	bool have_last;		/* last holds the record just before, of a kind that cannot repeat */
 	struct ts_event last;
+	/*
+	 * A switch from a pid other than the one running, not counted yet: an exec by a thread
+	 * that is not its process's leader (de_thread()) gives the thread the leader's pid
+	 * before the exec's own event, which then explains the switch.
+	 */
+	bool pend;
+	uint64_t pend_ts;
+	uint64_t pend_lineno;	/* the input's line then */
+	int32_t pend_from;	/* the switch's prev_pid */
+	int32_t pend_was;	/* the pid that was running */
+	bool pend_lossy;
 };
+
+/* How long a switch waits for the exec that explains it (ns of trace time). */
+#define PEND_NS	1000000000ULL
 
 struct ts_checker {
 	struct chk_cpu cpu[TS_MAX_CPUS];
 	bool all_lossy;		/* a loss of no known CPU */
+	int npend;		/* CPUs with a switch waiting (pend_ts) */
+	uint64_t pend_first;	/* the earliest of their pend_ts */
+	/* the time of the first of TS_CHK_PREV_PID, TS_CHK_PREV_PID_LOSSY (counted out of order) */
+	uint64_t prev_first_ts[2];
 };
 
 void ts_checker_free(struct ts_checker *k)
@@ -81,34 +99,43 @@ static const char *secs(char *buf, uint64_t ns)
 	return buf;
 }
 
-/* "line 12: cpu 3 at 12.345678 s" for a text input, else the record's CPU and time alone. */
-static void place(const struct ts_source *src, const struct ts_event *ev, char *buf, size_t len)
+/*
+ * "line 12: cpu 3 at 12.345678 s" for a text input (@lineno, 0 none), else the record's CPU
+ * and time alone.
+ */
+static void place(const struct ts_source *src, uint64_t lineno, const struct ts_event *ev,
+		  char *buf, size_t len)
 {
 	char s[32];
 	size_t n = 0;
 
-	if (src->lineno)
+	if (lineno)
 		n = (size_t)snprintf(buf, len, "%s %llu: ", ts_source_line(src),
-				     (unsigned long long)src->lineno);
+				     (unsigned long long)lineno);
 	if (ev->kind == TS_EV_MM)	/* metadata: no CPU of its own */
 		buf[n ? n - 2 : 0] = '\0';
 	else if (n < len)
 		snprintf(buf + n, len - n, "cpu %d at %s s", ev->cpu, secs(s, ev->ts));
 }
 
-static void count(struct ts_source *src, const struct ts_event *ev, enum ts_check c,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void count_at(struct ts_source *src, uint64_t lineno, const struct ts_event *ev,
+		     enum ts_check c, bool first, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
-static void count(struct ts_source *src, const struct ts_event *ev, enum ts_check c,
-		  const char *fmt, ...)
+/*
+ * One record of class @c counted, at @ev (read at @lineno); the first one's place and why
+ * kept (@first: this one's, though counted after others).
+ */
+static void count_at(struct ts_source *src, uint64_t lineno, const struct ts_event *ev,
+		     enum ts_check c, bool first, const char *fmt, ...)
 {
 	char where[80];
 	size_t n;
 	va_list ap;
 
-	if (src->checked[c]++)
+	if (src->checked[c]++ && !first)
 		return;
-	place(src, ev, where, sizeof(where));
+	place(src, lineno, ev, where, sizeof(where));
 	n = (size_t)snprintf(src->check_first[c], sizeof(src->check_first[c]), "%s: ", where);
 	if (n >= sizeof(src->check_first[c]))
 		return;
@@ -116,6 +143,9 @@ static void count(struct ts_source *src, const struct ts_event *ev, enum ts_chec
 	vsnprintf(src->check_first[c] + n, sizeof(src->check_first[c]) - n, fmt, ap);
 	va_end(ap);
 }
+
+/* count_at() the record just read */
+#define count(src, ev, c, ...)	count_at(src, (src)->lineno, ev, c, false, __VA_ARGS__)
 
 /* A pid field: -1 is "unknown" (the reader's own), anything else must be the kernel's. */
 static bool pid_ok(int32_t pid)
@@ -286,6 +316,98 @@ static void check_names(struct ts_source *src, struct ts_event *ev)
 		count(src, ev, TS_CHK_UTF8, "%s \"%s\"", which[bad], names[bad]);
 }
 
+/* The CPU whose switch has waited longest, -1 none. */
+static int pend_oldest(const struct ts_checker *k)
+{
+	int best = -1;
+
+	for (int i = 0; i < TS_MAX_CPUS && k->npend; i++)
+		if (k->cpu[i].pend && (best < 0 || k->cpu[i].pend_ts < k->cpu[best].pend_ts))
+			best = i;
+	return best;
+}
+
+/* @cpu's switch waits no more: counted (no exec explained it), or not. */
+static void pend_end(struct ts_source *src, int cpu, bool counted)
+{
+	struct ts_checker *k = src->checker;
+	struct chk_cpu *c = &k->cpu[cpu];
+	int next;
+
+	_Static_assert(TS_CHK_PREV_PID_LOSSY == TS_CHK_PREV_PID + 1, "prev_first_ts[] by class");
+	if (counted) {
+		struct ts_event at = { .ts = c->pend_ts, .cpu = cpu, .kind = TS_EV_SWITCH };
+		enum ts_check cls = c->pend_lossy ? TS_CHK_PREV_PID_LOSSY : TS_CHK_PREV_PID;
+		uint64_t *first_ts = &k->prev_first_ts[cls - TS_CHK_PREV_PID];
+		/* a CPU's second switch counts its first before older ones of other CPUs */
+		bool earlier = src->checked[cls] && c->pend_ts < *first_ts;
+
+		if (!src->checked[cls] || earlier)
+			*first_ts = c->pend_ts;
+		count_at(src, c->pend_lineno, &at, cls, earlier,
+			 "a switch from pid %d, pid %d was running", c->pend_from, c->pend_was);
+	}
+	c->pend = false;
+	k->npend--;
+	next = pend_oldest(k);
+	k->pend_first = next >= 0 ? k->cpu[next].pend_ts : 0;
+}
+
+/* The switches that waited past PEND_NS at @now (all of them: @now UINT64_MAX), counted. */
+static void pend_expire(struct ts_source *src, uint64_t now)
+{
+	struct ts_checker *k = src->checker;
+
+	while (k->npend && (now == UINT64_MAX || now - k->pend_first > PEND_NS))
+		pend_end(src, pend_oldest(k), true);
+}
+
+void ts_check_end(struct ts_source *src)
+{
+	if (src->checker)
+		pend_expire(src, UINT64_MAX);
+}
+
+/*
+ * A switch on @c from @ev's prev_pid while @was ran: waits for the exec that would explain
+ * it (one at a time on a CPU: an earlier one is counted).
+ */
+static void pend_switch(struct ts_source *src, struct chk_cpu *c, const struct ts_event *ev,
+			int32_t was, bool lossy)
+{
+	struct ts_checker *k = src->checker;
+
+	if (c->pend)
+		pend_end(src, ev->cpu, true);
+	c->pend = true;
+	c->pend_ts = ev->ts;
+	c->pend_lineno = src->lineno;
+	c->pend_from = ev->u.sw.prev_pid;
+	c->pend_was = was;
+	c->pend_lossy = lossy;
+	if (!k->npend++ || ev->ts < k->pend_first)
+		k->pend_first = ev->ts;
+}
+
+/*
+ * An exec by a thread that is not its process's leader: the thread runs on as the leader's
+ * pid, and a switch waiting on it is explained.
+ */
+static void exec_thread(struct ts_source *src, struct chk_cpu *c, const struct ts_event *ev)
+{
+	struct ts_checker *k = src->checker;
+
+	if (c->pid_known && c->cur_pid == ev->u.exec.old_pid)
+		c->cur_pid = ev->u.exec.pid;
+	for (int i = 0; i < TS_MAX_CPUS && k->npend; i++) {
+		struct chk_cpu *p = &k->cpu[i];
+
+		if (p->pend && p->pend_was == ev->u.exec.old_pid &&
+		    p->pend_from == ev->u.exec.pid)
+			pend_end(src, i, false);
+	}
+}
+
 /* Kinds of which two equal records in a row on one CPU cannot both be true. */
 static bool unrepeatable(uint8_t kind)
 {
@@ -373,15 +495,14 @@ int ts_check_event(struct ts_source *src, struct ts_event *ev)
 	if (c->have_last)
 		c->last = *ev;
 	if (ev->kind == TS_EV_SWITCH) {
-		if (c->pid_known && ev->u.sw.prev_pid >= 0 && ev->u.sw.prev_pid != c->cur_pid) {
-			bool lossy = c->lossy || src->checker->all_lossy;
-
-			count(src, ev, lossy ? TS_CHK_PREV_PID_LOSSY : TS_CHK_PREV_PID,
-			      "a switch from pid %d, pid %d was running", ev->u.sw.prev_pid,
-			      c->cur_pid);
-		}
+		if (c->pid_known && ev->u.sw.prev_pid >= 0 && ev->u.sw.prev_pid != c->cur_pid)
+			pend_switch(src, c, ev, c->cur_pid, c->lossy || src->checker->all_lossy);
 		c->cur_pid = ev->u.sw.next_pid;
 		c->pid_known = c->cur_pid >= 0;
+	} else if (ev->kind == TS_EV_EXEC && ev->u.exec.old_pid != ev->u.exec.pid) {
+		exec_thread(src, c, ev);
 	}
+	if (src->checker->npend)
+		pend_expire(src, ev->ts);
 	return 1;
 }
