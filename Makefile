@@ -180,6 +180,13 @@ $(BUILD)/tests/shootdown: tests/tools/shootdown.c
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
 
+# tests/real/record-tgid.sh: execs by threads that are not their process's leader
+unit: $(BUILD)/tests/exec-thread
+$(BUILD)/tests/exec-thread: tests/tools/exec-thread.c
+	@mkdir -p $(dir $@)
+	$(quiet) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
+
 # tests/real/live-tracefs.sh: an instance's buffer drained by top's live reader
 unit: $(BUILD)/tests/live-drain
 $(BUILD)/tests/live-drain: tests/tools/live-drain.c \

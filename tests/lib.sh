@@ -5,6 +5,8 @@ prog=${TLBSCOPE:-$top/tlbscope}
 fx=$top/tests/fixtures
 # tests/tools/shootdown.c, built by 'make unit': a load that makes remote TLB flushes
 shootdown=${TLBSCOPE_BUILD:-$top/build}/tests/shootdown
+# tests/tools/exec-thread.c (make unit): processes whose exec comes from a non-leader thread
+exec_thread=${TLBSCOPE_BUILD:-$top/build}/tests/exec-thread
 n=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

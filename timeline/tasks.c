@@ -176,8 +176,12 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 	uint32_t old;
 
 	if (ev->u.exec.old_pid != ev->u.exec.pid) {
-		/* a non-leader thread exec'd and took over the leader's pid */
+		/*
+		 * a non-leader thread exec'd and took over the leader's pid (de_thread()); its
+		 * own pid went with the old leader and never runs again
+		 */
 		struct task *o = tl_task_find(tl, ev->u.exec.old_pid);
+		struct cpu_state *c = &tl->cpus[ev->cpu];
 
 		if (o) {
 			struct task copy = *o;
@@ -188,8 +192,14 @@ uint32_t tl_do_exec(struct timeline *tl, struct ts_event *ev, bool count)
 			if (tl->recycle) {
 				tl->users[t->mm]++;
 				tl->users[t->exec_old]++;
+				/* gone a second from now, as if it exited and was switched out */
+				o = tl_task_find(tl, ev->u.exec.old_pid);
+				o->exited = true;
+				tl_recycle_left(tl, o, ev->ts);
 			}
 		}
+		if (c->cur_pid == ev->u.exec.old_pid)
+			c->cur_pid = ev->u.exec.pid;
 	}
 	t = tl_task_get(tl, ev->u.exec.pid, ev->comm, ev->ts);
 	old = t->kthread ? 0 : t->mm;

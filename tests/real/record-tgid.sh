@@ -5,8 +5,9 @@
 # hackbench on this machine has one "tlbscope-tgid:" print event per task when tracing
 # started, trace-cmd report shows them, and tlbscope report - on the trace.dat and on
 # trace-cmd's text of it - guesses no address space and no kernel thread by name; rows
-# agree with /proc; a small buffer (-m 64) and --cpu lose no row; tracefs is left as it
-# was.  Needs root and tracefs.  (The rows' parsing, a malformed one included:
+# agree with /proc; a small buffer (-m 64) and --cpu lose no row; a thread's exec (it takes
+# its leader's pid) is no inconsistent switch; tracefs is left as it was.  Needs root and
+# tracefs.  (The rows' parsing, a malformed one included:
 # tests/cli/hand-tgid-*.)
 T=record-tgid
 . "$(dirname "$0")/../lib.sh"
@@ -146,3 +147,33 @@ else
 	skip "record -C: rows written on a recorded CPU" "one CPU only"
 fi
 same "tracefs is as it was after -m 64 and -C" "$before" "$(state)"
+
+# Execs by threads that are not their process's leader: de_thread() gives the thread its
+# leader's pid before the exec's event (old_pid the thread's own), so the kernel switches
+# from that pid while the thread's pid was the last switched to.  Those switches are not
+# counted as inconsistent; every other one still is.  Counted here from the events alone:
+# per CPU the pid switched to last, and the pairs (that pid, the switch's prev_pid) that an
+# exec names as (old_pid, pid).
+if [ -x "$exec_thread" ]; then
+	rec -o "$tmp/x.dat" -- "$exec_thread" 50 > /dev/null 2> "$tmp/x.err"
+	same "record -- exec-thread 50 exits 0" 0 $?
+	tls events "$tmp/x.dat" 2> /dev/null | jq -r 'select(.kind == "switch" or .kind == "exec")
+		| [.kind, .cpu, .prev_pid // .exec_pid, .next_pid // .old_pid] | @tsv' |
+		awk -F'\t' '$1 == "switch" {
+			if ($2 in cur && $3 >= 0 && $3 != cur[$2]) { mis++; pair[cur[$2] " " $3]++ }
+			cur[$2] = $4
+		}
+		$1 == "exec" && $3 != $4 { execs++; ex[$4 " " $3] = 1 }
+		END { for (k in ex) thread += pair[k]; print execs + 0, mis + 0, thread + 0 }' \
+		> "$tmp/x.counts"
+	read -r execs mis thread < "$tmp/x.counts"
+	counted=$(tls report --json "$tmp/x.dat" 2> /dev/null | jq '.evidence.input_checks |
+		.switch_inconsistent + .switch_inconsistent_after_loss')
+	check "the trace has the threads' execs ($execs, of 50) and their switches ($thread)" \
+		[ "${execs:-0}" -gt 0 ] && [ "${thread:-0}" -gt 0 ]
+	same "switches counted inconsistent: the $mis others' minus the $thread of the threads" \
+		$((mis - thread)) "$counted"
+	same "tracefs is as it was after exec-thread" "$before" "$(state)"
+else
+	skip "non-leader execs are no inconsistent switches" "$exec_thread not built (make unit)"
+fi

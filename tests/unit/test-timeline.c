@@ -672,6 +672,55 @@ static void test_recycle_threads(void **state)
 	timeline_finish(f->tl, collect, f);
 }
 
+/*
+ * A thread that is not its process's leader execs: de_thread() gives it the leader's pid,
+ * and its own pid goes with the old leader, never to run again.  3000 such processes,
+ * 2 ms apart: the old pid's task goes too, and with it the hold on the process's first mm,
+ * so that id is given back like the exec'd program's.
+ */
+static void test_recycle_exec_thread(void **state)
+{
+	struct fx *f = *state;
+
+	timeline_recycle_mms(f->tl, NULL);
+	for (int i = 0; i < 3000; i++) {
+		int pid = 1000 + 2 * i, tid = pid + 1;
+		struct ts_event ev;
+		uint32_t first;
+		char name[32];
+
+		f->ts += 2000000;
+		newtask(f, 1, pid, 0);
+		sw(f, 1, 0, pid, "prog");
+		first = timeline_current_mm(f->tl, 1);
+		newtask(f, pid, tid, 0x00010000 | 0x00000100);	/* CLONE_THREAD | CLONE_VM */
+		sw(f, 0, 0, tid, "prog");
+		assert_int_equal(timeline_current_mm(f->tl, 0), first);
+		/* the leader dies in de_thread(); the process lives on */
+		ev = ev_new(f, 1, pid, "prog", TS_EV_EXIT);
+		ev.u.exit.pid = pid;
+		ev.flags = TS_F_GROUP_KNOWN;
+		feed(f, &ev);
+		sw(f, 1, pid, 0, "swapper/1");
+		ev = ev_new(f, 0, pid, "next", TS_EV_EXEC);
+		ev.u.exec.pid = pid;
+		ev.u.exec.old_pid = tid;
+		feed(f, &ev);
+		snprintf(name, sizeof(name), "p%d.1", pid);
+		assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 0))->name, name);
+		exit_ev(f, 0, pid);
+		sw(f, 0, pid, 0, "swapper/0");
+	}
+	/* two mms a process, a second's worth (500 processes) not yet gone */
+	assert_true(timeline_mms_recycled(f->tl) > 4000);
+	assert_true(timeline_mm_count(f->tl) < 1500);
+	/* the pid the thread had, met again: a new task, its process guessed */
+	sw(f, 2, 0, 1001, "other");
+	assert_string_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 2))->name, "p1001");
+	assert_int_equal(timeline_mm(f->tl, timeline_current_mm(f->tl, 2))->how, TL_HOW_GUESS_PID);
+	timeline_finish(f->tl, collect, f);
+}
+
 static void test_settled(void **state)
 {
 	struct fx *f = *state;
@@ -704,6 +753,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_settled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recycle_threads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recycle_exec_thread, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("timeline", tests, NULL, NULL);
