@@ -81,6 +81,7 @@ struct ts_checker {
 	struct chk_cpu cpu[TS_MAX_CPUS];
 	bool all_lossy;		/* a loss of no known CPU */
 	int npend;		/* CPUs with a switch waiting (pend_ts) */
+	int pend_cpus;		/* every such CPU is below this */
 	uint64_t pend_first;	/* the earliest of their pend_ts */
 	/* the time of the first of TS_CHK_PREV_PID, TS_CHK_PREV_PID_LOSSY (counted out of order) */
 	uint64_t prev_first_ts[2];
@@ -321,7 +322,7 @@ static int pend_oldest(const struct ts_checker *k)
 {
 	int best = -1;
 
-	for (int i = 0; i < TS_MAX_CPUS && k->npend; i++)
+	for (int i = 0; i < k->pend_cpus && k->npend; i++)
 		if (k->cpu[i].pend && (best < 0 || k->cpu[i].pend_ts < k->cpu[best].pend_ts))
 			best = i;
 	return best;
@@ -353,19 +354,20 @@ static void pend_end(struct ts_source *src, int cpu, bool counted)
 	k->pend_first = next >= 0 ? k->cpu[next].pend_ts : 0;
 }
 
-/* The switches that waited past PEND_NS at @now (all of them: @now UINT64_MAX), counted. */
+/* The switches that waited past PEND_NS at @now, counted. */
 static void pend_expire(struct ts_source *src, uint64_t now)
 {
 	struct ts_checker *k = src->checker;
 
-	while (k->npend && (now == UINT64_MAX || now - k->pend_first > PEND_NS))
+	/* (a record a little earlier than a waiting switch, of another CPU, expires nothing) */
+	while (k->npend && now > k->pend_first && now - k->pend_first > PEND_NS)
 		pend_end(src, pend_oldest(k), true);
 }
 
 void ts_check_end(struct ts_source *src)
 {
-	if (src->checker)
-		pend_expire(src, UINT64_MAX);
+	while (src->checker && src->checker->npend)
+		pend_end(src, pend_oldest(src->checker), true);
 }
 
 /*
@@ -387,6 +389,8 @@ static void pend_switch(struct ts_source *src, struct chk_cpu *c, const struct t
 	c->pend_lossy = lossy;
 	if (!k->npend++ || ev->ts < k->pend_first)
 		k->pend_first = ev->ts;
+	if (ev->cpu >= k->pend_cpus)
+		k->pend_cpus = ev->cpu + 1;
 }
 
 /*
@@ -399,7 +403,7 @@ static void exec_thread(struct ts_source *src, struct chk_cpu *c, const struct t
 
 	if (c->pid_known && c->cur_pid == ev->u.exec.old_pid)
 		c->cur_pid = ev->u.exec.pid;
-	for (int i = 0; i < TS_MAX_CPUS && k->npend; i++) {
+	for (int i = 0; i < k->pend_cpus && k->npend; i++) {
 		struct chk_cpu *p = &k->cpu[i];
 
 		if (p->pend && p->pend_was == ev->u.exec.old_pid &&

@@ -122,6 +122,11 @@ static void test_unexplained(void **state)
 
 	sw(f, 1000, 0, 0, 100);
 	sw(f, 1000, 0, 77, 0);
+	/* another CPU's record a little earlier (its clock, or the merge): nothing expires */
+	f->ts -= 2000;
+	assert_int_equal(sw(f, 0, 1, 0, 0), 1);
+	assert_int_equal(inconsistent(f, NULL), 0);
+	f->ts += 2000;
 	exec_ev(f, 1, 400, 401);
 	sw(f, 500000000, 1, 0, 5);
 	assert_int_equal(inconsistent(f, NULL), 0);	/* half a second: it may come still */
