@@ -61,7 +61,8 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r)
 	const struct tuner_counts *lazy = tuner_model(r->tu, TUNER_LAZY);
 	const struct tuner_counts c = tune_cell(r, a->ti, a->qi)->c, c1 = tune_cell(r, 0, a->qi)->c;
 	int T = r->o->T[a->ti], Q = r->o->Q[a->qi], cT = r->o->T[rec->ti];
-	char pct[32], bigger[160];
+	char pct[32], bigger[256];
+	double more;
 
 	if (a->ti == r->o->nT - 1)
 		snprintf(bigger, sizeof(bigger), "the grid ends at T=%d: try --threshold with "
@@ -69,10 +70,18 @@ static void reason_pays(char *buf, size_t len, const struct tune_run *r)
 	else if (cT > T)
 		snprintf(bigger, sizeof(bigger), "tables up to T=%d save less than %.0f %% more",
 			 cT, 100 * TUNER_BAND);
-	else
+	else if ((more = tune_cell(r, a->ti + 1, a->qi)->cost_ns - a->point_cost) >= 0)
 		snprintf(bigger, sizeof(bigger), "the next size, T=%d, costs %.3f ms more",
-			 r->o->T[a->ti + 1], (tune_cell(r, a->ti + 1, a->qi)->cost_ns -
-					      a->point_cost) / 1e6);
+			 r->o->T[a->ti + 1], more / 1e6);
+	else if (r->o->T[a->ti + 1] > rec->reach)
+		snprintf(bigger, sizeof(bigger), "the next size, T=%d, costs %.3f ms less in the "
+			 "model but lies past the TLB's reach (%d mms fit), where a bigger table "
+			 "keeps ASIDs whose entries the TLB no longer holds", r->o->T[a->ti + 1],
+			 -more / 1e6, rec->reach);
+	else
+		snprintf(bigger, sizeof(bigger), "the next size, T=%d, costs %.3f ms less, within "
+			 "%.0f %%: the smaller table is advised", r->o->T[a->ti + 1], -more / 1e6,
+			 100 * TUNER_BAND);
 	snprintf(buf, len,
 		 "%s. Lazy flush interrupts only CPUs whose active mm it is, so it sends %llu "
 		 "flush IPIs instead of the stock kernel's %llu (%s, %.3f ms of IPIs saved) "
