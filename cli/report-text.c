@@ -325,18 +325,18 @@ void report_text(const struct report_opts *o, struct ts_source *src, struct time
 	size_t nnames;
 	uint64_t lost = r->lost, marks = r->lost_marks, kguess, rows, corrected;
 	uint32_t *ids;
-	char a[32], b[32], d[32], what[128];
+	char a[32], b[32], d[32];
 	const char *where;
+	size_t width;
 
 	format_ns(a, sizeof(a), timeline_first_ts(tl));
 	format_ns(b, sizeof(b), timeline_last_ts(tl));
 	format_ns(d, sizeof(d), timeline_last_ts(tl) - timeline_first_ts(tl));
 	/* the first screen is 80 columns: a long path puts the format under it */
-	snprintf(what, sizeof(what), "(%s%s%s)", info->format, info->detail ? ", " : "",
-		 info->detail ? info->detail : "");
-	printf("tlbscope report: %s%s%s\n", o->c.input,
-	       strlen("tlbscope report:  ") + strlen(o->c.input) + strlen(what) > SUMMARY_WIDTH ?
-	       "\n    " : " ", what);
+	width = strlen("tlbscope report:  ()") + strlen(o->c.input) + strlen(info->format) +
+		(info->detail ? strlen(", ") + strlen(info->detail) : 0);
+	printf("tlbscope report: %s%s(%s%s%s)\n", o->c.input, width > SUMMARY_WIDTH ? "\n    " : " ",
+	       info->format, info->detail ? ", " : "", info->detail ? info->detail : "");
 	if (info->uname)
 		printf("kernel: %s\n", info->uname);
 	printf("span: %s .. %s s (%s s), %d CPUs\n", a, b, d,
