@@ -170,8 +170,8 @@ if [ -x "$exec_thread" ]; then
 	counted=$(tls report --json "$tmp/x.dat" 2> /dev/null | jq '.evidence.input_checks |
 		.switch_inconsistent + .switch_inconsistent_after_loss')
 	check "the trace has the threads' execs ($execs, of 50) and their switches ($thread)" \
-		[ "${execs:-0}" -gt 0 ] && [ "${thread:-0}" -gt 0 ]
-	same "switches counted inconsistent: the $mis others' minus the $thread of the threads" \
+		sh -c "[ ${execs:-0} -gt 0 ] && [ ${thread:-0} -gt 0 ]"
+	same "switches counted inconsistent: the events' $mis less the $thread of the threads" \
 		$((mis - thread)) "$counted"
 	same "tracefs is as it was after exec-thread" "$before" "$(state)"
 else
