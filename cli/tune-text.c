@@ -44,10 +44,14 @@ static void explain(const struct tune_run *r, int64_t observed, uint64_t predict
 
 const char *tune_percent(char *buf, size_t len, double part, double whole)
 {
+	double pct = whole ? 100.0 * part / whole : 0;
+
 	if (whole == 0)
 		snprintf(buf, len, "n/a");
+	else if (part != 0 && pct > -0.05 && pct < 0.05)
+		snprintf(buf, len, "%+.2g %%", pct);	/* not "-0.0 %": 1 IPI in 4336 is -0.023 % */
 	else
-		snprintf(buf, len, "%+.1f %%", 100.0 * part / whole);
+		snprintf(buf, len, "%+.1f %%", pct);
 	return buf;
 }
 
