@@ -418,6 +418,8 @@ static void print_text(const struct rows *rs, const struct diff_opts *o)
 			snprintf(c, sizeof(c), "%+.1f %%", ch);
 		else if (r->known[0] && r->known[1] && r->v[1] == r->v[0])
 			snprintf(c, sizeof(c), "=");
+		else if (r->known[0] && r->known[1] && r->v[0] == 0)
+			snprintf(c, sizeof(c), "from 0");	/* known: no percentage of 0 */
 		else
 			snprintf(c, sizeof(c), "n/a");
 		if (marked)

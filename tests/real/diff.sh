@@ -88,6 +88,19 @@ want=$(awk '/^## The same, made with `tlbscope diff`/ { on = 1 } on && /^\| work
 	t && !/^\|/ { exit } t { print }' "$top/docs/corpus-lazy.md")
 same "docs/corpus-lazy.md's table = corpus/diff-table.sh" "$want" "$got"
 
+# a value that grows from 0 is a known change with no percentage: "from 0", not n/a
+a=$top/corpus/debian/traces/stress-tlb-debian-stock-aia-4cpu/trace.dat
+b=$top/corpus/debian/traces/stress-tlb-debian-lazy-t6q32-aia-4cpu/trace.dat
+if [ -f "$a" ] && [ -f "$b" ]; then
+	tls diff "$a" "$b" > "$tmp/from0.txt"
+	check "diff of the Debian stress-tlb runs: flush_all 0 -> 12 is 'from 0'" \
+		grep -Eq '^  sfence\.flush_all +0 +12 +from 0$' "$tmp/from0.txt"
+	same "... and its JSON change is null, not a number" null "$(tls diff --json "$a" "$b" |
+		jq '[.rows[] | select(.key == "sfence.flush_all")][0].change_percent')"
+else
+	skip "diff: a change from 0" "corpus/debian/traces not in this tree"
+fi
+
 # bad usage, bad input
 bad() { tls diff "$@" > /dev/null 2>&1; echo $?; }
 same "an unknown --fail-on key: exit 2" 2 "$(bad --fail-on no_such:1 "$stock" "$lazy")"
