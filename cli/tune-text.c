@@ -48,7 +48,9 @@ const char *tune_percent(char *buf, size_t len, double part, double whole)
 
 	if (whole == 0)
 		snprintf(buf, len, "n/a");
-	else if (part != 0 && pct > -0.05 && pct < 0.05)
+	else if (part != 0 && fabs(pct) < 0.0001)
+		snprintf(buf, len, "%s0.0001 %%", pct < 0 ? "> -" : "< +");	/* %g: 1e-05 */
+	else if (part != 0 && fabs(pct) < 0.05)
 		snprintf(buf, len, "%+.2g %%", pct);	/* not "-0.0 %": 1 IPI in 4336 is -0.023 % */
 	else
 		snprintf(buf, len, "%+.1f %%", pct);
