@@ -174,15 +174,10 @@ $(BUILD)/bench/merge: bench/merge.c $(BUILD)/parsers/merge.o $(BUILD)/lib/lib.o
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ -lm
 
-# a load for the live tests that makes remote TLB flushes for sure
-$(BUILD)/tests/shootdown: tests/tools/shootdown.c
-	@mkdir -p $(dir $@)
-	$(quiet) CC $<
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
-
-# tests/real/record-tgid.sh: execs by threads that are not their process's leader
+# loads of one file for the live tests: shootdown makes remote TLB flushes for sure;
+# exec-thread (tests/real/record-tgid.sh) execs from threads that are not the leader
 unit: $(BUILD)/tests/exec-thread
-$(BUILD)/tests/exec-thread: tests/tools/exec-thread.c
+$(BUILD)/tests/shootdown $(BUILD)/tests/exec-thread: $(BUILD)/tests/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	$(quiet) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -pthread -o $@ $<
