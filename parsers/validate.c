@@ -82,7 +82,7 @@ struct ts_checker {
 	bool all_lossy;		/* a loss of no known CPU */
 	int npend;		/* CPUs with a switch waiting (pend_ts) */
 	int pend_cpus;		/* every such CPU is below this */
-	uint64_t pend_first;	/* the earliest of their pend_ts */
+	int pend_first;		/* the one that has waited longest (npend > 0) */
 	/* the time of the first of TS_CHK_PREV_PID, TS_CHK_PREV_PID_LOSSY (counted out of order) */
 	uint64_t prev_first_ts[2];
 };
@@ -333,7 +333,6 @@ static void pend_end(struct ts_source *src, int cpu, bool counted)
 {
 	struct ts_checker *k = src->checker;
 	struct chk_cpu *c = &k->cpu[cpu];
-	int next;
 
 	_Static_assert(TS_CHK_PREV_PID_LOSSY == TS_CHK_PREV_PID + 1, "prev_first_ts[] by class");
 	if (counted) {
@@ -350,8 +349,8 @@ static void pend_end(struct ts_source *src, int cpu, bool counted)
 	}
 	c->pend = false;
 	k->npend--;
-	next = pend_oldest(k);
-	k->pend_first = next >= 0 ? k->cpu[next].pend_ts : 0;
+	if (cpu == k->pend_first && k->npend)
+		k->pend_first = pend_oldest(k);
 }
 
 /* The switches that waited past PEND_NS at @now, counted. */
@@ -360,14 +359,15 @@ static void pend_expire(struct ts_source *src, uint64_t now)
 	struct ts_checker *k = src->checker;
 
 	/* (a record a little earlier than a waiting switch, of another CPU, expires nothing) */
-	while (k->npend && now > k->pend_first && now - k->pend_first > PEND_NS)
-		pend_end(src, pend_oldest(k), true);
+	while (k->npend && now > k->cpu[k->pend_first].pend_ts &&
+	       now - k->cpu[k->pend_first].pend_ts > PEND_NS)
+		pend_end(src, k->pend_first, true);
 }
 
 void ts_check_end(struct ts_source *src)
 {
 	while (src->checker && src->checker->npend)
-		pend_end(src, pend_oldest(src->checker), true);
+		pend_end(src, src->checker->pend_first, true);
 }
 
 /*
@@ -387,8 +387,8 @@ static void pend_switch(struct ts_source *src, struct chk_cpu *c, const struct t
 	c->pend_from = ev->u.sw.prev_pid;
 	c->pend_was = was;
 	c->pend_lossy = lossy;
-	if (!k->npend++ || ev->ts < k->pend_first)
-		k->pend_first = ev->ts;
+	if (!k->npend++ || ev->ts < k->cpu[k->pend_first].pend_ts)
+		k->pend_first = ev->cpu;
 	if (ev->cpu >= k->pend_cpus)
 		k->pend_cpus = ev->cpu + 1;
 }

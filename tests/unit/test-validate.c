@@ -145,6 +145,27 @@ static void test_unexplained(void **state)
 	assert_int_equal(inconsistent(f, NULL), 3);
 }
 
+/* The oldest one explained, the next oldest still waits its whole second from its own time. */
+static void test_oldest_explained(void **state)
+{
+	struct fx *f = *state;
+	const char *first;
+
+	sw(f, 1000, 0, 0, 201);
+	sw(f, 1000, 0, 200, 0);			/* waits from 1.000002 s */
+	sw(f, 1000, 1, 0, 5);
+	sw(f, 500000000, 1, 66, 0);		/* waits from 1.500003 s */
+	exec_ev(f, 0, 200, 201);		/* explains CPU 0's */
+	sw(f, 700000000, 0, 0, 0);		/* 2.2 s: CPU 1's has waited 0.7 s */
+	assert_int_equal(inconsistent(f, NULL), 0);
+	sw(f, 400000000, 0, 0, 0);		/* 2.6 s: now it is counted */
+	assert_int_equal(inconsistent(f, &first), 1);
+	assert_string_equal(first, "line 1: cpu 1 at 1.500003 s: a switch from pid 66, pid 5 was "
+			    "running");
+	ts_check_end(f->src);
+	assert_int_equal(inconsistent(f, NULL), 1);
+}
+
 /* The first one said is the earliest, though a CPU's second switch counts its first early. */
 static void test_first_in_order(void **state)
 {
@@ -172,6 +193,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_then_exec, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_then_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unexplained, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_oldest_explained, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_in_order, setup, teardown),
 	};
 
